@@ -1,0 +1,3 @@
+from archivist.cli import main
+
+main()

@@ -1,0 +1,141 @@
+"""Builds the chunks of a session: its summary, its extraction, and windows of turns.
+
+Turn windows sit at fixed turn positions (window k holds turns k*W .. k*W+W-1), so appending
+messages only changes the last, partial window and adds new ones; earlier windows keep their
+text and therefore their ids and embeddings. A window longer than the chunk size is cut into
+pieces at message boundaries (a single long message into several pieces).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Sequence
+
+from archivist.models import Chunk, ChunkSource, Extraction, Message
+
+SUMMARY_SLOT = "summary"
+EXTRACTION_SLOT = "extraction"
+
+
+def window_slot(index: int) -> str:
+    return f"turns:{index:06d}"
+
+
+def chunk_id(session_id: str, source: str, slot: str, piece: int, text: str, model: str) -> str:
+    """A UUID derived from everything that makes a chunk what it is."""
+    key = "\x1f".join([session_id, source, slot, str(piece), model, text])
+    return str(uuid.UUID(bytes=hashlib.sha256(key.encode()).digest()[:16]))
+
+
+def _make_chunks(
+    session_id: str,
+    source: ChunkSource,
+    slot: str,
+    pieces: Sequence[tuple[str, dict[str, object]]],
+    model: str,
+    version: int,
+) -> list[Chunk]:
+    return [
+        Chunk(
+            id=chunk_id(session_id, source, slot, i, text, model),
+            session_id=session_id,
+            source=source,
+            slot=slot,
+            content=text,
+            content_hash=hashlib.sha256(text.encode()).hexdigest(),
+            metadata={**meta, "version": version},
+        )
+        for i, (text, meta) in enumerate(pieces)
+    ]
+
+
+def split_text(text: str, max_chars: int) -> list[str]:
+    """Cut text into pieces of at most `max_chars`, preferring line and word boundaries."""
+    pieces: list[str] = []
+    while len(text) > max_chars:
+        cut = text.rfind("\n", max_chars // 2, max_chars)
+        if cut <= 0:
+            cut = text.rfind(" ", max_chars // 2, max_chars)
+        if cut <= 0:
+            cut = max_chars
+        pieces.append(text[:cut].rstrip())
+        text = text[cut:].lstrip()
+    if text.strip():
+        pieces.append(text)
+    return [p for p in pieces if p]
+
+
+def summary_chunks(
+    session_id: str, summary: str | None, model: str, version: int, max_chars: int
+) -> list[Chunk]:
+    """The bot's own session summary, as one or more chunks."""
+    if not summary or not summary.strip():
+        return []
+    pieces = [(p, {}) for p in split_text(summary.strip(), max_chars)]
+    return _make_chunks(session_id, "session_summary", SUMMARY_SLOT, pieces, model, version)
+
+
+def render_extraction(extraction: Extraction) -> str:
+    """The searchable text of an extraction (no counters, so it changes only with its facts)."""
+    lines = [f"Summary: {extraction.summary}"] if extraction.summary else []
+    if extraction.topics:
+        lines.append("Topics: " + ", ".join(extraction.topics))
+    lines += [f"Decision: {d.text}" for d in extraction.decisions]
+    lines += [f"Action ({a.outcome or 'noted'}): {a.description}" for a in extraction.actions]
+    if extraction.entities:
+        lines.append("Entities: " + ", ".join(e.name for e in extraction.entities))
+    lines += [f"Preference: {p}" for p in extraction.preferences_inferred]
+    return "\n".join(lines)
+
+
+def extraction_chunks(
+    session_id: str, extraction: Extraction, model: str, version: int, max_chars: int
+) -> list[Chunk]:
+    """The extraction rendered as text, as one or more chunks."""
+    text = render_extraction(extraction)
+    pieces = [(p, {}) for p in split_text(text, max_chars)] if text else []
+    return _make_chunks(session_id, "archive_extraction", EXTRACTION_SLOT, pieces, model, version)
+
+
+def window_chunks(
+    session_id: str,
+    index: int,
+    messages: Sequence[Message],
+    model: str,
+    version: int,
+    max_chars: int,
+) -> list[Chunk]:
+    """One turn window as chunks of at most `max_chars`, each knowing the messages it covers."""
+    pieces: list[tuple[str, dict[str, object]]] = []
+    lines: list[str] = []
+    covered: list[Message] = []
+
+    def flush() -> None:
+        if lines:
+            pieces.append(("\n".join(lines), _coverage(index, covered)))
+            lines.clear()
+            covered.clear()
+
+    for message in messages:
+        line = f"{message.role}: {message.content.strip()}"
+        if len(line) > max_chars:
+            flush()
+            for part in split_text(line, max_chars):
+                pieces.append((part, _coverage(index, [message])))
+            continue
+        if lines and sum(len(x) + 1 for x in lines) + len(line) > max_chars:
+            flush()
+        lines.append(line)
+        covered.append(message)
+    flush()
+    return _make_chunks(session_id, "session_turn", window_slot(index), pieces, model, version)
+
+
+def _coverage(index: int, messages: Sequence[Message]) -> dict[str, object]:
+    return {
+        "window": index,
+        "message_ids": [m.id for m in messages],
+        "first_at": messages[0].created_at.isoformat(),
+        "last_at": messages[-1].created_at.isoformat(),
+    }

@@ -1,0 +1,166 @@
+"""The `archivist` command line: parses flags, calls one library function, renders the result.
+
+Errors the user can cause or meet end here, in `_errors_reported`, as one red line on stderr
+and an exit code: 1 for a failed run, 2 for usage or configuration errors.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import psycopg
+import typer
+from rich.console import Console
+
+from archivist import app as operations
+from archivist import demo as demo_module
+from archivist import render
+from archivist.config import Settings, load_settings, redact
+from archivist.errors import ArchivistError
+from archivist.pipeline import ArchiveRequest
+from archivist.store.postgres import SessionSelection
+
+cli = typer.Typer(
+    name="archivist",
+    help="Turn chat-bot conversations into versioned extractions and searchable memory.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+stdout = Console()
+stderr = Console(stderr=True)
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+EmbedderFlag = Annotated[
+    str | None, typer.Option("--embedder", help="`ollama` (default) or the offline `hash`.")
+]
+
+
+@contextmanager
+def _errors_reported(settings: Settings | None = None) -> Iterator[None]:
+    """Turn the archivist's errors (and database errors) into one line and an exit code."""
+    secrets = settings.secrets() if settings else []
+    try:
+        yield
+    except ArchivistError as exc:
+        stderr.print(f"[red]error:[/red] {redact(str(exc), secrets)}", highlight=False)
+        raise typer.Exit(exc.exit_code) from None
+    except psycopg.Error as exc:
+        line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        stderr.print(f"[red]database error:[/red] {redact(line, secrets)}", highlight=False)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        stderr.print("interrupted; committed sessions are kept, the rest runs next time")
+        raise typer.Exit(130) from None
+
+
+def _settings(**overrides: Any) -> Settings:
+    with _errors_reported():
+        return load_settings(overrides)
+
+
+@cli.callback()
+def _main(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details on stderr.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log only errors.")] = False,
+) -> None:
+    level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(message)s")
+
+
+@cli.command()
+def init(
+    embedder: EmbedderFlag = None,
+    embedding_model: Annotated[
+        str | None, typer.Option(help="Ollama embedding model to record, e.g. all-minilm.")
+    ] = None,
+    embedding_dim: Annotated[
+        int | None, typer.Option(help="Its vector dimension, e.g. 384 for all-minilm.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Apply the sql/ migrations and record the embedding model. Safe to repeat.
+
+    Example: archivist init --embedding-model mxbai-embed-large --embedding-dim 1024
+    """
+    settings = _settings(
+        embedder=embedder, embedding_model=embedding_model, embedding_dim=embedding_dim
+    )
+    with _errors_reported(settings):
+        applied, recorded = operations.init_database(settings)
+    render.init_result(stdout, applied, recorded.model, recorded.dim, json_output)
+
+
+@cli.command()
+def archive(
+    session_id: Annotated[
+        list[str] | None,
+        typer.Option("--session-id", help="Archive this session (repeatable)."),
+    ] = None,
+    sessions_with_activity_in_days: Annotated[
+        int | None,
+        typer.Option(min=1, help="Only sessions with messages in the last N days."),
+    ] = None,
+    max_sessions: Annotated[
+        int | None, typer.Option(min=1, help="At most this many sessions per run [default: 50].")
+    ] = None,
+    delay_ms: Annotated[
+        int | None, typer.Option(min=0, help="Pause between sessions [default: 500].")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the plan; write and embed nothing.")
+    ] = False,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Recompute versions from each session's start.")
+    ] = False,
+    embedder: EmbedderFlag = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Archive sessions with new messages: a new version and embedded chunks for each.
+
+    Example: archivist archive --sessions-with-activity-in-days 7 --dry-run
+    """
+    settings = _settings(embedder=embedder, max_sessions=max_sessions, delay_ms=delay_ms)
+    request = ArchiveRequest(
+        selection=SessionSelection(
+            session_ids=session_id or (),
+            active_within_days=sessions_with_activity_in_days,
+            limit=settings.max_sessions,
+        ),
+        dry_run=dry_run,
+        rebuild=rebuild,
+        delay_ms=settings.delay_ms,
+    )
+    with _errors_reported(settings):
+        with render.progress_bar(stderr, enabled=not json_output) as progress:
+            report = operations.archive(settings, request, progress)
+    render.run_report(stdout, report, json_output)
+    raise typer.Exit(1 if report.failed or report.notes else 0)
+
+
+@cli.command()
+def demo(
+    data_dir: Annotated[
+        Path | None, typer.Option(help="Where the demo's embedded database lives.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Load the sample conversations into an embedded database and archive them.
+
+    Example: archivist demo --data-dir /tmp/archivist-demo
+    """
+    settings = _settings(data_dir=data_dir, delay_ms=0)
+    with _errors_reported(settings):
+        result = demo_module.run_demo(settings, stderr)
+    render.demo_result(stdout, result, json_output)
+    raise typer.Exit(1 if result.report.failed else 0)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli()

@@ -1,0 +1,163 @@
+"""Settings: flags > environment > `archivist.toml` > defaults, validated, with secrets redacted.
+
+Environment variables are `ARCHIVIST_<FIELD>` (e.g. `ARCHIVIST_MAX_SESSIONS=10`), plus the
+conventional `DATABASE_URL` and `OLLAMA_HOST`. The TOML file is `./archivist.toml` or the path
+in `ARCHIVIST_CONFIG`; its keys are the field names.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from archivist.errors import ConfigError
+
+_ALIASES = {"DATABASE_URL": "database_url", "OLLAMA_HOST": "ollama_host"}
+_ENV_PREFIX = "ARCHIVIST_"
+_IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$"
+
+
+def default_data_dir() -> Path:
+    """Where the embedded database lives when no `DATABASE_URL` is set."""
+    return Path(platformdirs.user_data_dir("archivist", appauthor=False))
+
+
+class SourceTables(BaseModel):
+    """Names of the bot's tables and columns the archivist reads (documented defaults)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    messages_table: str = Field("session_messages", pattern=_IDENTIFIER)
+    message_id: str = Field("id", pattern=_IDENTIFIER)
+    message_session_id: str = Field("session_id", pattern=_IDENTIFIER)
+    message_role: str = Field("role", pattern=_IDENTIFIER)
+    message_content: str = Field("content", pattern=_IDENTIFIER)
+    message_created_at: str = Field("created_at", pattern=_IDENTIFIER)
+    summaries_table: str = Field("session_summaries", pattern=_IDENTIFIER)
+    summary_session_id: str = Field("session_id", pattern=_IDENTIFIER)
+    summary_text: str = Field("summary_text", pattern=_IDENTIFIER)
+    summary_updated_at: str | None = Field(
+        None, description="default: updated_at if the table has it, else created_at"
+    )
+
+
+class Settings(BaseModel):
+    """Every setting and limit of the archivist, with its default."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    database_url: SecretStr | None = None
+    data_dir: Path = Field(default_factory=default_data_dir)
+
+    embedder: Literal["ollama", "hash"] = "ollama"
+    embedding_model: str = Field("nomic-embed-text", min_length=1)
+    embedding_dim: int = Field(768, ge=1, le=16000)
+    ollama_host: str = "http://127.0.0.1:11434"
+    ollama_timeout_s: float = Field(30.0, gt=0)
+    embed_batch_size: int = Field(64, ge=1, le=1024)
+
+    max_sessions: int = Field(50, ge=1)
+    delay_ms: int = Field(500, ge=0)
+    message_batch_size: int = Field(500, ge=1, le=10_000)
+    max_messages_per_version: int = Field(2000, ge=1)
+    max_message_chars: int = Field(20_000, ge=100)
+    chunk_max_chars: int = Field(1500, ge=200)
+    turns_per_window: int = Field(8, ge=1, le=100)
+
+    sources: SourceTables = Field(default_factory=SourceTables)
+
+    @property
+    def uses_embedded_database(self) -> bool:
+        return self.database_url is None
+
+    def secrets(self) -> list[str]:
+        """Secret values that must never be printed."""
+        if self.database_url is None:
+            return []
+        password = urlsplit(self.database_url.get_secret_value()).password
+        return [self.database_url.get_secret_value(), *([password] if password else [])]
+
+
+def load_settings(
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    config_path: Path | None = None,
+) -> Settings:
+    """Build settings from defaults, the TOML file, the environment and `overrides` (flags)."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    values.update(_from_toml(config_path or _config_path(env)))
+    values.update(_from_env(env))
+    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    try:
+        return Settings.model_validate(values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"]) or "settings"
+        raise ConfigError(f"invalid setting {where}: {error['msg']}") from None
+
+
+def _config_path(env: Mapping[str, str]) -> Path:
+    return Path(env.get("ARCHIVIST_CONFIG", "archivist.toml"))
+
+
+def _from_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for name, field in _ALIASES.items():
+        if env.get(name):
+            values[field] = env[name]
+    for name, value in env.items():
+        if not name.startswith(_ENV_PREFIX) or name == "ARCHIVIST_CONFIG" or value == "":
+            continue
+        key = name[len(_ENV_PREFIX) :].lower()
+        if key in SourceTables.model_fields:
+            sources[key] = value
+        else:
+            values[key] = value
+    if sources:
+        values["sources"] = sources
+    return values
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password replaced by `***`."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "***"
+    if not parts.password:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+_PASSWORD_IN_TEXT = re.compile(r"(password\s*=\s*)\S+|(://[^:/@\s]+:)[^@\s]+(@)", re.IGNORECASE)
+
+
+def redact(text: str, secrets: list[str] | None = None) -> str:
+    """`text` with the given secrets and anything shaped like a password replaced by `***`."""
+    for secret in sorted(secrets or [], key=len, reverse=True):
+        if secret:
+            text = text.replace(secret, "***")
+    return _PASSWORD_IN_TEXT.sub(
+        lambda m: f"{m.group(1)}***" if m.group(1) else f"{m.group(2)}***{m.group(3)}", text
+    )

@@ -1,0 +1,40 @@
+"""The archivist's exceptions, each with a message written for the person running the tool.
+
+    ArchivistError
+    ├── ConfigError      bad settings or flags (exit code 2)
+    ├── StoreError       database unreachable, not initialised, dimension or model mismatch
+    │   └── ConcurrentUpdateError  another worker committed the session first
+    ├── EmbedError       Ollama unreachable, model not pulled, bad answer
+    └── ExtractError     an extractor could not produce a valid extraction
+
+The CLI catches `ArchivistError` in one place and prints its message on one line. Anything
+else is a bug.
+"""
+
+
+class ArchivistError(Exception):
+    """Base of every error the archivist reports to its user."""
+
+    exit_code = 1
+
+
+class ConfigError(ArchivistError):
+    """A setting or flag is missing or invalid."""
+
+    exit_code = 2
+
+
+class StoreError(ArchivistError):
+    """The database cannot be used as asked."""
+
+
+class ConcurrentUpdateError(StoreError):
+    """A session's archive moved on while this run was working on it."""
+
+
+class EmbedError(ArchivistError):
+    """The embedding backend failed or answered something unusable."""
+
+
+class ExtractError(ArchivistError):
+    """An extractor failed to produce a valid extraction."""

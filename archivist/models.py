@@ -1,0 +1,159 @@
+"""Data shapes shared by every layer: source rows, the v1 extraction, chunks and run reports.
+
+The extraction models are the public contract other bots read from `jarvis_archive.extraction`;
+`Extraction.model_json_schema()` exports it as JSON Schema.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Message(BaseModel):
+    """One row of `session_messages`, with the id as text whatever its SQL type."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    session_id: str
+    role: str
+    content: str
+    created_at: datetime
+
+
+class SessionSummary(BaseModel):
+    """The bot's own running summary of a session (`session_summaries`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    summary_text: str
+    updated_at: datetime | None = None
+
+
+class Watermark(BaseModel):
+    """The last message a version covers: `(created_at, id)`, ties broken by id."""
+
+    model_config = ConfigDict(frozen=True)
+
+    created_at: datetime
+    message_id: str
+
+
+class Span(BaseModel):
+    """Time range and size of the conversation a version covers."""
+
+    first_turn_at: datetime | None = None
+    last_turn_at: datetime | None = None
+    turn_count: int = 0
+
+
+class Decision(BaseModel):
+    text: str
+    context: str | None = None
+
+
+EntityType = Literal["tool", "product", "repo", "person", "url", "org", "project"]
+
+
+class Entity(BaseModel):
+    type: EntityType
+    name: str
+    key: str = Field(description="Normalised `type:slug`, e.g. `tool:vercel`.")
+
+
+class Action(BaseModel):
+    description: str
+    outcome: str | None = Field(default=None, description="planned | done | blocked, or free text")
+
+
+class Extraction(BaseModel):
+    """Version 1 of the structured extraction stored in `jarvis_archive.extraction`."""
+
+    version: Literal[1] = 1
+    session_id: str
+    span: Span = Field(default_factory=Span)
+    summary: str = ""
+    topics: list[str] = Field(default_factory=list)
+    decisions: list[Decision] = Field(default_factory=list)
+    entities: list[Entity] = Field(default_factory=list)
+    actions: list[Action] = Field(default_factory=list)
+    preferences_inferred: list[str] = Field(default_factory=list)
+
+
+ChunkSource = Literal["session_summary", "archive_extraction", "session_turn"]
+
+
+class Chunk(BaseModel):
+    """A piece of text to embed. `id` derives from its content, so equal chunks collide on purpose.
+
+    `slot` names the place a chunk fills in its session (`summary`, `extraction`,
+    `turns:000012`): a new version replaces whole slots, which is how chunks that a version no
+    longer has are found and removed.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    session_id: str
+    source: ChunkSource
+    slot: str
+    content: str
+    content_hash: str
+    metadata: dict[str, object] = Field(default_factory=dict)
+
+
+class SessionState(BaseModel):
+    """What the archive already holds for a session: its latest version and watermark."""
+
+    session_id: str
+    version: int
+    watermark: Watermark | None
+    message_count: int
+    summary_at: datetime | None
+    extraction: Extraction
+
+
+SessionStatus = Literal["archived", "planned", "unchanged", "skipped", "failed"]
+
+
+class SessionOutcome(BaseModel):
+    """What one session's run did (or, in a dry run, would do)."""
+
+    session_id: str
+    status: SessionStatus
+    version_from: int = 0
+    version_to: int = 0
+    new_messages: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    embed_calls: int = 0
+    texts_embedded: int = 0
+    decisions: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list)
+    clipped: dict[str, int] = Field(
+        default_factory=dict, description="limit name -> how many values it clipped"
+    )
+    reason: str | None = None
+
+
+class RunReport(BaseModel):
+    """The result of one `archive` run, rendered by the CLI or printed as JSON."""
+
+    dry_run: bool
+    embedder: str
+    embedding_model: str
+    started_at: datetime
+    finished_at: datetime | None = None
+    sessions: list[SessionOutcome] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def failed(self) -> list[SessionOutcome]:
+        return [s for s in self.sessions if s.status == "failed"]
+
+    def count(self, status: SessionStatus) -> int:
+        return sum(1 for s in self.sessions if s.status == status)

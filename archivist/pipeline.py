@@ -1,0 +1,342 @@
+"""One archive run: pick sessions, then per session load -> extract -> chunk -> embed -> commit.
+
+A dry run builds exactly the same plan and stops before embedding and writing. Each session is
+processed under its advisory lock, from its committed watermark, and committed in one
+transaction; a session with more new messages than `max_messages_per_version` gets several
+consecutive versions in the same run, so memory stays bounded whatever the session's size.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import psycopg
+
+from archivist.chunking import (
+    EXTRACTION_SLOT,
+    SUMMARY_SLOT,
+    extraction_chunks,
+    summary_chunks,
+    window_chunks,
+    window_slot,
+)
+from archivist.config import Settings, redact
+from archivist.embed.base import Embedder, Vector, embed_documents
+from archivist.errors import ArchivistError, StoreError
+from archivist.extract.rules import EXTRACTOR_NAME, EXTRACTOR_VERSION, extend_extraction
+from archivist.models import (
+    Chunk,
+    Extraction,
+    Message,
+    RunReport,
+    SessionOutcome,
+    SessionState,
+    SessionSummary,
+    Watermark,
+)
+from archivist.sanitize import clean_message
+from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection
+
+log = logging.getLogger(__name__)
+
+
+class DimensionMismatchError(StoreError):
+    """The embedder's vectors do not fit the database's embedding column."""
+
+    exit_code = 2
+
+
+class Progress(Protocol):
+    def start(self, total: int) -> None: ...
+
+    def advance(self, outcome: SessionOutcome) -> None: ...
+
+
+@dataclass(frozen=True)
+class ArchiveRequest:
+    selection: SessionSelection = field(default_factory=SessionSelection)
+    dry_run: bool = False
+    rebuild: bool = False
+    delay_ms: int = 500
+
+
+@dataclass
+class VersionPlan:
+    """The next version of one session: what it covers and which chunks it writes."""
+
+    session_id: str
+    from_version: int
+    new_messages: list[Message]
+    extraction: Extraction
+    watermark: Watermark | None
+    message_count: int
+    summary: SessionSummary | None
+    chunks: list[Chunk]
+    slots: list[str] | None  # None: every slot (a rebuild)
+    existing: dict[str, str]  # chunk id -> slot, already stored in those slots
+    repairs: Counter[str]
+
+    @property
+    def to_embed(self) -> list[Chunk]:
+        return [c for c in self.chunks if c.id not in self.existing]
+
+    @property
+    def to_remove(self) -> set[str]:
+        return set(self.existing) - {c.id for c in self.chunks}
+
+
+class Archiver:
+    """Archives sessions from the bot's tables into versions and embedded chunks."""
+
+    def __init__(self, store: PostgresStore, embedder: Embedder, settings: Settings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self._embedding: EmbeddingConfig | None = None
+
+    def run(self, request: ArchiveRequest, progress: Progress | None = None) -> RunReport:
+        """Archive (or plan) every selected session; one session's failure never stops the rest."""
+        self._embedding = self.store.check_ready(self.embedder.model)
+        report = RunReport(
+            dry_run=request.dry_run,
+            embedder=self.embedder.name,
+            embedding_model=self.embedder.model,
+            started_at=datetime.now(UTC),
+        )
+        session_ids = self.store.pending_sessions(request.selection)
+        if progress:
+            progress.start(len(session_ids))
+        for n, session_id in enumerate(session_ids):
+            outcome = self._archive_one(session_id, request)
+            report.sessions.append(outcome)
+            if progress:
+                progress.advance(outcome)
+            if self.store.conn.broken:
+                report.notes.append(
+                    f"lost the database connection; {len(session_ids) - n - 1} sessions "
+                    "not attempted"
+                )
+                break
+            worked = outcome.status in ("archived", "failed")
+            if worked and not request.dry_run and request.delay_ms and n + 1 < len(session_ids):
+                time.sleep(request.delay_ms / 1000)
+        report.finished_at = datetime.now(UTC)
+        return report
+
+    def _archive_one(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
+        try:
+            with self.store.session_lock(session_id) as locked:
+                if not locked:
+                    return SessionOutcome(
+                        session_id=session_id,
+                        status="skipped",
+                        reason="another archivist run is working on this session",
+                    )
+                return self.archive_session(session_id, request.dry_run, request.rebuild)
+        except DimensionMismatchError:
+            raise
+        except (ArchivistError, psycopg.Error) as exc:
+            reason = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc))
+            log.warning("session %s failed: %s", session_id, reason)
+            return SessionOutcome(session_id=session_id, status="failed", reason=reason)
+
+    def archive_session(self, session_id: str, dry_run: bool, rebuild: bool) -> SessionOutcome:
+        """Bring one session's archive up to date (the caller holds its lock)."""
+        state = self.store.session_state(session_id)
+        start_version = state.version if state else 0
+        outcome = SessionOutcome(
+            session_id=session_id,
+            status="unchanged",
+            version_from=start_version,
+            version_to=start_version,
+        )
+        while plan := self.plan_version(session_id, state, rebuild):
+            self._add_plan(outcome, plan)
+            if dry_run:
+                outcome.status = "planned"
+                outcome.version_to = plan.from_version + 1
+                outcome.chunks_removed = len(plan.to_remove)
+                outcome.embed_calls = -(-len(plan.to_embed) // self.embedder.batch_size)
+                break
+            vectors, calls = self._embed(plan.to_embed)
+            result = self.store.commit_version(
+                session_id,
+                plan.from_version,
+                _version_payload(plan),
+                _chunk_payload(plan, vectors),
+                plan.slots,
+                self.embedder.model,
+            )
+            outcome.status = "archived"
+            outcome.version_to = result.version
+            outcome.chunks_removed += result.chunks_deleted
+            outcome.embed_calls += calls
+            outcome.texts_embedded += len(vectors)
+            rebuild = False
+            state = self.store.session_state(session_id)
+        return outcome
+
+    def plan_version(
+        self, session_id: str, state: SessionState | None, rebuild: bool
+    ) -> VersionPlan | None:
+        """The next version of the session, or None when there is nothing new to archive."""
+        base = None if rebuild else state
+        messages = self._load_new_messages(session_id, base.watermark if base else None)
+        summary = self.store.session_summary(session_id)
+        summary_changed = summary is not None and (
+            base is None
+            or (
+                summary.updated_at is not None
+                and (base.summary_at is None or summary.updated_at > base.summary_at)
+            )
+        )
+        if not messages and not summary_changed and (base is not None or summary is None):
+            return None
+
+        repairs: Counter[str] = Counter()
+        messages = self._clean(messages, repairs)
+        version = (state.version if state else 0) + 1
+        extraction = extend_extraction(
+            base.extraction if base else None, session_id, messages, summary
+        )
+        chunks, slots = self._plan_chunks(
+            session_id, base, messages, summary if summary_changed else None, extraction, version
+        )
+        if summary_changed:
+            slots.insert(0, SUMMARY_SLOT)
+        previous_count = base.message_count if base else 0
+        return VersionPlan(
+            session_id=session_id,
+            from_version=state.version if state else 0,
+            new_messages=messages,
+            extraction=extraction,
+            watermark=(
+                Watermark(created_at=messages[-1].created_at, message_id=messages[-1].id)
+                if messages
+                else (base.watermark if base else None)
+            ),
+            message_count=previous_count + len(messages),
+            summary=summary,
+            chunks=chunks,
+            slots=None if rebuild else slots,
+            existing=self.store.chunk_ids(session_id, None if rebuild else slots),
+            repairs=repairs,
+        )
+
+    def _load_new_messages(self, session_id: str, after: Watermark | None) -> list[Message]:
+        """Up to `max_messages_per_version` new messages, fetched in bounded pages."""
+        limit = self.settings.max_messages_per_version
+        messages: list[Message] = []
+        while len(messages) < limit:
+            page = self.store.new_messages(
+                session_id, after, min(self.settings.message_batch_size, limit - len(messages))
+            )
+            messages.extend(page)
+            if len(page) < self.settings.message_batch_size:
+                break
+            after = Watermark(created_at=page[-1].created_at, message_id=page[-1].id)
+        return messages
+
+    def _clean(self, messages: Sequence[Message], repairs: Counter[str]) -> list[Message]:
+        cleaned = []
+        for message in messages:
+            message, fixes = clean_message(message, self.settings.max_message_chars)
+            repairs.update(fixes)
+            cleaned.append(message)
+        return cleaned
+
+    def _plan_chunks(
+        self,
+        session_id: str,
+        base: SessionState | None,
+        messages: list[Message],
+        changed_summary: SessionSummary | None,
+        extraction: Extraction,
+        version: int,
+    ) -> tuple[list[Chunk], list[str]]:
+        """Chunks of every slot this version rewrites, and those slots."""
+        model, size = self.embedder.model, self.settings.chunk_max_chars
+        chunks = summary_chunks(
+            session_id,
+            changed_summary.summary_text if changed_summary else None,
+            model,
+            version,
+            size,
+        )
+        chunks += extraction_chunks(session_id, extraction, model, version, size)
+        slots = [EXTRACTION_SLOT]
+        if not messages:
+            return chunks, slots
+        width = self.settings.turns_per_window
+        done = base.message_count if base else 0
+        first_window = done // width
+        head: list[Message] = []
+        if base is not None and base.watermark is not None and done % width:
+            head = self._clean(
+                self.store.messages_up_to(session_id, base.watermark, done % width), Counter()
+            )
+        turns = head + messages
+        for offset in range(0, len(turns), width):
+            index = first_window + offset // width
+            chunks += window_chunks(
+                session_id, index, turns[offset : offset + width], model, version, size
+            )
+            slots.append(window_slot(index))
+        return chunks, slots
+
+    def _add_plan(self, outcome: SessionOutcome, plan: VersionPlan) -> None:
+        outcome.new_messages += len(plan.new_messages)
+        outcome.chunks_added += len(plan.to_embed)
+        outcome.decisions = [d.text for d in plan.extraction.decisions]
+        outcome.topics = list(plan.extraction.topics)
+        for name, count in plan.repairs.items():
+            outcome.clipped[name] = outcome.clipped.get(name, 0) + count
+
+    def _embed(self, chunks: list[Chunk]) -> tuple[list[Vector], int]:
+        if not chunks:
+            return [], 0
+        vectors, calls = embed_documents(self.embedder, [c.content for c in chunks])
+        assert self._embedding is not None
+        wrong = {len(v) for v in vectors} - {self._embedding.dim}
+        if wrong:
+            raise DimensionMismatchError(
+                f"{self.embedder.model} returns {wrong.pop()}-d vectors but the database "
+                f"stores {self._embedding.dim}-d ones; use a model of that dimension or a "
+                "database initialised for this one (archivist init --embedding-dim ...)"
+            )
+        return vectors, calls
+
+
+def _version_payload(plan: VersionPlan) -> dict[str, Any]:
+    return {
+        "span": plan.extraction.span.model_dump(mode="json"),
+        "extraction": plan.extraction.model_dump(mode="json"),
+        "extractor": EXTRACTOR_NAME,
+        "extractor_version": EXTRACTOR_VERSION,
+        "watermark_at": plan.watermark.created_at.isoformat() if plan.watermark else None,
+        "watermark_id": plan.watermark.message_id if plan.watermark else None,
+        "message_count": plan.message_count,
+        "summary_at": (
+            plan.summary.updated_at.isoformat()
+            if plan.summary and plan.summary.updated_at
+            else None
+        ),
+    }
+
+
+def _chunk_payload(plan: VersionPlan, vectors: list[Vector]) -> list[dict[str, Any]]:
+    embedded = {c.id: v for c, v in zip(plan.to_embed, vectors, strict=True)}
+    payload: list[dict[str, Any]] = []
+    for chunk in plan.chunks:
+        vector = embedded.get(chunk.id)
+        if vector is None:
+            payload.append({"id": chunk.id, "slot": chunk.slot})
+        else:
+            payload.append({**chunk.model_dump(mode="json"), "embedding": vector.tolist()})
+    return payload

@@ -1,0 +1,132 @@
+"""Presentation for people (rich) and for programs (one JSON document on stdout)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from archivist.models import RunReport, SessionOutcome
+
+if TYPE_CHECKING:
+    from archivist.demo import DemoResult
+
+_STATUS_STYLE = {
+    "archived": "green",
+    "planned": "cyan",
+    "unchanged": "dim",
+    "skipped": "yellow",
+    "failed": "red",
+}
+
+
+class _RichProgress:
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._task = progress.add_task("archiving", total=None)
+
+    def start(self, total: int) -> None:
+        self._progress.update(self._task, total=total)
+
+    def advance(self, outcome: SessionOutcome) -> None:
+        self._progress.update(self._task, advance=1, description=outcome.session_id[:40])
+
+
+class _NoProgress:
+    def start(self, total: int) -> None:
+        pass
+
+    def advance(self, outcome: SessionOutcome) -> None:
+        pass
+
+
+@contextmanager
+def progress_bar(console: Console, enabled: bool) -> Iterator[_RichProgress | _NoProgress]:
+    """A progress bar on a terminal; nothing when output is piped or JSON is asked for."""
+    if not enabled or not console.is_terminal:
+        yield _NoProgress()
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
+        yield _RichProgress(progress)
+
+
+def _print_json(data: str) -> None:
+    sys.stdout.write(data + "\n")
+    sys.stdout.flush()
+
+
+def init_result(console: Console, applied: list[str], model: str, dim: int, as_json: bool) -> None:
+    if as_json:
+        _print_json(json.dumps({"applied": applied, "embedding_model": model, "dim": dim}))
+        return
+    done = ", ".join(applied) if applied else "none (already up to date)"
+    console.print(f"migrations applied: {done}\nembedding model: {model} ({dim}-d)")
+
+
+def run_report(console: Console, report: RunReport, as_json: bool) -> None:
+    """The per-session table and the totals of a run (or of a dry run's plan)."""
+    if as_json:
+        _print_json(report.model_dump_json(indent=2))
+        return
+    title = "archive plan (dry run: nothing written, nothing embedded)" if report.dry_run else (
+        f"archive run ({report.embedder}: {report.embedding_model})"
+    )
+    table = Table(title=title, title_justify="left")
+    for column in ("session", "status", "version", "new msgs", "chunks +/-", "embed calls"):
+        table.add_column(column, justify="left" if column in ("session", "status") else "right")
+    table.add_column("decisions / reason")
+    for s in report.sessions:
+        detail = s.reason or "; ".join(s.decisions[:3])
+        if s.clipped:
+            detail += " [clipped: " + ", ".join(f"{k} {v}" for k, v in s.clipped.items()) + "]"
+        table.add_row(
+            s.session_id,
+            f"[{_STATUS_STYLE[s.status]}]{s.status}[/]",
+            f"{s.version_from} -> {s.version_to}",
+            str(s.new_messages),
+            f"+{s.chunks_added} -{s.chunks_removed}",
+            str(s.embed_calls),
+            detail,
+        )
+    console.print(table)
+    counts = ", ".join(
+        f"{report.count(st)} {st}" for st in _STATUS_STYLE if report.count(st)
+    ) or "no sessions to archive"
+    console.print(f"{len(report.sessions)} sessions: {counts}", highlight=False)
+    for note in report.notes:
+        console.print(f"[yellow]note:[/yellow] {note}", highlight=False)
+
+
+def demo_result(console: Console, result: DemoResult, as_json: bool) -> None:
+    if as_json:
+        _print_json(
+            json.dumps(
+                {
+                    "embedder": result.embedder_note,
+                    "loaded_sessions": result.loaded_sessions,
+                    "report": result.report.model_dump(mode="json"),
+                    "extractions": [e.model_dump(mode="json") for e in result.extractions],
+                },
+                indent=2,
+            )
+        )
+        return
+    console.print(f"loaded {result.loaded_sessions} sample sessions")
+    run_report(console, result.report, as_json=False)
+    for extraction in result.extractions:
+        console.rule(extraction.session_id)
+        console.print(f"[bold]summary:[/bold] {extraction.summary}", highlight=False)
+        console.print(f"[bold]topics:[/bold] {', '.join(extraction.topics)}", highlight=False)
+        for d in extraction.decisions:
+            console.print(f"  decision: {d.text}", highlight=False)
+        for a in extraction.actions:
+            console.print(f"  action ({a.outcome or 'noted'}): {a.description}", highlight=False)
+        keys = ", ".join(e.key for e in extraction.entities)
+        console.print(f"[bold]entities:[/bold] {keys}", highlight=False)

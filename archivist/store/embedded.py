@@ -1,0 +1,39 @@
+"""The embedded default database: Postgres 16 with pgvector from the `pgserver` wheel."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+from typing import Any
+
+from archivist.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+
+def start_embedded(data_dir: Path) -> Any:
+    """Start (or join) the embedded server whose data lives under `data_dir`; returns its handle.
+
+    The server stops when the last process holding a handle exits.
+    """
+    pgdata = data_dir / "pgdata"
+    try:
+        pgdata.parent.mkdir(parents=True, exist_ok=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
+            import pgserver
+
+            server = pgserver.get_server(pgdata, cleanup_mode="stop")
+    except Exception as exc:  # pgserver raises bare exceptions from its subprocess calls
+        raise StoreError(
+            f"cannot start the embedded database in {pgdata}: {exc}; "
+            "set DATABASE_URL to use your own Postgres"
+        ) from exc
+    log.info("embedded Postgres at %s", pgdata)
+    return server
+
+
+def embedded_url(server: Any) -> str:
+    """The connection URL of an embedded server handle."""
+    return str(server.get_uri())

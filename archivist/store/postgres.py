@@ -1,0 +1,432 @@
+"""The archive store on Postgres through psycopg 3: reads the bot's tables, commits versions.
+
+Every value is a bound parameter; table and column names come from settings and go through
+`psycopg.sql.Identifier`. Writes happen only in `archivist_commit_version` (sql/002), so a
+session's version, chunks and watermark land together or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.types.json import Jsonb
+
+from archivist.config import SourceTables, redact, redact_url
+from archivist.errors import ConcurrentUpdateError, StoreError
+from archivist.models import Extraction, Message, SessionState, SessionSummary, Watermark
+from archivist.store.migrate import apply_migrations, pending_migrations
+
+Conn = psycopg.Connection[tuple[Any, ...]]
+
+# SQL types a message id may have, and the cast that compares a stored watermark id with it.
+_ID_CASTS = {
+    "bigint": "bigint",
+    "integer": "integer",
+    "smallint": "smallint",
+    "text": "text",
+    "character varying": "text",
+    "uuid": "uuid",
+}
+_LOCK_NAMESPACE = "archivist:session:"
+
+
+@dataclass(frozen=True)
+class EmbeddingConfig:
+    model: str
+    dim: int
+
+
+@dataclass(frozen=True)
+class SessionSelection:
+    """Which sessions a run considers: explicit ids, or those with unarchived activity."""
+
+    session_ids: Sequence[str] = ()
+    active_within_days: int | None = None
+    limit: int = 50
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    archive_id: str
+    version: int
+    chunks_inserted: int
+    chunks_deleted: int
+
+
+def _identifier(name: str) -> sql.Identifier:
+    return sql.Identifier(*name.split("."))
+
+
+def connect(url: str, secrets: list[str]) -> Conn:
+    """Open an autocommit connection, turning failures into one readable line."""
+    try:
+        return psycopg.connect(
+            url, autocommit=True, connect_timeout=10, application_name="archivist"
+        )
+    except psycopg.Error as exc:
+        detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "", secrets)
+        raise StoreError(
+            f"cannot connect to the database at {redact(redact_url(url), secrets)}: {detail}"
+        ) from None
+
+
+class PostgresStore:
+    """The archivist's reads and writes on one Postgres connection."""
+
+    def __init__(self, conn: Conn, sources: SourceTables) -> None:
+        self.conn = conn
+        self.sources = sources
+        self._id_cast: sql.SQL | None = None
+        self._summary_time: str | None = None
+        self._has_summaries: bool | None = None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- schema -----------------------------------------------------------------------------
+
+    def init(self, wanted: EmbeddingConfig) -> tuple[list[str], EmbeddingConfig]:
+        """Apply pending migrations; record the embedding model (while no chunk exists)."""
+        applied = apply_migrations(self.conn)
+        with self.conn.transaction():
+            recorded = self.recorded_embedding()
+            if recorded == wanted:
+                return applied, wanted
+            if recorded is not None and self._chunk_count() > 0:
+                raise StoreError(
+                    f"this database holds embeddings of {recorded.model} ({recorded.dim}-d); "
+                    f"it cannot switch to {wanted.model} ({wanted.dim}-d) while chunks exist"
+                )
+            if recorded is None or recorded.dim != wanted.dim:
+                self.conn.execute(
+                    sql.SQL(
+                        "ALTER TABLE jarvis_memory_chunks ALTER COLUMN embedding TYPE vector({})"
+                    ).format(sql.Literal(wanted.dim))
+                )
+            for key, value in (("embedding_model", wanted.model), ("embedding_dim", wanted.dim)):
+                self.conn.execute(
+                    "INSERT INTO archivist_meta (key, value) VALUES (%s, %s) ON CONFLICT (key) "
+                    "DO UPDATE SET value = excluded.value, updated_at = now()",
+                    [key, str(value)],
+                )
+        return applied, wanted
+
+    def pending_migrations(self) -> list[str]:
+        return [m.name for m in pending_migrations(self.conn)]
+
+    def recorded_embedding(self) -> EmbeddingConfig | None:
+        """The embedding model and dimension recorded at init, if any."""
+        if not self.conn.execute("SELECT to_regclass('archivist_meta')").fetchone()[0]:  # type: ignore[index]
+            return None
+        rows: dict[str, str] = dict(
+            self.conn.execute(
+                "SELECT key, value FROM archivist_meta WHERE key IN "
+                "('embedding_model', 'embedding_dim')"
+            ).fetchall()
+        )
+        if "embedding_model" not in rows or "embedding_dim" not in rows:
+            return None
+        return EmbeddingConfig(rows["embedding_model"], int(rows["embedding_dim"]))
+
+    def check_ready(self, model: str) -> EmbeddingConfig:
+        """Refuse to run on a database that is not initialised, or initialised for another model."""
+        missing = self.pending_migrations()
+        if missing:
+            raise StoreError(
+                f"the database lacks migrations {', '.join(missing)}; run: archivist init"
+            )
+        recorded = self.recorded_embedding()
+        if recorded is None:
+            raise StoreError("no embedding model is recorded in the database; run: archivist init")
+        if recorded.model != model:
+            raise StoreError(
+                f"the database holds embeddings of {recorded.model} ({recorded.dim}-d) but "
+                f"{model} is configured; set ARCHIVIST_EMBEDDING_MODEL={recorded.model} "
+                "or use a database initialised for the new model"
+            )
+        return recorded
+
+    def _chunk_count(self) -> int:
+        row = self.conn.execute("SELECT count(*) FROM jarvis_memory_chunks").fetchone()
+        return int(row[0]) if row else 0
+
+    # -- sources ----------------------------------------------------------------------------
+
+    def pending_sessions(self, selection: SessionSelection) -> list[str]:
+        """Sessions to look at, oldest unarchived activity first, at most `selection.limit`."""
+        s = self.sources
+        if selection.session_ids:
+            return list(dict.fromkeys(selection.session_ids))[: selection.limit]
+        activity = sql.SQL("")
+        params: dict[str, Any] = {"limit": selection.limit}
+        if selection.active_within_days is not None:
+            activity = sql.SQL(
+                "AND m.{sid} IN (SELECT a.{sid} FROM {msgs} a "
+                "WHERE a.{ts} >= now() - make_interval(days => %(days)s))"
+            )
+            params["days"] = selection.active_within_days
+        query = sql.SQL(
+            """
+            SELECT session_id FROM (
+                SELECT m.{sid}::text AS session_id, min(m.{ts}) AS oldest
+                FROM {msgs} m
+                LEFT JOIN jarvis_archive_sessions w ON w.session_id = m.{sid}::text
+                WHERE m.{ts} IS NOT NULL
+                  AND (w.watermark_at IS NULL
+                       OR (m.{ts}, m.{mid}) > (w.watermark_at, w.watermark_id::{cast}))
+                  {activity}
+                GROUP BY 1
+                {summaries}
+            ) pending
+            GROUP BY session_id
+            ORDER BY min(oldest), session_id
+            LIMIT %(limit)s
+            """
+        ).format(
+            sid=sql.Identifier(s.message_session_id),
+            ts=sql.Identifier(s.message_created_at),
+            mid=sql.Identifier(s.message_id),
+            msgs=_identifier(s.messages_table),
+            cast=self._message_id_cast(),
+            activity=activity.format(
+                sid=sql.Identifier(s.message_session_id),
+                ts=sql.Identifier(s.message_created_at),
+                msgs=_identifier(s.messages_table),
+            ),
+            summaries=self._changed_summaries_union(selection),
+        )
+        return [str(r[0]) for r in self.conn.execute(query, params)]
+
+    def _changed_summaries_union(self, selection: SessionSelection) -> sql.Composable:
+        """Sessions whose bot summary changed since their last version (summary-only included)."""
+        if not self._summaries_exist():
+            return sql.SQL("")
+        s = self.sources
+        activity: sql.Composable = sql.SQL("")
+        if selection.active_within_days is not None:
+            activity = sql.SQL("AND ss.{ts} >= now() - make_interval(days => %(days)s)").format(
+                ts=sql.Identifier(self._summary_timestamp_column())
+            )
+        return sql.SQL(
+            """
+            UNION ALL
+            SELECT ss.{sid}::text, ss.{ts}
+            FROM {sums} ss
+            LEFT JOIN jarvis_archive_sessions w ON w.session_id = ss.{sid}::text
+            WHERE ss.{ts} IS NOT NULL
+              AND (w.session_id IS NULL OR w.summary_at IS NULL OR ss.{ts} > w.summary_at)
+              {activity}
+            """
+        ).format(
+            sid=sql.Identifier(s.summary_session_id),
+            ts=sql.Identifier(self._summary_timestamp_column()),
+            sums=_identifier(s.summaries_table),
+            activity=activity,
+        )
+
+    def session_state(self, session_id: str) -> SessionState | None:
+        """The latest committed version of a session, or None if it was never archived."""
+        row = self.conn.execute(
+            """
+            SELECT w.latest_version, w.watermark_at, w.watermark_id, w.message_count,
+                   w.summary_at, a.extraction
+            FROM jarvis_archive_sessions w JOIN jarvis_archive a ON a.id = w.archive_id
+            WHERE w.session_id = %s
+            """,
+            [session_id],
+        ).fetchone()
+        if row is None:
+            return None
+        version, wm_at, wm_id, count, summary_at, extraction = row
+        return SessionState(
+            session_id=session_id,
+            version=version,
+            watermark=Watermark(created_at=wm_at, message_id=wm_id) if wm_at else None,
+            message_count=count,
+            summary_at=summary_at,
+            extraction=Extraction.model_validate(extraction),
+        )
+
+    def new_messages(self, session_id: str, after: Watermark | None, limit: int) -> list[Message]:
+        """Up to `limit` messages after the watermark, in `(created_at, id)` order."""
+        condition = sql.SQL("")
+        params: dict[str, Any] = {"sid": session_id, "limit": limit}
+        if after is not None:
+            condition = sql.SQL("AND (m.{ts}, m.{mid}) > (%(at)s, %(id)s::{cast})")
+            params.update(at=after.created_at, id=after.message_id)
+        return self._messages(condition, "ASC", params)
+
+    def messages_up_to(self, session_id: str, upto: Watermark, count: int) -> list[Message]:
+        """The last `count` messages at or before the watermark, oldest first."""
+        if count <= 0:
+            return []
+        condition = sql.SQL("AND (m.{ts}, m.{mid}) <= (%(at)s, %(id)s::{cast})")
+        params = {"sid": session_id, "limit": count, "at": upto.created_at, "id": upto.message_id}
+        return list(reversed(self._messages(condition, "DESC", params)))
+
+    def _messages(
+        self, condition: sql.SQL, direction: str, params: dict[str, Any]
+    ) -> list[Message]:
+        s = self.sources
+        names = {
+            "ts": sql.Identifier(s.message_created_at),
+            "mid": sql.Identifier(s.message_id),
+            "cast": self._message_id_cast(),
+        }
+        query = sql.SQL(
+            """
+            SELECT m.{mid}::text, m.{role}::text, m.{content}::text, m.{ts}
+            FROM {msgs} m
+            WHERE m.{sid} = %(sid)s AND m.{ts} IS NOT NULL {condition}
+            ORDER BY m.{ts} {dir}, m.{mid} {dir}
+            LIMIT %(limit)s
+            """
+        ).format(
+            role=sql.Identifier(s.message_role),
+            content=sql.Identifier(s.message_content),
+            sid=sql.Identifier(s.message_session_id),
+            msgs=_identifier(s.messages_table),
+            condition=condition.format(**names),
+            dir=sql.SQL(direction),
+            **names,
+        )
+        session_id = str(params["sid"])
+        return [
+            Message(
+                id=mid,
+                session_id=session_id,
+                role=role or "",
+                content=content if content is not None else "",
+                created_at=ts,
+            )
+            for mid, role, content, ts in self.conn.execute(query, params)
+        ]
+
+    def session_summary(self, session_id: str) -> SessionSummary | None:
+        """The bot's latest summary of the session, if the summaries table has one."""
+        if not self._summaries_exist():
+            return None
+        s = self.sources
+        query = sql.SQL(
+            "SELECT ss.{text}::text, ss.{ts} FROM {sums} ss WHERE ss.{sid}::text = %s "
+            "ORDER BY ss.{ts} DESC NULLS LAST LIMIT 1"
+        ).format(
+            text=sql.Identifier(s.summary_text),
+            ts=sql.Identifier(self._summary_timestamp_column()),
+            sums=_identifier(s.summaries_table),
+            sid=sql.Identifier(s.summary_session_id),
+        )
+        row = self.conn.execute(query, [session_id]).fetchone()
+        if row is None or row[0] is None:
+            return None
+        return SessionSummary(session_id=session_id, summary_text=row[0], updated_at=row[1])
+
+    def _summaries_exist(self) -> bool:
+        if self._has_summaries is None:
+            row = self.conn.execute(
+                "SELECT to_regclass(%s) IS NOT NULL", [self.sources.summaries_table]
+            ).fetchone()
+            self._has_summaries = bool(row and row[0])
+        return self._has_summaries
+
+    def _summary_timestamp_column(self) -> str:
+        if self._summary_time is None:
+            configured = self.sources.summary_updated_at
+            columns = self._columns(self.sources.summaries_table)
+            for candidate in [configured] if configured else ["updated_at", "created_at"]:
+                if candidate in columns:
+                    self._summary_time = candidate
+                    break
+            else:
+                raise StoreError(
+                    f"{self.sources.summaries_table} has no updated_at or created_at column; "
+                    "set ARCHIVIST_SUMMARY_UPDATED_AT to its timestamp column"
+                )
+        return self._summary_time
+
+    def _message_id_cast(self) -> sql.SQL:
+        if self._id_cast is None:
+            table, column = self.sources.messages_table, self.sources.message_id
+            types = self._columns(table)
+            if not types:
+                raise StoreError(
+                    f"source table {table} not found; create it or set "
+                    "ARCHIVIST_MESSAGES_TABLE to the table holding the bot's messages"
+                )
+            if column not in types:
+                raise StoreError(f"source table {table} has no column {column}")
+            cast = _ID_CASTS.get(types[column])
+            if cast is None:
+                raise StoreError(f"{table}.{column} has unsupported type {types[column]}")
+            self._id_cast = sql.SQL(cast)
+        return self._id_cast
+
+    def _columns(self, table: str) -> dict[str, str]:
+        rows = self.conn.execute(
+            "SELECT attname, format_type(atttypid, NULL) FROM pg_attribute "
+            "WHERE attrelid = to_regclass(%s) AND attnum > 0 AND NOT attisdropped",
+            [table],
+        ).fetchall()
+        return {str(name): str(typ) for name, typ in rows}
+
+    # -- chunks and commits -----------------------------------------------------------------
+
+    def chunk_ids(self, session_id: str, slots: Sequence[str] | None) -> dict[str, str]:
+        """Ids of a session's chunks in the given slots (all slots if None), mapped to slot."""
+        query = "SELECT id::text, slot FROM jarvis_memory_chunks WHERE session_id = %s"
+        params: list[Any] = [session_id]
+        if slots is not None:
+            query += " AND slot = ANY(%s)"
+            params.append(list(slots))
+        return {str(i): str(slot) for i, slot in self.conn.execute(query, params)}
+
+    @contextmanager
+    def session_lock(self, session_id: str) -> Iterator[bool]:
+        """Hold the session's advisory lock while the body runs; yields False if another has it."""
+        key = _LOCK_NAMESPACE + session_id
+        row = self.conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", [key])
+        locked = bool(row.fetchone()[0])  # type: ignore[index]
+        try:
+            yield locked
+        finally:
+            if locked and not self.conn.closed:
+                self.conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [key])
+
+    def commit_version(
+        self,
+        session_id: str,
+        expected_version: int,
+        version: dict[str, Any],
+        chunks: list[dict[str, Any]],
+        slots: list[str] | None,
+        model: str,
+    ) -> CommitResult:
+        """Write a version, its chunks and the watermark in one transaction (sql/002)."""
+        try:
+            row = self.conn.execute(
+                "SELECT * FROM archivist_commit_version(%s, %s, %s, %s, %s, %s)",
+                [
+                    session_id,
+                    expected_version,
+                    Jsonb(version),
+                    Jsonb(chunks, dumps=_dumps),
+                    slots,
+                    model,
+                ],
+            ).fetchone()
+        except psycopg.errors.SerializationFailure as exc:
+            raise ConcurrentUpdateError(
+                f"session {session_id} was archived by another run meanwhile; nothing written"
+            ) from exc
+        assert row is not None
+        return CommitResult(str(row[0]), int(row[1]), int(row[2]), int(row[3]))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), default=str)

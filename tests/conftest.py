@@ -1,0 +1,80 @@
+"""Shared fixtures: one embedded Postgres (pgserver, with pgvector) per test session, a fresh
+database per test cloned from a migrated template, and the Ollama test server."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from ollama_server import ollama_server  # noqa: F401  (fixture)
+from sources import SourceDB
+
+from archivist.config import Settings
+from archivist.store.postgres import EmbeddingConfig, PostgresStore
+
+TEMPLATE = "archivist_template"
+HASH_768 = EmbeddingConfig("hash-768", 768)
+_counter = itertools.count()
+
+
+def _with_db(url: str, dbname: str) -> str:
+    """The embedded server's URL pointed at another database."""
+    return url.replace("/postgres?", f"/{dbname}?", 1)
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The embedded server's admin URL, with a migrated template database."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+
+        server: Any = pgserver.get_server(
+            tmp_path_factory.mktemp("pg") / "pgdata", cleanup_mode="delete"
+        )
+    url = str(server.get_uri())
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE}")
+        conn.execute(f"CREATE DATABASE {TEMPLATE}")
+    with psycopg.connect(_with_db(url, TEMPLATE), autocommit=True) as conn:
+        PostgresStore(conn, Settings().sources).init(HASH_768)
+    yield url
+    server.cleanup()
+
+
+def _fresh_database(pg_server: str, template: str) -> Iterator[str]:
+    name = f"t_{next(_counter)}"
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
+    yield _with_db(pg_server, name)
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def db_url(pg_server: str) -> Iterator[str]:
+    """A fresh, migrated database initialised for the 768-d `hash` embedder."""
+    yield from _fresh_database(pg_server, TEMPLATE)
+
+
+@pytest.fixture
+def empty_db_url(pg_server: str) -> Iterator[str]:
+    """A fresh database with nothing in it (no migrations, no pgvector yet)."""
+    yield from _fresh_database(pg_server, "template1")
+
+
+@pytest.fixture
+def source(db_url: str) -> Iterator[SourceDB]:
+    """The bot's source tables in the test database, with helpers to fill them."""
+    with SourceDB.create(db_url) as db:
+        yield db
+
+
+@pytest.fixture
+def settings(db_url: str, tmp_path: Path) -> Settings:
+    return Settings(database_url=db_url, embedder="hash", data_dir=tmp_path / "data")
