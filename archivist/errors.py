@@ -1,7 +1,9 @@
 """The archivist's exceptions, each with a message written for the person running the tool.
 
     ArchivistError
-    ├── ConfigError      bad settings or flags (exit code 2)
+    ├── ConfigError      bad settings or flags (exit code 2); stops a whole run
+    │   ├── DimensionMismatchError  the model's vectors do not fit the database's column
+    │   └── ModelNotFoundError      the embedding model is not pulled (also an EmbedError)
     ├── StoreError       database unreachable, not initialised, dimension or model mismatch
     │   └── ConcurrentUpdateError  another worker committed the session first
     ├── EmbedError       Ollama unreachable, model not pulled, bad answer
@@ -24,6 +26,10 @@ class ConfigError(ArchivistError):
     exit_code = 2
 
 
+class DimensionMismatchError(ConfigError):
+    """The embedder's vectors do not have the dimension the database stores."""
+
+
 class StoreError(ArchivistError):
     """The database cannot be used as asked."""
 
@@ -38,3 +44,7 @@ class EmbedError(ArchivistError):
 
 class ExtractError(ArchivistError):
     """An extractor failed to produce a valid extraction."""
+
+
+class ModelNotFoundError(ConfigError, EmbedError):
+    """The configured model is not available in the embedding backend (not pulled)."""
