@@ -1,0 +1,395 @@
+"""The deterministic rules extractor: version N+1 = version N + the new messages, without an LLM.
+
+Each message is read by `patterns.analyse` into ordered findings, and the findings are folded
+one by one into lists kept in the `Extraction` itself (decisions, actions, entities,
+preferences). Because the fold's whole state is part of the extraction, extending a version in
+several batches gives the same decisions, actions, entities and preferences as one batch; caps
+are applied at every step for the same reason. The extractive summary keeps its opening (the
+first user request) in the summary text, so it is batch-independent too. Topics are ranked by
+counts within a batch, which a version does not store, so a new batch's topics are appended
+to the previous ones rather than re-ranked with them.
+
+The result depends only on the arguments: no clock, no randomness, no iteration over sets.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Generic, TypeVar
+
+from archivist.extract import patterns
+from archivist.extract.patterns import (
+    ActionHit,
+    Completion,
+    DecisionHit,
+    EntityHit,
+    Finding,
+    PreferenceHit,
+)
+from archivist.models import (
+    Action,
+    Decision,
+    Entity,
+    Extraction,
+    Message,
+    SessionSummary,
+    Span,
+)
+
+EXTRACTOR_NAME = "rules"
+EXTRACTOR_VERSION = "1"
+
+MAX_DECISIONS = 50
+MAX_ACTIONS = 50
+MAX_ENTITIES = 50
+MAX_PREFERENCES = 20
+MAX_TOPICS = 12
+MAX_SUMMARY_CHARS = 1_000
+SUMMARY_ITEMS = 3
+
+USER_ROLES = frozenset({"user", "human"})
+NON_CONVERSATIONAL_ROLES = frozenset({"system", "tool", "function", "developer", "ipython"})
+_TOPIC_TYPES = frozenset({"tool", "product", "project", "org"})
+_CHOICE_VERBS = re.compile(
+    r"^(?:use|go with|go for|pick|choose|adopt|settle on|standardi[sz]e on)\s+", re.I
+)
+_T = TypeVar("_T")
+_LEAD = re.compile(r'^(User asked|Started with): "([^"]*)"')
+
+
+def _ascii(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+
+
+def entity_key(entity_type: str, name: str) -> str:
+    """`type:slug`: lowercase, punctuation removed, spaces, hyphens and slashes as underscores.
+
+    Slashes separate like spaces so repositories and URLs keep readable keys
+    (`repo:acme_olive`); accents fold to ASCII. The result always matches
+    `^[a-z]+:[a-z0-9_]*$`.
+    """
+    kind = re.sub(r"[^a-z]", "", _ascii(entity_type).lower()) or "entity"
+    slug = re.sub(r"[\s/_-]+", "_", _ascii(name).lower())
+    slug = re.sub(r"[^a-z0-9_]", "", slug)
+    return f"{kind}:{re.sub(r'_+', '_', slug).strip('_')}"
+
+
+_KNOWN_KEYS = frozenset(entity_key(k.type, k.name) for k in patterns.KNOWN_NAMES)
+
+
+def _norm(text: str) -> str:
+    """Text compared for duplicates: lowercase words without punctuation or articles."""
+    found = re.findall(r"[a-z0-9]+", _ascii(text).lower())
+    return " ".join(w for w in found if w not in {"a", "an", "the"})
+
+
+def _decision_norm(text: str) -> str:
+    """Choosing verbs are equivalent: "Go with Vercel" duplicates "Use Vercel"."""
+    return _norm(_CHOICE_VERBS.sub("use ", text))
+
+
+@dataclass
+class _Capped(Generic[_T]):
+    """A list with the duplicate key of each item, capped by dropping the oldest items."""
+
+    cap: int
+    items: list[_T] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+
+    def find(self, key: str) -> int:
+        """The index of the item with `key`, or -1."""
+        return self.keys.index(key) if key in self.keys else -1
+
+    def add(self, key: str, item: _T) -> None:
+        self.items.append(item)
+        self.keys.append(key)
+        excess = max(0, len(self.items) - self.cap)
+        del self.items[:excess], self.keys[:excess]
+
+
+@dataclass
+class _Facts:
+    """The lists a version accumulates: the complete state of the fold."""
+
+    decisions: _Capped[Decision] = field(default_factory=lambda: _Capped(MAX_DECISIONS))
+    actions: _Capped[Action] = field(default_factory=lambda: _Capped(MAX_ACTIONS))
+    entities: _Capped[Entity] = field(default_factory=lambda: _Capped(MAX_ENTITIES))
+    preferences: _Capped[str] = field(default_factory=lambda: _Capped(MAX_PREFERENCES))
+
+    @classmethod
+    def of(cls, previous: Extraction | None) -> _Facts:
+        """The previous version's lists, copied so that it is never mutated."""
+        facts = cls()
+        if previous is None:
+            return facts
+        for decision in previous.decisions:
+            facts.decisions.add(_decision_norm(decision.text), decision.model_copy())
+        for action in previous.actions:
+            facts.actions.add(_norm(action.description), action.model_copy())
+        for entity in previous.entities:
+            facts.entities.add(entity.key, entity.model_copy())
+        for preference in previous.preferences_inferred:
+            facts.preferences.add(_norm(preference), preference)
+        return facts
+
+    def absorb(self, finding: Finding) -> None:
+        if isinstance(finding, EntityHit):
+            self._add_entity(finding)
+        elif isinstance(finding, DecisionHit):
+            self._add_decision(finding)
+        elif isinstance(finding, ActionHit):
+            self._add_action(finding.text, finding.outcome)
+        elif isinstance(finding, Completion):
+            self._complete(finding)
+        elif isinstance(finding, PreferenceHit):
+            self._add_preference(finding.text)
+
+    def _add_entity(self, hit: EntityHit) -> None:
+        """Add a new entity; a project also named as a product (or back) is one entity."""
+        key = entity_key(hit.type, hit.name)
+        slug = key.partition(":")[2]
+        same = [key]
+        if hit.type in ("project", "product"):
+            same = [f"project:{slug}", f"product:{slug}"]
+        if slug and all(self.entities.find(k) < 0 for k in same):
+            self.entities.add(key, Entity(type=hit.type, name=hit.name, key=key))
+
+    def _current_project(self) -> str | None:
+        """The latest project or product the conversation itself named (not a known tool)."""
+        for entity in reversed(self.entities.items):
+            if entity.type in ("project", "product") and entity.key not in _KNOWN_KEYS:
+                return entity.name
+        return None
+
+    def _add_decision(self, hit: DecisionHit) -> None:
+        key = _decision_norm(hit.text)
+        if self.decisions.find(key) < 0:
+            context = self._current_project() or hit.domain
+            self.decisions.add(key, Decision(text=hit.text, context=context))
+
+    def _add_action(self, text: str, outcome: str) -> None:
+        key = _norm(text)
+        index = self.actions.find(key)
+        if index < 0:
+            self.actions.add(key, Action(description=text, outcome=outcome))
+        elif outcome == "done":
+            self._mark_done(index)
+
+    def _mark_done(self, index: int) -> None:
+        action = self.actions.items[index]
+        if action.outcome != "done":
+            self.actions.items[index] = action.model_copy(update={"outcome": "done"})
+
+    def _complete(self, done: Completion) -> None:
+        """Mark the matching open action done, or record what was done as a new action.
+
+        An action matches when it shares two content words with the completion, or contains
+        every content word of it ("I've deployed it" matches "Deploy the preview"); the most
+        recent of the best matches wins.
+        """
+        best, best_score = -1, 0
+        for i in range(len(self.actions.items) - 1, -1, -1):
+            action = self.actions.items[i]
+            if action.outcome == "done":
+                continue
+            shared = len(done.stems & patterns.content_stems(action.description))
+            matches = shared >= 2 or (shared >= 1 and shared == len(done.stems))
+            if matches and shared > best_score:
+                best, best_score = i, shared
+        if best >= 0:
+            self._mark_done(best)
+        elif patterns.has_substance(done.text):
+            self._add_action(done.text, "done")
+
+    def _add_preference(self, text: str) -> None:
+        key = _norm(text)
+        if self.preferences.find(key) < 0:
+            self.preferences.add(key, text)
+
+
+@dataclass
+class _TopicCounts:
+    """Candidate topic phrases of one batch, counted by stems in order of first appearance.
+
+    A phrase is shown in its shortest surface form ("frontend deploy" over "frontend deployed").
+    """
+
+    entities: Counter[str] = field(default_factory=Counter)
+    bigrams: Counter[str] = field(default_factory=Counter)
+    words: Counter[str] = field(default_factory=Counter)
+    domains: Counter[str] = field(default_factory=Counter)
+    shown: dict[str, str] = field(default_factory=dict)
+
+    def add(self, analysis: patterns.Analysis) -> None:
+        for finding in analysis.findings:
+            if isinstance(finding, EntityHit) and finding.type in _TOPIC_TYPES:
+                self.entities[finding.name.lower()] += 1
+        for sentence in analysis.sentences:
+            for clause in patterns.topic_clauses(sentence):
+                self._add_clause(clause)
+
+    def _count(self, counter: Counter[str], key: str, surface: str) -> None:
+        counter[key] += 1
+        known = self.shown.get(key)
+        if known is None or len(surface) < len(known):
+            self.shown[key] = surface
+
+    def _add_clause(self, found: list[str]) -> None:
+        content = [t if t not in patterns.TOPIC_STOPWORDS else "" for t in found]
+        for first, second in zip(content, content[1:], strict=False):
+            if _bigram_word(first, head=True) and _bigram_word(second, head=False):
+                key = f"{patterns.stem(first)} {patterns.stem(second)}"
+                self._count(self.bigrams, key, f"{first} {second}")
+        for token in content:
+            if token.isalpha() and len(token) >= 4:
+                self._count(self.words, patterns.stem(token), token)
+            if token in patterns.DOMAINS:
+                self.domains[patterns.DOMAINS[token]] += 1
+
+    def ranked(self) -> list[str]:
+        """Entities, repeated bigrams, domains and frequent words, best first; ties by order.
+
+        A single word that is part of a chosen phrase adds nothing and is left out.
+        """
+        scored: dict[str, int] = {}
+        for phrase, count in self.entities.items():
+            scored[phrase] = scored.get(phrase, 0) + 3 * count
+        for key, count in self.bigrams.items():
+            if count >= 2:
+                scored.setdefault(self.shown[key], 2 * count)
+        for phrase, count in self.domains.items():
+            scored.setdefault(phrase, count)
+        for key, count in self.words.items():
+            if count >= 3:
+                scored.setdefault(self.shown[key], count)
+        phrase_words = {w for phrase in scored if " " in phrase for w in phrase.split()}
+        order = {phrase: i for i, phrase in enumerate(scored)}
+        kept = [p for p in scored if " " in p or p not in phrase_words or p in self.entities]
+        return sorted(kept, key=lambda p: (-scored[p], order[p]))
+
+
+def _bigram_word(token: str, *, head: bool) -> bool:
+    """Bigrams start with a word of 3+ letters; the second word may be a number ("phase 2")."""
+    if head:
+        return len(token) > 2 and not token.isdigit()
+    return len(token) > 2 or any(c.isdigit() for c in token)
+
+
+def _merge_topics(previous: Sequence[str], new: Sequence[str]) -> list[str]:
+    merged = list(dict.fromkeys([*previous, *(t for t in new if t.strip())]))
+    return merged[:MAX_TOPICS]
+
+
+def _role(message: Message) -> str:
+    return (message.role or "").strip().lower()
+
+
+def _utc(moment: datetime) -> datetime:
+    """Naive times are taken as UTC, so that mixed inputs still compare."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _span(previous: Extraction | None, messages: Sequence[Message]) -> Span:
+    span = previous.span if previous else Span()
+    first, last = span.first_turn_at, span.last_turn_at
+    for message in messages:
+        first = first or message.created_at
+        if last is None or _utc(message.created_at) > _utc(last):
+            last = message.created_at
+    return Span(first_turn_at=first, last_turn_at=last, turn_count=span.turn_count + len(messages))
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;.") + "\u2026"
+
+
+def _blank(text: str) -> bool:
+    return not patterns.clean_text(text or "").strip()
+
+
+def _lead(previous: Extraction | None, messages: Sequence[Message]) -> tuple[str, str] | None:
+    """The opening of an extractive summary: the first user request, carried across versions.
+
+    It is stored in the summary itself (`User asked: "..."`), so a later batch keeps it; a
+    lead taken from a non-user message is replaced once a user message arrives.
+    """
+    kept = _LEAD.match(previous.summary) if previous else None
+    if kept and kept.group(1) == "User asked":
+        return "User asked", kept.group(2)
+    for message in messages:
+        if _role(message) in USER_ROLES and not _blank(message.content):
+            return "User asked", patterns.request_phrase(message.content)
+    if kept:
+        return "Started with", kept.group(2)
+    for message in messages:
+        if not _blank(message.content):
+            return "Started with", patterns.request_phrase(message.content)
+    return None
+
+
+def _summary(
+    previous: Extraction | None,
+    messages: Sequence[Message],
+    summary: SessionSummary | None,
+    facts: _Facts,
+) -> str:
+    """The session summary when the bot wrote one, else "User asked ... Decided ... Next ..."."""
+    text = " ".join(patterns.clean_text(summary.summary_text or "").split()) if summary else ""
+    if text:
+        return _clip(text, MAX_SUMMARY_CHARS)
+    parts: list[str] = []
+    lead = _lead(previous, messages)
+    if lead:
+        end = "" if lead[1].endswith((".", "!", "?", "\u2026")) else "."
+        parts.append(f'{lead[0]}: "{lead[1]}"{end}')
+    actions = facts.actions.items
+    decided = [d.text for d in facts.decisions.items[-SUMMARY_ITEMS:]]
+    planned = [a.description for a in actions if a.outcome == "planned"][-SUMMARY_ITEMS:]
+    done = [a.description for a in actions if a.outcome == "done"][-SUMMARY_ITEMS:]
+    for label, items in (("Decided", decided), ("Next", planned), ("Done", done)):
+        if items:
+            parts.append(f"{label}: {'; '.join(items)}.")
+    if not parts and previous is not None:
+        return previous.summary
+    return _clip(" ".join(parts), MAX_SUMMARY_CHARS)
+
+
+def extend_extraction(
+    previous: Extraction | None,
+    session_id: str,
+    messages: Sequence[Message],
+    summary: SessionSummary | None,
+) -> Extraction:
+    """Version N+1 from version N (`previous`, None for the first) and the new `messages`.
+
+    `messages` are ordered by `(created_at, id)`. Only roles `user`/`human` (any case) count
+    as the user; system and tool messages contribute entities only.
+    """
+    facts = _Facts.of(previous)
+    topics = _TopicCounts()
+    for message in messages:
+        role = _role(message)
+        conversational = role not in NON_CONVERSATIONAL_ROLES
+        analysis = patterns.analyse(
+            message.content or "", user=role in USER_ROLES, conversational=conversational
+        )
+        for finding in analysis.findings:
+            facts.absorb(finding)
+        topics.add(analysis)
+    return Extraction(
+        session_id=session_id,
+        span=_span(previous, messages),
+        summary=_summary(previous, messages, summary, facts),
+        topics=_merge_topics(previous.topics if previous else [], topics.ranked()),
+        decisions=facts.decisions.items,
+        entities=facts.entities.items,
+        actions=facts.actions.items,
+        preferences_inferred=facts.preferences.items,
+    )

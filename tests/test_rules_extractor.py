@@ -1,0 +1,690 @@
+"""The deterministic rules extractor: fixtures, incremental equivalence, determinism, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import unicodedata
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from archivist.extract.rules import (
+    EXTRACTOR_NAME,
+    EXTRACTOR_VERSION,
+    MAX_ACTIONS,
+    MAX_DECISIONS,
+    MAX_ENTITIES,
+    MAX_PREFERENCES,
+    MAX_SUMMARY_CHARS,
+    MAX_TOPICS,
+    entity_key,
+    extend_extraction,
+)
+from archivist.models import Extraction, Message, SessionSummary
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "archivist" / "samples"  # the demo's sample sessions, with expectations
+FIXTURE_FILES = sorted(FIXTURES.glob("*.json"))
+KEY_RE = re.compile(r"^[a-z]+:[a-z0-9_]*$")
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+def load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def messages_of(conv: dict[str, Any]) -> list[Message]:
+    return [Message(session_id=conv["session_id"], **m) for m in conv["messages"]]
+
+
+def summary_of(conv: dict[str, Any]) -> SessionSummary | None:
+    text = conv.get("summary")
+    return SessionSummary(session_id=conv["session_id"], summary_text=text) if text else None
+
+
+def chat(*turns: tuple[str, str], session: str = "s") -> list[Message]:
+    return [
+        Message(
+            id=f"{i:04d}",
+            session_id=session,
+            role=role,
+            content=content,
+            created_at=T0 + timedelta(minutes=i),
+        )
+        for i, (role, content) in enumerate(turns)
+    ]
+
+
+def extract(*turns: tuple[str, str]) -> Extraction:
+    return extend_extraction(None, "s", chat(*turns), None)
+
+
+def facts(e: Extraction) -> dict[str, Any]:
+    """The parts of an extraction that must not depend on how messages were batched."""
+    return {
+        "decisions": [d.model_dump() for d in e.decisions],
+        "actions": [a.model_dump() for a in e.actions],
+        "entities": [x.model_dump() for x in e.entities],
+        "preferences": e.preferences_inferred,
+    }
+
+
+def contains(items: list[str], wanted: str) -> bool:
+    return any(wanted.lower() in item.lower() for item in items)
+
+
+def non_blank(text: str) -> bool:
+    """Independent of the module: a character that is neither whitespace nor control."""
+    return any(
+        not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cs") for ch in text[:20_000]
+    )
+
+
+# --- fixtures ---
+
+
+def test_the_fixture_set_covers_the_required_conversations() -> None:
+    assert len(FIXTURE_FILES) >= 8
+    for path in FIXTURE_FILES:
+        conv = load(path)
+        assert 10 <= len(conv["messages"]) <= 30, path.name
+        assert set(conv["expected"]) >= {
+            "decisions_contain",
+            "actions_contain",
+            "entity_keys",
+            "topics_contain",
+            "no_decisions",
+        }
+        times = [datetime.fromisoformat(m["created_at"]) for m in conv["messages"]]
+        assert times == sorted(times), path.name
+    assert sum(load(p)["expected"]["no_decisions"] for p in FIXTURE_FILES) >= 2
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.stem)
+def test_fixture_expectations(path: Path) -> None:
+    conv = load(path)
+    expected = conv["expected"]
+    e = extend_extraction(None, conv["session_id"], messages_of(conv), summary_of(conv))
+
+    decisions = [d.text for d in e.decisions]
+    actions = [a.description for a in e.actions]
+    done = [a.description for a in e.actions if a.outcome == "done"]
+    keys = [x.key for x in e.entities]
+    for wanted in expected["decisions_contain"]:
+        assert contains(decisions, wanted), (wanted, decisions)
+    for wanted in expected["actions_contain"]:
+        assert contains(actions, wanted), (wanted, actions)
+    for wanted in expected.get("done_actions_contain", []):
+        assert contains(done, wanted), (wanted, e.actions)
+    for wanted in expected.get("preferences_contain", []):
+        assert contains(e.preferences_inferred, wanted), (wanted, e.preferences_inferred)
+    assert set(expected["entity_keys"]) <= set(keys), set(expected["entity_keys"]) - set(keys)
+    assert set(expected["topics_contain"]) <= set(e.topics), (expected["topics_contain"], e.topics)
+    if expected["no_decisions"]:
+        assert e.decisions == []
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.stem)
+def test_fixture_output_is_well_formed(path: Path) -> None:
+    conv = load(path)
+    messages = messages_of(conv)
+    e = extend_extraction(None, conv["session_id"], messages, summary_of(conv))
+
+    assert e.session_id == conv["session_id"] and e.version == 1
+    assert e.span.turn_count == len(messages)
+    assert e.span.first_turn_at == messages[0].created_at
+    assert e.span.last_turn_at == messages[-1].created_at
+    assert e.summary.strip() and len(e.summary) <= MAX_SUMMARY_CHARS
+    if conv["summary"]:
+        assert e.summary == conv["summary"].strip()
+    assert len(e.topics) <= MAX_TOPICS
+    assert all(t == t.lower() and t.strip() for t in e.topics)
+    assert len(set(e.topics)) == len(e.topics)
+    assert all(x.key == entity_key(x.type, x.name) for x in e.entities)
+    assert len({x.key for x in e.entities}) == len(e.entities)
+    assert all(a.outcome in ("planned", "done") for a in e.actions)
+    assert all(len(d.text) <= 200 and d.text[0].isupper() for d in e.decisions)
+    Extraction.model_validate_json(e.model_dump_json())
+
+
+def test_system_prompts_yield_no_preferences() -> None:
+    conv = load(FIXTURES / "04_trip_lisbon.json")
+    assert conv["messages"][0]["role"] == "system"
+    e = extend_extraction(None, conv["session_id"], messages_of(conv), None)
+    assert not contains(e.preferences_inferred, "concisely")
+    assert not contains(e.preferences_inferred, "invent bookings")
+
+
+def test_extractive_summary_names_the_request_decisions_and_next_steps() -> None:
+    conv = load(FIXTURES / "01_deploy_vercel.json")
+    assert conv["summary"] is None
+    e = extend_extraction(None, conv["session_id"], messages_of(conv), None)
+    assert e.summary.startswith('User asked: "We need to get the olive frontend deployed')
+    assert "Decided: Use Vercel for the olive frontend deploy." in e.summary
+    assert "Next: " in e.summary and "Draft the phase 2 task list" in e.summary
+
+
+# --- incremental equivalence ---
+
+
+def in_batches(conv: dict[str, Any], cuts: list[int], summary: SessionSummary | None) -> Extraction:
+    messages = messages_of(conv)
+    bounds = [0, *cuts, len(messages)]
+    result: Extraction | None = None
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        result = extend_extraction(result, conv["session_id"], messages[start:end], summary)
+    assert result is not None
+    return result
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("split", ["halves", "thirds", "one_then_rest", "uneven"])
+def test_batches_give_the_same_facts_as_one_pass(path: Path, split: str) -> None:
+    conv = load(path)
+    n = len(conv["messages"])
+    cuts = {
+        "halves": [n // 2],
+        "thirds": [n // 3, 2 * n // 3],
+        "one_then_rest": [1],
+        "uneven": [3, n - 2],
+    }[split]
+    summary = summary_of(conv)
+    whole = extend_extraction(None, conv["session_id"], messages_of(conv), summary)
+    batched = in_batches(conv, cuts, summary)
+
+    assert facts(batched) == facts(whole)
+    assert batched.span == whole.span
+    assert batched.span.turn_count == n
+    assert batched.summary == whole.summary
+    assert len(batched.topics) <= MAX_TOPICS
+    assert len(set(batched.topics)) == len(batched.topics)
+
+
+def test_topics_of_earlier_versions_are_kept() -> None:
+    conv = load(FIXTURES / "05_data_pipeline.json")
+    messages = messages_of(conv)
+    first = extend_extraction(None, "s", messages[:6], None)
+    second = extend_extraction(first, "s", messages[6:], None)
+    assert first.topics and second.topics[: len(first.topics)] == first.topics
+
+
+def test_an_empty_batch_changes_nothing_but_a_new_summary() -> None:
+    conv = load(FIXTURES / "02_redis_to_memcached.json")
+    base = extend_extraction(None, conv["session_id"], messages_of(conv), None)
+    again = extend_extraction(base, conv["session_id"], [], None)
+    assert again == base
+    summary = SessionSummary(session_id="s", summary_text="  Moved sessions to Memcached.  ")
+    updated = extend_extraction(base, conv["session_id"], [], summary)
+    assert updated.summary == "Moved sessions to Memcached."
+    assert facts(updated) == facts(base) and updated.span == base.span
+
+
+def test_previous_version_is_not_mutated() -> None:
+    conv = load(FIXTURES / "01_deploy_vercel.json")
+    messages = messages_of(conv)
+    previous = extend_extraction(None, "s", messages[:8], None)
+    snapshot = previous.model_dump()
+    later = extend_extraction(previous, "s", messages[8:], None)
+    assert previous.model_dump() == snapshot
+    assert any(a.outcome == "done" for a in later.actions)
+    assert all(a.outcome == "planned" for a in previous.actions)
+    later.decisions[0].text = "changed"
+    assert previous.decisions[0].text != "changed"
+
+
+def test_span_keeps_the_first_turn_and_the_latest_last_turn() -> None:
+    first = extend_extraction(None, "s", chat(("user", "hi"), ("assistant", "hello")), None)
+    late = Message(id="9", session_id="s", role="user", content="x", created_at=T0 + timedelta(1))
+    second = extend_extraction(first, "s", [late], None)
+    assert second.span.first_turn_at == T0
+    assert second.span.last_turn_at == T0 + timedelta(1)
+    assert second.span.turn_count == 3
+
+
+# --- determinism ---
+
+_DUMP_ALL = """
+import json, sys
+from pathlib import Path
+from archivist.models import Message, SessionSummary
+from archivist.extract.rules import extend_extraction
+out = []
+for path in sorted(Path(sys.argv[1]).glob("*.json")):
+    c = json.loads(path.read_text(encoding="utf-8"))
+    msgs = [Message(session_id=c["session_id"], **m) for m in c["messages"]]
+    out.append(extend_extraction(None, c["session_id"], msgs, None).model_dump(mode="json"))
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_output_is_deterministic_across_calls_and_hash_seeds() -> None:
+    conv = load(FIXTURES / "03_oauth_refresh_bug.json")
+    runs = [extend_extraction(None, "s", messages_of(conv), None) for _ in range(3)]
+    assert runs[0] == runs[1] == runs[2]
+
+    outputs = []
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
+        done = subprocess.run(
+            [sys.executable, "-c", _DUMP_ALL, str(FIXTURES)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert len(json.loads(outputs[0])) == len(FIXTURE_FILES)
+
+
+def test_extractor_identity() -> None:
+    assert EXTRACTOR_NAME == "rules"
+    assert EXTRACTOR_VERSION.isdigit()
+
+
+# --- rules ---
+
+
+@pytest.mark.parametrize(
+    ("text", "decision"),
+    [
+        ("Let's use Vercel for the frontend deploy.", "Use Vercel for the frontend deploy"),
+        ("OK, let's go with Postgres.", "Go with Postgres"),
+        ("We decided to move auth to Supabase next sprint.", "Move auth to Supabase next sprint"),
+        ("We decided on Stripe for payments.", "Go with Stripe for payments"),
+        ("Switch to Memcached instead.", "Switch to Memcached instead"),
+        ("We'll use Redis for the job queue.", "Use Redis for the job queue"),
+        ("We agreed to ship the beta on Friday.", "Ship the beta on Friday"),
+        ("Agreed on weekly releases.", "Go with weekly releases"),
+        ("The decision is to keep the monolith for now.", "Keep the monolith for now"),
+        ("Final decision: freeze the API until March.", "Freeze the API until March"),
+        ("We decided not to migrate this quarter.", "Do not migrate this quarter"),
+        ("Great, Fly.io it is.", "Go with Fly.io"),
+        ("We're switching to Kafka for the event bus.", "Switch to Kafka for the event bus"),
+        ("Let's use Netlify for the docs, ok?", "Use Netlify for the docs"),
+    ],
+)
+def test_decision_language(text: str, decision: str) -> None:
+    assert [d.text for d in extract(("user", text)).decisions] == [decision]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Should we use Vercel?",
+        "should we go with Postgres or MySQL",
+        "What if we switch to Memcached?",
+        "Would it make sense to use Redis here?",
+        "If we use Supabase, do we still need Auth0?",
+        "Maybe we could go with Netlify.",
+        "We haven't decided on the database yet.",
+        "I'd go with Vercel, but it's your call.",
+        "You could switch to Kafka later.",
+        "Let's use it.",
+        "Do you think we decided to use Redis?",
+        "Let's use Vercel?",
+        "We'll use Redis for the queue?",
+        "So we decided to drop Kafka?",
+    ],
+)
+def test_questions_hedges_and_empty_objects_are_not_decisions(text: str) -> None:
+    assert extract(("user", text)).decisions == []
+
+
+def test_decisions_are_deduplicated_across_choosing_verbs_and_versions() -> None:
+    first = extract(("user", "Let's use Vercel."), ("assistant", "We'll go with Vercel then."))
+    assert [d.text for d in first.decisions] == ["Use Vercel"]
+    later = extend_extraction(first, "s", chat(("user", "Yes, let's use vercel!")), None)
+    assert [d.text for d in later.decisions] == ["Use Vercel"]
+
+
+def test_decision_context_is_the_project_or_the_domain() -> None:
+    e = extract(
+        ("user", "The olive app needs hosting."),
+        ("user", "Let's use Vercel for it and switch to Postgres for the database."),
+    )
+    assert [(d.text, d.context) for d in e.decisions] == [
+        ("Use Vercel for it", "olive"),
+        ("Switch to Postgres for the database", "olive"),
+    ]
+    plain = extract(("user", "Let's use Redis for the session cache."))
+    assert plain.decisions[0].context == "caching"
+    assert extract(("user", "Let's use Vercel.")).decisions[0].context is None
+
+
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [
+        ("I'll set up the Vercel project tomorrow.", "Set up the Vercel project tomorrow"),
+        ("I will write the migration script.", "Write the migration script"),
+        ("Next: phase 2 tasks for olive.", "Phase 2 tasks for olive"),
+        ("Next steps are to rotate the API keys.", "Rotate the API keys"),
+        (
+            "TODO: add rate limiting to the login endpoint",
+            "Add rate limiting to the login endpoint",
+        ),
+        ("We need to rotate the signing secret.", "Rotate the signing secret"),
+        ("We should update the runbook tomorrow.", "Update the runbook tomorrow"),
+        ("Let me check the nginx logs.", "Check the nginx logs"),
+        ("Remind me to renew the domain.", "Renew the domain"),
+    ],
+)
+def test_action_language(text: str, action: str) -> None:
+    e = extract(("assistant", text))
+    assert [(a.description, a.outcome) for a in e.actions] == [(action, "planned")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let me know if that works.",
+        "I'll explain how the cache works.",
+        "We should update the runbook.",
+        "I'll be honest, it's messy.",
+        "If you want, I'll draft the email.",
+        "Let me think.",
+        "I'll check it.",
+        "Can you tell me if we need to restart it?",
+    ],
+)
+def test_chatter_and_offers_are_not_actions(text: str) -> None:
+    assert extract(("assistant", text)).actions == []
+
+
+def test_task_lists_under_a_header_are_planned_and_checked_items_done() -> None:
+    e = extract(
+        (
+            "assistant",
+            "Next steps:\n- write the backfill job\n- add alerts for lag\n\n"
+            "Some notes:\n- the cluster is small\n- [x] create the bucket\n- [ ] grant access",
+        )
+    )
+    assert [(a.description, a.outcome) for a in e.actions] == [
+        ("Write the backfill job", "planned"),
+        ("Add alerts for lag", "planned"),
+        ("Create the bucket", "done"),
+        ("Grant access", "planned"),
+    ]
+
+
+def test_completion_marks_the_earlier_action_done_instead_of_adding_one() -> None:
+    first = extract(("assistant", "I'll deploy the preview to staging and rotate the API key."))
+    assert [a.outcome for a in first.actions] == ["planned", "planned"]
+    later = extend_extraction(first, "s", chat(("user", "Done, I've deployed the preview.")), None)
+    assert [(a.description, a.outcome) for a in later.actions] == [
+        ("Deploy the preview to staging", "done"),
+        ("Rotate the API key", "planned"),
+    ]
+    vague = extend_extraction(later, "s", chat(("user", "I've rotated it.")), None)
+    assert [a.outcome for a in vague.actions] == ["done", "done"]
+
+
+def test_unmatched_completion_is_recorded_as_done_and_negations_are_ignored() -> None:
+    e = extract(
+        ("assistant", "I've migrated the staging database to Postgres 16."),
+        ("assistant", "I haven't deployed the worker yet."),
+        ("assistant", "Once it's merged, I'll tag the release."),
+    )
+    assert [(a.description, a.outcome) for a in e.actions] == [
+        ("Migrated the staging database to Postgres 16", "done"),
+        ("Tag the release", "planned"),
+    ]
+
+
+def test_actions_are_deduplicated_by_normalised_text() -> None:
+    e = extract(
+        ("assistant", "I'll set up the Vercel project."),
+        ("assistant", "I will set up the vercel project!"),
+        ("assistant", "I'll set up Vercel project."),
+    )
+    assert [a.description for a in e.actions] == ["Set up the Vercel project"]
+
+
+def test_preferences_come_from_user_messages_only() -> None:
+    e = extract(
+        ("user", "I prefer window seats."),
+        ("user", "Please always use metric units."),
+        ("user", "I like dark roast better than light roast."),
+        ("user", "Don't schedule meetings before 10."),
+        ("user", "Don't worry about it."),
+        ("assistant", "I prefer concise answers."),
+        ("USER", "Never send me marketing emails."),
+        ("system", "Always reply in English."),
+    )
+    assert e.preferences_inferred == [
+        "Prefers window seats",
+        "Always use metric units",
+        "Prefers dark roast over light roast",
+        "Don't schedule meetings before 10",
+        "Never send me marketing emails",
+    ]
+
+
+def test_entities_by_kind() -> None:
+    e = extract(
+        (
+            "user",
+            "Ask Maria to review acme/olive and ping @devon. Docs: https://www.example.com/a/b?x=1 "
+            "- we deploy project Atlas on Kubernetes with GitHub Actions and the Orbit app.",
+        ),
+        ("assistant", "Slack and Notion are fine; a slack rope and a notion are not tools."),
+    )
+    assert [(x.type, x.name, x.key) for x in e.entities] == [
+        ("person", "Maria", "person:maria"),
+        ("person", "@devon", "person:devon"),
+        ("url", "example.com/a/b", "url:examplecom_a_b"),
+        ("project", "Atlas", "project:atlas"),
+        ("tool", "Kubernetes", "tool:kubernetes"),
+        ("tool", "GitHub Actions", "tool:github_actions"),
+        ("product", "Orbit", "product:orbit"),
+        ("tool", "Slack", "tool:slack"),
+        ("tool", "Notion", "tool:notion"),
+    ]
+
+
+def test_repositories_need_context_and_github_urls_give_repo_and_url() -> None:
+    e = extract(
+        ("user", "Input/output and TCP/IP and 12/05 are not repos."),
+        ("user", "See https://github.com/acme/olive/pull/42 and the repo acme/infra."),
+    )
+    assert [x.key for x in e.entities] == [
+        "url:githubcom_acme_olive_pull_42",
+        "repo:acme_olive",
+        "repo:acme_infra",
+    ]
+
+
+def test_conservative_people_and_projects() -> None:
+    e = extract(
+        ("user", "Ask Monday about it, tell everyone, email support and ping Vercel."),
+        ("user", "The new app and the project plan and a side-project idea."),
+    )
+    assert [x.key for x in e.entities] == ["tool:vercel"]
+
+
+def test_caps_keep_the_most_recent_items() -> None:
+    turns = [("user", f"Let's use tool{i} for job{i}.") for i in range(MAX_DECISIONS + 10)]
+    turns += [("assistant", f"I'll write report{i} today.") for i in range(MAX_ACTIONS + 5)]
+    turns += [("user", f"I prefer option{i} seats.") for i in range(MAX_PREFERENCES + 5)]
+    turns += [("user", f"See https://x{i}.example.com") for i in range(MAX_ENTITIES + 5)]
+    e = extract(*turns)
+    assert len(e.decisions) == MAX_DECISIONS
+    assert e.decisions[0].text == "Use tool10 for job10"
+    assert e.decisions[-1].text == f"Use tool{MAX_DECISIONS + 9} for job{MAX_DECISIONS + 9}"
+    assert len(e.actions) == MAX_ACTIONS and e.actions[0].description == "Write report5 today"
+    assert len(e.preferences_inferred) == MAX_PREFERENCES
+    assert e.preferences_inferred[0] == "Prefers option5 seats"
+    assert len(e.entities) == MAX_ENTITIES
+    assert e.entities[-1].key == f"url:x{MAX_ENTITIES + 4}examplecom"
+    assert len(e.topics) <= MAX_TOPICS
+
+
+def test_topics_are_phrases_not_stop_words() -> None:
+    e = extract(
+        ("user", "The refresh token expires and the refresh token rotation fails."),
+        ("assistant", "Refresh token rotation needs a lock. The refresh tokens are single use."),
+        ("user", "So the the the and and of of it it."),
+    )
+    assert "refresh token" in e.topics
+    assert not {"the", "and", "of", "it", "so", "refresh", "token"} & set(e.topics)
+
+
+def test_session_summary_wins_and_is_trimmed_and_capped() -> None:
+    messages = chat(("user", "Let's use Vercel."))
+    summary = SessionSummary(session_id="s", summary_text="  " + "word " * 400 + "  ")
+    e = extend_extraction(None, "s", messages, summary)
+    assert len(e.summary) <= MAX_SUMMARY_CHARS and e.summary.startswith("word word")
+    assert e.summary.endswith("\u2026")
+    blank = SessionSummary(session_id="s", summary_text=" \n\t ")
+    assert extend_extraction(None, "s", messages, blank).summary.startswith("User asked:")
+
+
+def test_extractive_summary_waits_for_the_first_user_request() -> None:
+    first = extend_extraction(None, "s", chat(("assistant", "Hello! How can I help?")), None)
+    assert first.summary == 'Started with: "How can I help?"'
+    second = extend_extraction(first, "s", chat(("user", "Plan the data migration.")), None)
+    assert second.summary.startswith('User asked: "Plan the data migration."')
+    third = extend_extraction(second, "s", chat(("user", "Something else entirely.")), None)
+    assert third.summary.startswith('User asked: "Plan the data migration."')
+
+
+# --- entity keys ---
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "key"),
+    [
+        ("tool", "Vercel", "tool:vercel"),
+        ("person", "John Doe", "person:john_doe"),
+        ("org", "Acme Corp.", "org:acme_corp"),
+        ("place", "Austin, Texas", "place:austin_texas"),
+        ("project", "dashboard-redesign", "project:dashboard_redesign"),
+        ("tool", "Next.js", "tool:nextjs"),
+        ("repo", "acme/olive", "repo:acme_olive"),
+        ("person", "José  Álvarez", "person:jose_alvarez"),
+        ("person", "@maria", "person:maria"),
+        ("Tool", "  --Fly.io--  ", "tool:flyio"),
+        ("", "", "entity:"),
+        ("url", "東京", "url:"),
+    ],
+)
+def test_entity_key_examples(kind: str, name: str, key: str) -> None:
+    assert entity_key(kind, name) == key
+
+
+# --- bad input ---
+
+
+def test_bad_inputs_do_not_raise_and_give_sane_output() -> None:
+    huge = "let's use Vercel. " + "x" * 30_000 + " let's use Kubernetes. " + "y " * 100_000
+    messages = chat(
+        ("user", ""),
+        ("user", "   \n\t  "),
+        ("user", "\x00\x00"),
+        ("user", "let's use\x00 Supabase\x00 for auth\x00"),
+        ("USER", "I prefer tabs."),
+        (" Human ", "I prefer spaces."),
+        ("", "we'll use Redis for caching."),
+        ("tool", "let's use Docker. See https://docker.com/x"),
+        ("system", "I prefer nothing. Let's use Notion."),
+        ("robot", "\ud800 lone surrogate and \x1b escape"),
+        ("assistant", huge),
+    )
+    e = extend_extraction(None, "s", messages, None)
+
+    assert e.span.turn_count == len(messages)
+    assert [d.text for d in e.decisions] == [
+        "Use Supabase for auth",
+        "Use Redis for caching",
+        "Use Vercel",
+    ]
+    assert e.preferences_inferred == ["Prefers tabs", "Prefers spaces"]
+    assert "url:dockercom_x" in [x.key for x in e.entities]
+    assert e.summary.startswith("User asked: \"let's use Supabase for auth")
+    dumped = e.model_dump_json()
+    assert "\\u0000" not in dumped and "\\ud800" not in dumped and "\\u001b" not in dumped
+    dumped.encode("utf-8")
+
+
+def test_only_blank_messages_give_an_empty_but_valid_extraction() -> None:
+    e = extend_extraction(None, "s", chat(("user", ""), ("assistant", " \x00 ")), None)
+    assert (e.summary, e.decisions, e.actions, e.entities, e.topics) == ("", [], [], [], [])
+    assert e.span.turn_count == 2
+    assert extend_extraction(None, "s", [], None) == Extraction(session_id="s")
+
+
+def test_naive_and_aware_times_can_be_mixed() -> None:
+    naive = Message(
+        id="1", session_id="s", role="user", content="a", created_at=datetime(2030, 1, 1)
+    )
+    e = extend_extraction(None, "s", [*chat(("user", "b")), naive], None)
+    assert e.span.last_turn_at == datetime(2030, 1, 1)
+
+
+# --- properties ---
+
+ROLES = st.sampled_from(["user", "assistant", "USER", "Human", "system", "tool", "", "bot"])
+TEXT = st.text(max_size=300) | st.sampled_from(
+    [
+        "Let's use Vercel for the frontend.",
+        "Should we use Redis?",
+        "I'll deploy the preview to staging.",
+        "Done, I've deployed the preview.",
+        "Next: write the docs; ping @ana",
+        "We decided to switch to Memcached instead of Redis.",
+        "I prefer aisle seats. Don't book red-eye flights.",
+        "TODO: rotate keys\n- [x] backfill",
+        "See https://github.com/acme/olive and the repo acme/api",
+        "",
+        "\x00",
+    ]
+)
+PHRASES = st.lists(st.tuples(ROLES, TEXT), max_size=12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turns=PHRASES, summary=st.none() | st.text(max_size=50))
+def test_extend_extraction_never_raises_and_keeps_its_invariants(
+    turns: list[tuple[str, str]], summary: str | None
+) -> None:
+    messages = chat(*turns)
+    session_summary = (
+        None if summary is None else SessionSummary(session_id="s", summary_text=summary)
+    )
+    e = extend_extraction(None, "s", messages, session_summary)
+
+    assert e.span.turn_count == len(messages)
+    assert len(e.decisions) <= MAX_DECISIONS and len(e.actions) <= MAX_ACTIONS
+    assert len(e.entities) <= MAX_ENTITIES and len(e.topics) <= MAX_TOPICS
+    assert len(e.preferences_inferred) <= MAX_PREFERENCES
+    assert len(e.summary) <= MAX_SUMMARY_CHARS
+    assert all(KEY_RE.match(x.key) and not x.key.endswith(":") for x in e.entities)
+    if any(non_blank(content) for _, content in turns):
+        assert e.summary.strip()
+    assert "\\u0000" not in e.model_dump_json()
+
+
+@settings(max_examples=100, deadline=None)
+@given(turns=PHRASES.filter(lambda t: len(t) >= 2), cut=st.integers(min_value=1, max_value=11))
+def test_any_split_gives_the_same_facts(turns: list[tuple[str, str]], cut: int) -> None:
+    messages = chat(*turns)
+    cut = min(cut, len(messages) - 1)
+    whole = extend_extraction(None, "s", messages, None)
+    first = extend_extraction(None, "s", messages[:cut], None)
+    batched = extend_extraction(first, "s", messages[cut:], None)
+    assert facts(batched) == facts(whole)
+    assert batched.span == whole.span
+
+
+@given(kind=st.text(max_size=30), name=st.text(max_size=80))
+def test_entity_key_always_has_the_key_shape(kind: str, name: str) -> None:
+    assert KEY_RE.match(entity_key(kind, name))
