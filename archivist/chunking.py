@@ -72,7 +72,9 @@ def summary_chunks(
     """The bot's own session summary, as one or more chunks."""
     if not summary or not summary.strip():
         return []
-    pieces = [(p, {}) for p in split_text(summary.strip(), max_chars)]
+    pieces: list[tuple[str, dict[str, object]]] = [
+        (p, {}) for p in split_text(summary.strip(), max_chars)
+    ]
     return _make_chunks(session_id, "session_summary", SUMMARY_SLOT, pieces, model, version)
 
 
@@ -94,7 +96,7 @@ def extraction_chunks(
 ) -> list[Chunk]:
     """The extraction rendered as text, as one or more chunks."""
     text = render_extraction(extraction)
-    pieces = [(p, {}) for p in split_text(text, max_chars)] if text else []
+    pieces: list[tuple[str, dict[str, object]]] = [(p, {}) for p in split_text(text, max_chars)]
     return _make_chunks(session_id, "archive_extraction", EXTRACTION_SLOT, pieces, model, version)
 
 

@@ -62,6 +62,8 @@ class Settings(BaseModel):
     embedding_dim: int = Field(768, ge=1, le=16000)
     ollama_host: str = "http://127.0.0.1:11434"
     ollama_timeout_s: float = Field(30.0, gt=0)
+    ollama_retries: int = Field(3, ge=0, le=10)
+    ollama_backoff_s: float = Field(0.5, ge=0)
     embed_batch_size: int = Field(64, ge=1, le=1024)
 
     max_sessions: int = Field(50, ge=1)
@@ -71,6 +73,13 @@ class Settings(BaseModel):
     max_message_chars: int = Field(20_000, ge=100)
     chunk_max_chars: int = Field(1500, ge=200)
     turns_per_window: int = Field(8, ge=1, le=100)
+
+    # Search bounds. The SQL functions hold the reference's ceilings (10 results, 20 rows), so
+    # these settings can lower a bound but not raise it.
+    memory_search_max_results: int = Field(10, ge=1, le=10)
+    archive_search_max_rows: int = Field(20, ge=1, le=20)
+    search_timeout_s: float = Field(15.0, gt=0)
+    search_query_max_chars: int = Field(8000, ge=1)
 
     sources: SourceTables = Field(default_factory=SourceTables)
 

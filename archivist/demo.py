@@ -15,7 +15,8 @@ from typing import Any
 
 from rich.console import Console
 
-from archivist.app import archive, make_embedder, open_store
+from archivist.app import archive
+from archivist.backends import make_embedder, open_store
 from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.embed.hashing import HashEmbedder

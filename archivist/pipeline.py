@@ -28,7 +28,7 @@ from archivist.chunking import (
 )
 from archivist.config import Settings, redact
 from archivist.embed.base import Embedder, Vector, embed_documents
-from archivist.errors import ArchivistError, StoreError
+from archivist.errors import ArchivistError, ConfigError, DimensionMismatchError
 from archivist.extract.rules import EXTRACTOR_NAME, EXTRACTOR_VERSION, extend_extraction
 from archivist.models import (
     Chunk,
@@ -44,12 +44,6 @@ from archivist.sanitize import clean_message
 from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection
 
 log = logging.getLogger(__name__)
-
-
-class DimensionMismatchError(StoreError):
-    """The embedder's vectors do not fit the database's embedding column."""
-
-    exit_code = 2
 
 
 class Progress(Protocol):
@@ -101,7 +95,11 @@ class Archiver:
         self._embedding: EmbeddingConfig | None = None
 
     def run(self, request: ArchiveRequest, progress: Progress | None = None) -> RunReport:
-        """Archive (or plan) every selected session; one session's failure never stops the rest."""
+        """Archive (or plan) every selected session.
+
+        One session's failure never stops the rest; a configuration error (a model that is
+        missing or of the wrong dimension) stops the run before it writes anything more.
+        """
         self._embedding = self.store.check_ready(self.embedder.model)
         report = RunReport(
             dry_run=request.dry_run,
@@ -139,8 +137,8 @@ class Archiver:
                         reason="another archivist run is working on this session",
                     )
                 return self.archive_session(session_id, request.dry_run, request.rebuild)
-        except DimensionMismatchError:
-            raise
+        except ConfigError:
+            raise  # wrong for every session alike: stop the run
         except (ArchivistError, psycopg.Error) as exc:
             reason = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc))
             log.warning("session %s failed: %s", session_id, reason)

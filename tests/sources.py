@@ -53,9 +53,11 @@ class SourceDB:
     ) -> list[Any]:
         """Append messages (alternating user/assistant unless `roles` given); returns their ids."""
         contents = list(contents)
-        roles = list(roles) if roles is not None else [
-            "user" if i % 2 == 0 else "assistant" for i in range(len(contents))
-        ]
+        roles = (
+            list(roles)
+            if roles is not None
+            else ["user" if i % 2 == 0 else "assistant" for i in range(len(contents))]
+        )
         ids = list(ids) if ids is not None else [self._next_id() + i for i in range(len(contents))]
         rows = [
             (mid, session_id, role, content, start + step * i)

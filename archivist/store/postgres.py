@@ -103,10 +103,12 @@ class PostgresStore:
                     f"this database holds embeddings of {recorded.model} ({recorded.dim}-d); "
                     f"it cannot switch to {wanted.model} ({wanted.dim}-d) while chunks exist"
                 )
-            if recorded is None or recorded.dim != wanted.dim:
+            if self._embedding_column_type() != f"vector({wanted.dim})":
+                # Changing the type resets the column's storage to the type's default.
                 self.conn.execute(
                     sql.SQL(
-                        "ALTER TABLE jarvis_memory_chunks ALTER COLUMN embedding TYPE vector({})"
+                        "ALTER TABLE jarvis_memory_chunks ALTER COLUMN embedding TYPE vector({}), "
+                        "ALTER COLUMN embedding SET STORAGE PLAIN"
                     ).format(sql.Literal(wanted.dim))
                 )
             for key, value in (("embedding_model", wanted.model), ("embedding_dim", wanted.dim)):
@@ -151,6 +153,13 @@ class PostgresStore:
                 "or use a database initialised for the new model"
             )
         return recorded
+
+    def _embedding_column_type(self) -> str:
+        row = self.conn.execute(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+            "WHERE attrelid = 'jarvis_memory_chunks'::regclass AND attname = 'embedding'"
+        ).fetchone()
+        return str(row[0]) if row else ""
 
     def _chunk_count(self) -> int:
         row = self.conn.execute("SELECT count(*) FROM jarvis_memory_chunks").fetchone()

@@ -1,0 +1,307 @@
+"""The archive run on a real Postgres: versions, watermarks, chunks, idempotency, atomicity."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from sources import T0, SourceDB
+
+from archivist.app import archive
+from archivist.config import Settings
+from archivist.embed.hashing import HashEmbedder
+from archivist.models import RunReport
+from archivist.pipeline import ArchiveRequest
+from archivist.store.postgres import SessionSelection
+
+DEPLOY_CHAT = [
+    "We need to ship the olive frontend this week. Should we use Netlify or Vercel?",
+    "Both work. Vercel has first-class Next.js support and preview deploys.",
+    "OK, let's use Vercel for the frontend deploy.",
+    "Great. I'll set up the Vercel project and connect the GitHub repo acme/olive.",
+    "Next: phase 2 tasks for the olive deep work.",
+    "I'll draft the phase 2 task list tomorrow.",
+]
+
+
+class CountingEmbedder(HashEmbedder):
+    """The hash embedder, counting calls and texts (a real embedder, not a mock)."""
+
+    def __init__(self) -> None:
+        super().__init__(dimension=768)
+        self.calls = 0
+        self.texts: list[str] = []
+
+    def embed_batch(self, texts: Any) -> Any:
+        self.calls += 1
+        self.texts.extend(texts)
+        return super().embed_batch(texts)
+
+
+def run(settings: Settings, embedder: CountingEmbedder | None = None, **kw: Any) -> RunReport:
+    selection = SessionSelection(session_ids=kw.pop("session_ids", ()), limit=kw.pop("limit", 50))
+    request = ArchiveRequest(selection=selection, delay_ms=0, **kw)
+    return archive(settings, request, embedder=embedder or CountingEmbedder())
+
+
+def chunk_rows(source: SourceDB, session_id: str) -> list[tuple[Any, ...]]:
+    return source.conn.execute(
+        "SELECT id, slot, source, metadata, created_at FROM jarvis_memory_chunks "
+        "WHERE session_id = %s ORDER BY slot, id",
+        [session_id],
+    ).fetchall()
+
+
+def covered_message_ids(source: SourceDB, session_id: str) -> list[str]:
+    rows = source.conn.execute(
+        "SELECT jsonb_array_elements_text(metadata->'message_ids') FROM jarvis_memory_chunks "
+        "WHERE session_id = %s AND source = 'session_turn'",
+        [session_id],
+    )
+    return [r[0] for r in rows]
+
+
+def test_first_run_writes_a_version_chunks_and_the_watermark(
+    source: SourceDB, settings: Settings
+) -> None:
+    ids = source.add("olive", DEPLOY_CHAT)
+    source.summarize("olive", "Planned the olive deploy; chose Vercel.", T0 + timedelta(hours=1))
+
+    report = run(settings)
+
+    [outcome] = report.sessions
+    assert (outcome.status, outcome.version_from, outcome.version_to) == ("archived", 0, 1)
+    assert outcome.new_messages == len(DEPLOY_CHAT)
+    version = source.conn.execute(
+        "SELECT version, extraction, span, extractor, watermark_id, message_count "
+        "FROM jarvis_archive WHERE session_id = 'olive'"
+    ).fetchall()
+    assert len(version) == 1
+    number, extraction, span, extractor, watermark_id, count = version[0]
+    assert number == 1 and extractor == "rules" and count == len(DEPLOY_CHAT)
+    assert watermark_id == str(ids[-1])
+    assert extraction["version"] == 1 and extraction["session_id"] == "olive"
+    assert extraction["summary"] == "Planned the olive deploy; chose Vercel."
+    assert span["turn_count"] == len(DEPLOY_CHAT)
+    assert any("vercel" in d["text"].lower() for d in extraction["decisions"])
+    sources = {row[2] for row in chunk_rows(source, "olive")}
+    assert sources == {"session_summary", "archive_extraction", "session_turn"}
+    assert sorted(covered_message_ids(source, "olive")) == sorted(str(i) for i in ids)
+    archive_id = source.conn.execute("SELECT id FROM jarvis_archive").fetchone()[0]
+    assert all(row[3]["archive_id"] == str(archive_id) for row in chunk_rows(source, "olive"))
+
+
+def test_second_run_on_unchanged_data_writes_nothing_and_embeds_nothing(
+    source: SourceDB, settings: Settings
+) -> None:
+    source.add("olive", DEPLOY_CHAT)
+    source.add("other", ["hello there", "hi! how can I help?"])
+    run(settings)
+    before = source.snapshot()
+    embedder = CountingEmbedder()
+
+    report = run(settings, embedder)
+
+    assert report.sessions == []  # nothing pending
+    assert embedder.calls == 0
+    assert source.snapshot() == before
+    # Asked by name, the sessions are reported unchanged, still without a write or a call.
+    report = run(settings, embedder, session_ids=["olive", "other"])
+    assert [s.status for s in report.sessions] == ["unchanged", "unchanged"]
+    assert embedder.calls == 0
+    assert source.snapshot() == before
+
+
+def test_incremental_run_embeds_only_new_and_changed_chunks(
+    source: SourceDB, settings: Settings
+) -> None:
+    # 20 turns = windows 0 and 1 complete (8 turns each), window 2 partial (4 turns).
+    source.add("long", [f"message number {i} about topic {i % 3}" for i in range(20)])
+    run(settings)
+    before = {row[0]: row for row in chunk_rows(source, "long")}
+    embedder = CountingEmbedder()
+
+    source.add("long", [f"late message {i}" for i in range(3)], start=T0 + timedelta(days=1))
+    report = run(settings, embedder)
+
+    [outcome] = report.sessions
+    assert (outcome.version_from, outcome.version_to, outcome.new_messages) == (1, 2, 3)
+    after = {row[0]: row for row in chunk_rows(source, "long")}
+    windows = lambda rows, slot: {i for i, r in rows.items() if r[1] == slot}  # noqa: E731
+    # Complete windows keep their rows untouched (same id, same created_at).
+    for slot in ("turns:000000", "turns:000001"):
+        assert windows(after, slot) == windows(before, slot)
+        assert all(after[i][4] == before[i][4] for i in windows(after, slot))
+    # Only the grown partial window and the changed extraction were embedded.
+    grown = windows(after, "turns:000002")
+    assert grown and grown.isdisjoint(windows(before, "turns:000002"))
+    assert len(embedder.texts) == len(grown) + len(windows(after, "extraction"))
+    assert outcome.texts_embedded == len(embedder.texts)
+    # The replaced chunks are gone; every message is covered exactly once.
+    assert outcome.chunks_removed == len(windows(before, "turns:000002")) + len(
+        windows(before, "extraction")
+    )
+    covered = covered_message_ids(source, "long")
+    assert len(covered) == len(set(covered)) == 23
+
+
+@pytest.mark.parametrize("id_type", ["bigint", "text"])
+def test_equal_timestamps_are_ordered_by_id_and_nothing_is_skipped_or_doubled(
+    db_url: str, tmp_path: Any, id_type: str
+) -> None:
+    settings = Settings(
+        database_url=db_url,
+        embedder="hash",
+        data_dir=tmp_path,
+        message_batch_size=2,
+        max_messages_per_version=3,
+    )
+    with SourceDB.create(db_url, id_type=id_type) as source:
+        # 12 messages share one timestamp; bigint ids 8..19 sort 9 < 10 numerically.
+        ids = list(range(8, 20)) if id_type == "bigint" else [f"m{i:02d}" for i in range(12)]
+        source.add("ties", [f"tied message {i}" for i in ids], step=timedelta(0), ids=ids)
+
+        report = run(settings)
+
+        [outcome] = report.sessions
+        assert outcome.new_messages == 12
+        assert outcome.version_to == 4  # 3 messages per version
+        watermarks = source.conn.execute(
+            "SELECT watermark_id FROM jarvis_archive ORDER BY version"
+        ).fetchall()
+        assert [w[0] for w in watermarks] == [str(ids[i]) for i in (2, 5, 8, 11)]
+        covered = covered_message_ids(source, "ties")
+        assert sorted(covered) == sorted(str(i) for i in ids)
+        assert len(covered) == len(set(covered))
+        # More tied messages arrive later, with ids past the watermark: picked up, once.
+        later = [20, 21] if id_type == "bigint" else ["m12", "m13"]
+        source.add("ties", ["tied late 1", "tied late 2"], step=timedelta(0), ids=later)
+        assert run(settings).sessions[0].new_messages == 2
+        assert len(covered_message_ids(source, "ties")) == 14
+
+
+def test_a_failure_inside_the_commit_leaves_the_previous_version_intact(
+    source: SourceDB, settings: Settings
+) -> None:
+    source.add("olive", DEPLOY_CHAT[:3])
+    run(settings)
+    before = source.snapshot()
+    source.add("olive", DEPLOY_CHAT[3:], start=T0 + timedelta(hours=2))
+    # Fail the very last statement of archivist_commit_version (the watermark update).
+    source.conn.execute(
+        """
+        CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$;
+        CREATE TRIGGER boom BEFORE UPDATE ON jarvis_archive_sessions
+            FOR EACH ROW EXECUTE FUNCTION boom();
+        """
+    )
+
+    report = run(settings)
+
+    [outcome] = report.sessions
+    assert outcome.status == "failed" and "injected failure" in (outcome.reason or "")
+    assert source.snapshot() == before
+    source.conn.execute("DROP TRIGGER boom ON jarvis_archive_sessions")
+    report = run(settings)
+    assert report.sessions[0].status == "archived"
+    assert report.sessions[0].new_messages == len(DEPLOY_CHAT) - 3
+    assert len(covered_message_ids(source, "olive")) == len(DEPLOY_CHAT)
+
+
+def test_dry_run_writes_nothing_and_embeds_nothing_but_shows_the_plan(
+    source: SourceDB, settings: Settings
+) -> None:
+    source.add("olive", DEPLOY_CHAT)
+    before = source.snapshot()
+    embedder = CountingEmbedder()
+
+    report = run(settings, embedder, dry_run=True)
+
+    [plan] = report.sessions
+    assert report.dry_run and plan.status == "planned"
+    assert (plan.version_from, plan.version_to, plan.new_messages) == (0, 1, len(DEPLOY_CHAT))
+    assert plan.chunks_added >= 2 and plan.embed_calls == 1
+    assert any("vercel" in d.lower() for d in plan.decisions)
+    assert embedder.calls == 0
+    assert source.snapshot() == before
+    # The real run then does what the plan said.
+    real = run(settings).sessions[0]
+    assert (real.chunks_added, real.version_to) == (plan.chunks_added, plan.version_to)
+
+
+def test_rebuild_recomputes_from_the_first_message_and_keeps_nothing_stale(
+    source: SourceDB, settings: Settings
+) -> None:
+    source.add("olive", DEPLOY_CHAT)
+    run(settings)
+    first = {row[0] for row in chunk_rows(source, "olive")}
+    embedder = CountingEmbedder()
+
+    report = run(settings, embedder, session_ids=["olive"], rebuild=True)
+
+    [outcome] = report.sessions
+    assert (outcome.version_from, outcome.version_to) == (1, 2)
+    assert outcome.new_messages == len(DEPLOY_CHAT)
+    assert {row[0] for row in chunk_rows(source, "olive")} == first
+    assert embedder.calls == 0  # same content, same chunk ids: nothing re-embedded
+
+
+def test_null_content_odd_roles_and_huge_messages_are_archived_not_lost(
+    source: SourceDB, settings: Settings
+) -> None:
+    huge = "word " * 40_000  # 200,000 characters
+    ids = source.add(
+        "messy",
+        [None, "", "   ", huge, "let's use Redis for caching", "ok"],
+        roles=["USER", "tool", "", "user", "user", None],  # type: ignore[list-item]
+    )
+    settings = settings.model_copy(update={"max_message_chars": 5000})
+
+    [outcome] = run(settings).sessions
+
+    assert outcome.status == "archived" and outcome.new_messages == 6
+    assert outcome.clipped == {"max_message_chars": 1}
+    covered = covered_message_ids(source, "messy")
+    assert set(covered) == {str(i) for i in ids}
+    assert covered.count(str(ids[3])) == 4  # the cut 5,000 characters in pieces of <= 1,500
+    longest = source.conn.execute(
+        "SELECT max(length(content)) FROM jarvis_memory_chunks"
+    ).fetchone()[0]
+    assert longest <= settings.chunk_max_chars
+
+
+def test_summary_only_session_and_summary_updates_are_archived(
+    source: SourceDB, settings: Settings
+) -> None:
+    source.summarize("quiet", "The user asked about nothing in particular.", T0)
+    [first] = run(settings).sessions
+    assert (first.session_id, first.status, first.version_to) == ("quiet", "archived", 1)
+    assert run(settings).sessions == []
+    source.summarize("quiet", "Now the user decided to use Postgres.", T0 + timedelta(days=1))
+    [second] = run(settings).sessions
+    assert second.version_to == 2
+    text = source.conn.execute(
+        "SELECT content FROM jarvis_memory_chunks WHERE source = 'session_summary'"
+    ).fetchall()
+    assert text == [("Now the user decided to use Postgres.",)]
+
+
+def test_max_sessions_takes_the_oldest_pending_first(source: SourceDB, settings: Settings) -> None:
+    for n in range(5):
+        source.add(f"s{n}", ["hi", "hello"], start=T0 + timedelta(days=5 - n))
+    report = run(settings, limit=2)
+    assert [s.session_id for s in report.sessions] == ["s4", "s3"]
+    assert [s.session_id for s in run(settings, limit=10).sessions] == ["s2", "s1", "s0"]
+
+
+def test_a_session_locked_by_another_run_is_skipped(source: SourceDB, settings: Settings) -> None:
+    source.add("busy", ["hi", "hello"])
+    with psycopg.connect(source.url, autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(hashtextextended('archivist:session:busy', 0))")
+        [outcome] = run(settings).sessions
+        assert outcome.status == "skipped"
+        assert "another archivist run" in (outcome.reason or "")
+    assert run(settings).sessions[0].status == "archived"

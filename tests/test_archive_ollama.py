@@ -1,0 +1,141 @@
+"""Archive runs embedding through the real `ollama` client over HTTP, against the test server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from ollama_server import OllamaTestServer
+from sources import SourceDB
+
+from archivist.config import Settings
+from archivist.store.postgres import EmbeddingConfig, PostgresStore
+
+CHAT = [
+    "Our OAuth refresh tokens expire after an hour. Should we rotate them?",
+    "Yes. Rotating refresh tokens limits the damage of a leaked token.",
+    "OK, we decided to rotate refresh tokens on every use.",
+    "I'll implement the rotation in the auth service tomorrow.",
+]
+
+
+@pytest.fixture
+def nomic_db(source: SourceDB) -> SourceDB:
+    """The test database initialised for nomic-embed-text (768-d) instead of `hash`."""
+    PostgresStore(source.conn, Settings().sources).init(EmbeddingConfig("nomic-embed-text", 768))
+    return source
+
+
+def archivist(
+    args: list[str], db: SourceDB, server: OllamaTestServer, tmp_path: Path
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": db.url,
+        "OLLAMA_HOST": server.url,
+        "ARCHIVIST_DELAY_MS": "0",
+        "ARCHIVIST_OLLAMA_TIMEOUT_S": "2",
+        "ARCHIVIST_OLLAMA_BACKOFF_S": "0.01",
+        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "archivist", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_archive_embeds_through_ollama_and_a_rerun_makes_no_request(
+    nomic_db: SourceDB, ollama_server: OllamaTestServer, tmp_path: Path
+) -> None:
+    nomic_db.add("auth", CHAT)
+
+    first = archivist(["archive", "--json"], nomic_db, ollama_server, tmp_path)
+
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["embedder"] == "ollama" and report["embedding_model"] == "nomic-embed-text"
+    requests = ollama_server.embed_requests
+    assert requests and {r.model for r in requests} == {"nomic-embed-text"}
+    assert sum(r.inputs for r in requests) == report["sessions"][0]["texts_embedded"]
+    models = nomic_db.conn.execute("SELECT DISTINCT embedding_model FROM jarvis_memory_chunks")
+    assert models.fetchall() == [("nomic-embed-text",)]
+
+    ollama_server.reset()
+    again = archivist(
+        ["archive", "--session-id", "auth", "--json"], nomic_db, ollama_server, tmp_path
+    )
+    assert again.returncode == 0
+    assert json.loads(again.stdout)["sessions"][0]["status"] == "unchanged"
+    assert ollama_server.embed_requests == []
+
+
+def test_dry_run_sends_no_embedding_request(
+    nomic_db: SourceDB, ollama_server: OllamaTestServer, tmp_path: Path
+) -> None:
+    nomic_db.add("auth", CHAT)
+    before = nomic_db.snapshot()
+
+    result = archivist(["archive", "--dry-run", "--json"], nomic_db, ollama_server, tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["sessions"][0]["status"] == "planned"
+    assert ollama_server.requests == []
+    assert nomic_db.snapshot() == before
+
+
+def test_wrong_dimension_is_refused_before_any_write(
+    nomic_db: SourceDB, ollama_server: OllamaTestServer, tmp_path: Path
+) -> None:
+    nomic_db.add("auth", CHAT)
+    nomic_db.add("other", ["hello", "hi"])
+    before = nomic_db.snapshot()
+    ollama_server.fault = "wrong_dim"
+
+    result = archivist(["archive"], nomic_db, ollama_server, tmp_path)
+
+    assert result.returncode == 2
+    assert "384-d vectors" in result.stderr and "768-d" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert nomic_db.snapshot() == before
+
+
+def test_ollama_failing_fails_the_session_and_a_rerun_completes_it(
+    nomic_db: SourceDB, ollama_server: OllamaTestServer, tmp_path: Path
+) -> None:
+    nomic_db.add("auth", CHAT)
+    before = nomic_db.snapshot()
+    ollama_server.fault = "500"
+
+    failed = archivist(["archive", "--json"], nomic_db, ollama_server, tmp_path)
+
+    assert failed.returncode == 1
+    [outcome] = json.loads(failed.stdout)["sessions"]
+    assert outcome["status"] == "failed" and "Ollama" in outcome["reason"]
+    assert nomic_db.snapshot() == before
+    ollama_server.reset()
+    done = archivist(["archive", "--json"], nomic_db, ollama_server, tmp_path)
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["sessions"][0]["status"] == "archived"
+
+
+def test_model_not_pulled_says_how_to_pull_it(
+    nomic_db: SourceDB, ollama_server: OllamaTestServer, tmp_path: Path
+) -> None:
+    nomic_db.add("auth", CHAT)
+    ollama_server.models.clear()
+
+    result = archivist(["archive", "--json"], nomic_db, ollama_server, tmp_path)
+
+    assert result.returncode == 2
+    assert "ollama pull nomic-embed-text" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    with psycopg.connect(nomic_db.url) as conn:
+        assert conn.execute("SELECT count(*) FROM jarvis_archive").fetchone() == (0,)

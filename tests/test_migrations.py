@@ -1,0 +1,124 @@
+"""Migrations: applied once each, recorded, idempotent, and shipped inside the wheel."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import psycopg
+import pytest
+from conftest import HASH_768
+
+from archivist.config import Settings
+from archivist.errors import StoreError
+from archivist.store.migrate import load_migrations
+from archivist.store.postgres import EmbeddingConfig, PostgresStore
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_migrations_apply_once_and_twice_is_a_no_op(empty_db_url: str) -> None:
+    with psycopg.connect(empty_db_url, autocommit=True) as conn:
+        store = PostgresStore(conn, Settings().sources)
+        applied, _ = store.init(HASH_768)
+        assert applied == [m.name for m in load_migrations()]
+        assert len(applied) >= 2
+        again, _ = store.init(HASH_768)
+        assert again == []
+        recorded = conn.execute("SELECT name FROM archivist_migrations ORDER BY name").fetchall()
+        assert [r[0] for r in recorded] == applied
+        assert store.pending_migrations() == []
+
+
+def test_schema_has_the_indexes_and_storage_the_design_asks_for(db_url: str) -> None:
+    with psycopg.connect(db_url) as conn:
+        indexes = dict(
+            conn.execute(
+                "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN "
+                "('jarvis_memory_chunks', 'jarvis_archive')"
+            )
+        )
+        storage = dict(
+            conn.execute(
+                "SELECT attname, attstorage FROM pg_attribute "
+                "WHERE attrelid = 'jarvis_memory_chunks'::regclass AND attnum > 0"
+            ).fetchall()
+        )
+    assert "hnsw" in indexes["jarvis_memory_chunks_embedding_idx"]
+    assert "vector_cosine_ops" in indexes["jarvis_memory_chunks_embedding_idx"]
+    assert "jsonb_path_ops" in indexes["jarvis_archive_extraction_idx"]
+    assert "(session_id)" in indexes["jarvis_memory_chunks_session_idx"]
+    assert storage["embedding"] == "p"  # PLAIN: the vector stays in the row
+    assert storage["content"] == "m" and storage["metadata"] == "m"
+
+
+def test_init_records_another_model_and_dimension_on_an_empty_archive(db_url: str) -> None:
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        store = PostgresStore(conn, Settings().sources)
+        store.init(EmbeddingConfig("all-minilm", 384))
+        assert store.recorded_embedding() == EmbeddingConfig("all-minilm", 384)
+        typ = conn.execute(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+            "WHERE attrelid = 'jarvis_memory_chunks'::regclass AND attname = 'embedding'"
+        ).fetchone()
+        assert typ == ("vector(384)",)
+        storage = conn.execute(
+            "SELECT attstorage FROM pg_attribute "
+            "WHERE attrelid = 'jarvis_memory_chunks'::regclass AND attname = 'embedding'"
+        ).fetchone()
+        assert storage == ("p",)
+
+
+def test_init_refuses_to_switch_model_while_chunks_exist(db_url: str) -> None:
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO jarvis_memory_chunks (id, session_id, source, content, embedding, slot, "
+            "content_hash, embedding_model, archive_version) VALUES (gen_random_uuid(), 's', "
+            "'session_turn', 'x', array_fill(0.1, ARRAY[768])::vector, 'turns:000000', 'h', "
+            "'hash-768', 1)"
+        )
+        store = PostgresStore(conn, Settings().sources)
+        with pytest.raises(StoreError, match="cannot switch"):
+            store.init(EmbeddingConfig("mxbai-embed-large", 1024))
+        assert store.recorded_embedding() == HASH_768
+
+
+def test_the_built_wheel_carries_the_migrations(tmp_path: Path) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    wheel = next((tmp_path / "dist").glob("archivist-*.whl"))
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    # The installed package, imported from outside the checkout, finds its own sql/.
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from archivist.store.migrate import sql_dir, load_migrations;"
+            "print(sql_dir()); print(len(load_migrations()))",
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert out[0].startswith(str(site))
+    assert int(out[1]) == len(load_migrations())
