@@ -10,8 +10,9 @@ import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import psycopg
 import typer
@@ -20,9 +21,12 @@ from rich.console import Console
 from archivist import app as operations
 from archivist import demo as demo_module
 from archivist import render
+from archivist import search as search_module
 from archivist.config import Settings, load_settings, redact
-from archivist.errors import ArchivistError
+from archivist.errors import ArchivistError, ConfigError
+from archivist.models import ChunkSource
 from archivist.pipeline import ArchiveRequest
+from archivist.search import ArchiveFilters
 from archivist.store.postgres import SessionSelection
 
 cli = typer.Typer(
@@ -33,9 +37,28 @@ cli = typer.Typer(
     rich_markup_mode="rich",
 )
 stdout = Console()
-stderr = Console(stderr=True)
+stderr = Console(stderr=True, soft_wrap=True)  # an error stays on one line
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+SessionIds = Annotated[
+    list[str] | None, typer.Option("--session-id", help="Only this session (repeatable).")
+]
+Since = Annotated[
+    datetime | None, typer.Option(help="Only conversation from this time on, e.g. 2026-01-01.")
+]
+Until = Annotated[datetime | None, typer.Option(help="Only conversation up to this time.")]
+Topics = Annotated[
+    list[str] | None, typer.Option("--topic", help="Sessions about this topic (repeatable).")
+]
+Decision = Annotated[
+    str | None, typer.Option(help="Sessions with a decision containing this text.")
+]
+Entity = Annotated[
+    str | None, typer.Option(help="Sessions naming this entity (a name or a key like tool:vercel).")
+]
+ActionText = Annotated[
+    str | None, typer.Option("--action", help="Sessions with an action containing this text.")
+]
 EmbedderFlag = Annotated[
     str | None, typer.Option("--embedder", help="`ollama` (default) or the offline `hash`.")
 ]
@@ -66,7 +89,9 @@ def _settings(**overrides: Any) -> Settings:
 
 @cli.callback()
 def _main(
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details on stderr.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log details on stderr.")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log only errors.")] = False,
 ) -> None:
     level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
@@ -159,6 +184,119 @@ def demo(
         result = demo_module.run_demo(settings, stderr)
     render.demo_result(stdout, result, json_output)
     raise typer.Exit(1 if result.report.failed else 0)
+
+
+def _filters(
+    topic: list[str] | None,
+    all_topics: bool,
+    decision: str | None,
+    entity: str | None,
+    action: str | None,
+    session_id: list[str] | None,
+    since: datetime | None,
+    until: datetime | None,
+) -> ArchiveFilters:
+    return ArchiveFilters(
+        topics=topic or [],
+        all_topics=all_topics,
+        decision=decision,
+        entity=entity,
+        action=action,
+        session_ids=session_id or [],
+        since=since,
+        until=until,
+    )
+
+
+@cli.command("memory-search")
+def memory_search(
+    query: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
+    limit: Annotated[int, typer.Option(min=1, help="Results wanted (at most 10).")] = 10,
+    session_id: SessionIds = None,
+    source: Annotated[
+        str | None,
+        typer.Option(help="session_turn, session_summary or archive_extraction."),
+    ] = None,
+    since: Since = None,
+    until: Until = None,
+    embedder: EmbedderFlag = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Find conversation by meaning: the chunks nearest to the query.
+
+    Example: archivist memory-search "what did we say about OAuth refresh?" --limit 5
+    """
+    settings = _settings(embedder=embedder)
+    with _errors_reported(settings):
+        if source not in (None, "session_turn", "session_summary", "archive_extraction"):
+            raise ConfigError(f"unknown source {source!r}")
+        result = search_module.memory_search(
+            query,
+            limit,
+            session_id or (),
+            cast("ChunkSource | None", source),
+            since,
+            until,
+            settings,
+        )
+    render.memory_result(stdout, result, json_output)
+
+
+@cli.command("archive-search")
+def archive_search(
+    topic: Topics = None,
+    all_topics: Annotated[
+        bool, typer.Option("--all-topics", help="Require every --topic, not any.")
+    ] = False,
+    decision: Decision = None,
+    entity: Entity = None,
+    action: ActionText = None,
+    session_id: SessionIds = None,
+    since: Since = None,
+    until: Until = None,
+    all_versions: Annotated[
+        bool, typer.Option("--all-versions", help="Every version, not only the latest.")
+    ] = False,
+    limit: Annotated[int, typer.Option(min=1, help="Rows wanted (at most 20).")] = 20,
+    json_output: JsonFlag = False,
+) -> None:
+    """Find sessions by structured fact: topics, decisions, entities, actions.
+
+    Example: archivist archive-search --topic deployment --decision vercel --entity tool:vercel
+    """
+    settings = _settings()
+    filters = _filters(topic, all_topics, decision, entity, action, session_id, since, until)
+    with _errors_reported(settings):
+        result = search_module.archive_search(filters, limit, all_versions, settings)
+    render.archive_result(stdout, result, json_output)
+
+
+@cli.command("search")
+def hybrid_search(
+    query: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
+    topic: Topics = None,
+    all_topics: Annotated[
+        bool, typer.Option("--all-topics", help="Require every --topic, not any.")
+    ] = False,
+    decision: Decision = None,
+    entity: Entity = None,
+    action: ActionText = None,
+    session_id: SessionIds = None,
+    since: Since = None,
+    until: Until = None,
+    limit: Annotated[int, typer.Option(min=1, help="Chunks wanted (at most 10).")] = 10,
+    embedder: EmbedderFlag = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Meaning first, then structured facts: matching sessions with their latest version.
+
+    Example: archivist search "olive deployment" --topic deployment
+    """
+    settings = _settings(embedder=embedder)
+    filters = _filters(topic, all_topics, decision, entity, action, session_id, since, until)
+    with _errors_reported(settings):
+        result = search_module.search(query, filters, limit, settings)
+    render.search_result(stdout, result, json_output)
 
 
 def main() -> None:

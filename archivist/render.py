@@ -12,12 +12,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from archivist.models import RunReport, SessionOutcome
+from archivist.models import RunReport, SessionOutcome, SessionStatus
+from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
 
 if TYPE_CHECKING:
     from archivist.demo import DemoResult
 
-_STATUS_STYLE = {
+_STATUS_STYLE: dict[SessionStatus, str] = {
     "archived": "green",
     "planned": "cyan",
     "unchanged": "dim",
@@ -75,8 +76,10 @@ def run_report(console: Console, report: RunReport, as_json: bool) -> None:
     if as_json:
         _print_json(report.model_dump_json(indent=2))
         return
-    title = "archive plan (dry run: nothing written, nothing embedded)" if report.dry_run else (
-        f"archive run ({report.embedder}: {report.embedding_model})"
+    title = (
+        "archive plan (dry run: nothing written, nothing embedded)"
+        if report.dry_run
+        else (f"archive run ({report.embedder}: {report.embedding_model})")
     )
     table = Table(title=title, title_justify="left")
     for column in ("session", "status", "version", "new msgs", "chunks +/-", "embed calls"):
@@ -96,9 +99,10 @@ def run_report(console: Console, report: RunReport, as_json: bool) -> None:
             detail,
         )
     console.print(table)
-    counts = ", ".join(
-        f"{report.count(st)} {st}" for st in _STATUS_STYLE if report.count(st)
-    ) or "no sessions to archive"
+    counts = (
+        ", ".join(f"{report.count(st)} {st}" for st in _STATUS_STYLE if report.count(st))
+        or "no sessions to archive"
+    )
     console.print(f"{len(report.sessions)} sessions: {counts}", highlight=False)
     for note in report.notes:
         console.print(f"[yellow]note:[/yellow] {note}", highlight=False)
@@ -130,3 +134,64 @@ def demo_result(console: Console, result: DemoResult, as_json: bool) -> None:
             console.print(f"  action ({a.outcome or 'noted'}): {a.description}", highlight=False)
         keys = ", ".join(e.key for e in extraction.entities)
         console.print(f"[bold]entities:[/bold] {keys}", highlight=False)
+
+
+def _snippet(text: str, width: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _clamp_note(console: Console, clamped: dict[str, object]) -> None:
+    for name, clamp in clamped.items():
+        console.print(f"[yellow]clamped:[/yellow] {name} {clamp}", highlight=False)
+
+
+def memory_result(console: Console, result: MemorySearchResult, as_json: bool) -> None:
+    if as_json:
+        _print_json(result.model_dump_json(indent=2))
+        return
+    table = Table(title=f"memory: {_snippet(result.query, 60)}", title_justify="left")
+    for column in ("similarity", "session", "source", "when", "text"):
+        table.add_column(column)
+    for hit in result.hits:
+        when = str(hit.metadata.get("last_at", hit.created_at.isoformat()))[:16]
+        table.add_row(
+            f"{hit.similarity:.3f}", hit.session_id, hit.source, when, _snippet(hit.content)
+        )
+    console.print(table)
+    _clamp_note(console, dict(result.clamped))
+
+
+def archive_result(console: Console, result: ArchiveSearchResult, as_json: bool) -> None:
+    if as_json:
+        _print_json(result.model_dump_json(indent=2))
+        return
+    table = Table(title="archive", title_justify="left")
+    for column in ("session", "version", "last turn", "summary", "matched"):
+        table.add_column(column)
+    for hit in result.hits:
+        matched = [f"decision: {d.text}" for d in hit.decisions[:3]]
+        matched += [f"action: {a.description}" for a in hit.actions[:2]]
+        last = hit.span.last_turn_at.isoformat()[:16] if hit.span.last_turn_at else ""
+        table.add_row(
+            hit.session_id, str(hit.version), last, _snippet(hit.summary, 100), "\n".join(matched)
+        )
+    console.print(table)
+    _clamp_note(console, dict(result.clamped))
+
+
+def search_result(console: Console, result: SearchResult, as_json: bool) -> None:
+    if as_json:
+        _print_json(result.model_dump_json(indent=2))
+        return
+    if not result.sessions:
+        console.print("no matching sessions")
+    for match in result.sessions:
+        console.rule(f"{match.session_id} (best similarity {match.best_similarity:.3f})")
+        if match.latest:
+            console.print(f"[bold]summary:[/bold] {match.latest.summary}", highlight=False)
+            for d in match.latest.decisions[:5]:
+                console.print(f"  decision: {d.text}", highlight=False)
+        for hit in match.chunks:
+            console.print(f"  [{hit.similarity:.3f}] {_snippet(hit.content)}", highlight=False)
+    _clamp_note(console, dict(result.clamped))

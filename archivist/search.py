@@ -1,0 +1,350 @@
+"""memory_search (by meaning), archive_search (by structured fact) and their hybrid, `search`.
+
+Every bound is enforced here and again inside the SQL functions (sql/003), so a bot calling
+those directly gets the same limits. A request over a limit is clamped, and the result says
+so in `clamped` (limit name -> requested and applied) and `truncated`. The whole call, query
+embedding included, has one deadline; the database side runs under a statement timeout, so a
+slow query is cancelled rather than abandoned.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+from pydantic import BaseModel, Field
+
+from archivist.backends import make_embedder, open_store
+from archivist.config import Settings, load_settings
+from archivist.embed.base import Embedder, embed_query
+from archivist.errors import ArchivistError, ConfigError
+from archivist.models import Action, ChunkSource, Decision, Entity, Span
+from archivist.store.postgres import PostgresStore
+
+MEMORY_MAX_RESULTS = 10  # the same bounds are written into sql/003
+ARCHIVE_MAX_ROWS = 20
+
+
+class SearchTimeoutError(ArchivistError):
+    """A search ran out of its time budget."""
+
+
+class Clamp(BaseModel):
+    requested: int
+    applied: int
+
+
+class MemoryHit(BaseModel):
+    id: str
+    session_id: str
+    source: str
+    content: str
+    similarity: float
+    created_at: datetime
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class MemorySearchResult(BaseModel):
+    """What `memory_search` returns; `--json` prints exactly this."""
+
+    query: str
+    limit: int
+    hits: list[MemoryHit]
+    clamped: dict[str, Clamp] = Field(default_factory=dict)
+    truncated: bool = False
+
+
+class ArchiveHit(BaseModel):
+    session_id: str
+    version: int
+    version_at: datetime
+    span: Span
+    summary: str
+    topics: list[str]
+    decisions: list[Decision] = Field(description="the decisions that matched, or all")
+    entities: list[Entity] = Field(description="the entities that matched, or all")
+    actions: list[Action] = Field(description="the actions that matched, or all")
+
+
+class ArchiveSearchResult(BaseModel):
+    """What `archive_search` returns; `--json` prints exactly this."""
+
+    limit: int
+    hits: list[ArchiveHit]
+    clamped: dict[str, Clamp] = Field(default_factory=dict)
+    truncated: bool = False
+
+
+class SessionMatch(BaseModel):
+    """One session found by meaning, with its latest structured version."""
+
+    session_id: str
+    best_similarity: float
+    chunks: list[MemoryHit]
+    latest: ArchiveHit | None
+
+
+class SearchResult(BaseModel):
+    """What the hybrid `search` returns: sessions by meaning, filtered by structured facts."""
+
+    query: str
+    sessions: list[SessionMatch]
+    clamped: dict[str, Clamp] = Field(default_factory=dict)
+    truncated: bool = False
+
+
+class ArchiveFilters(BaseModel):
+    """Structured filters over the archive; every one optional."""
+
+    topics: list[str] = Field(default_factory=list)
+    all_topics: bool = False
+    decision: str | None = None
+    entity: str | None = None
+    action: str | None = None
+    session_ids: list[str] = Field(default_factory=list)
+    since: datetime | None = None
+    until: datetime | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.topics or self.decision or self.entity or self.action or self.session_ids
+        ) and (self.since is None and self.until is None)
+
+
+class _Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._end = time.monotonic() + seconds
+
+    def remaining_ms(self) -> int:
+        left = int((self._end - time.monotonic()) * 1000)
+        if left <= 0:
+            raise SearchTimeoutError(f"the search ran out of its {self.seconds:g} s")
+        return left
+
+
+def _clamp(name: str, requested: int, ceiling: int, clamped: dict[str, Clamp]) -> int:
+    if requested > ceiling:
+        clamped[name] = Clamp(requested=requested, applied=ceiling)
+        return ceiling
+    if requested < 1:
+        raise ConfigError(f"{name} must be at least 1")
+    return requested
+
+
+class Searcher:
+    """Runs searches on one store with one embedder, within the settings' limits."""
+
+    def __init__(self, store: PostgresStore, embedder: Embedder, settings: Settings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+
+    def memory_search(
+        self,
+        query: str,
+        limit: int = MEMORY_MAX_RESULTS,
+        session_ids: Sequence[str] = (),
+        source: ChunkSource | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> MemorySearchResult:
+        """Chunks nearest to the query by cosine similarity, best first."""
+        deadline = _Deadline(self.settings.search_timeout_s)
+        clamped: dict[str, Clamp] = {}
+        text = self._query_text(query, clamped)
+        limit = _clamp("limit", limit, self.settings.memory_search_max_results, clamped)
+        self.store.check_ready(self.embedder.model)
+        vector = embed_query(self.embedder, text)
+        filter_: dict[str, Any] = {"embedding_model": self.embedder.model}
+        if session_ids:
+            filter_["session_ids"] = list(session_ids)
+        if source:
+            filter_["source"] = source
+        if since:
+            filter_["since"] = since.isoformat()
+        if until:
+            filter_["until"] = until.isoformat()
+        rows = self._timed(
+            deadline,
+            "SELECT id::text, session_id, source, content, similarity, created_at, metadata "
+            "FROM match_jarvis_memory_chunks(%s::vector, %s, %s)",
+            [vector.tolist(), limit, Jsonb(filter_)],
+        )
+        hits = [
+            MemoryHit(
+                id=r[0],
+                session_id=r[1],
+                source=r[2],
+                content=r[3],
+                similarity=r[4],
+                created_at=r[5],
+                metadata=r[6],
+            )
+            for r in rows
+        ]
+        return MemorySearchResult(
+            query=text, limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped)
+        )
+
+    def archive_search(
+        self, filters: ArchiveFilters, limit: int = ARCHIVE_MAX_ROWS, all_versions: bool = False
+    ) -> ArchiveSearchResult:
+        """Versions matching every given filter, newest first (latest per session by default)."""
+        deadline = _Deadline(self.settings.search_timeout_s)
+        clamped: dict[str, Clamp] = {}
+        limit = _clamp("limit", limit, self.settings.archive_search_max_rows, clamped)
+        rows = self._timed(
+            deadline,
+            "SELECT * FROM search_jarvis_archive(p_topics => %s, p_all_topics => %s, "
+            "p_decision => %s, p_entity => %s, p_action => %s, p_session_ids => %s, "
+            "p_since => %s, p_until => %s, p_all_versions => %s, p_limit => %s)",
+            [
+                filters.topics or None,
+                filters.all_topics,
+                filters.decision,
+                filters.entity,
+                filters.action,
+                filters.session_ids or None,
+                filters.since,
+                filters.until,
+                all_versions,
+                limit,
+            ],
+        )
+        hits = [_archive_hit(r) for r in rows]
+        return ArchiveSearchResult(limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped))
+
+    def search(
+        self, query: str, filters: ArchiveFilters, limit: int = MEMORY_MAX_RESULTS
+    ) -> SearchResult:
+        """Meaning first, then structured facts: chunk hits grouped by session, each session
+        joined with its latest version, sessions kept only if they match the filters."""
+        sessions: list[str] = list(filters.session_ids)
+        if not filters.empty:
+            matching = self.archive_search(filters, limit=ARCHIVE_MAX_ROWS)
+            sessions = [h.session_id for h in matching.hits]
+            if not sessions:
+                return SearchResult(query=query, sessions=[])
+        memory = self.memory_search(query, limit=limit, session_ids=sessions)
+        grouped: dict[str, list[MemoryHit]] = {}
+        for hit in memory.hits:
+            grouped.setdefault(hit.session_id, []).append(hit)
+        latest = (
+            {
+                h.session_id: h
+                for h in self.archive_search(
+                    ArchiveFilters(session_ids=list(grouped)), limit=ARCHIVE_MAX_ROWS
+                ).hits
+            }
+            if grouped
+            else {}
+        )
+        matches = [
+            SessionMatch(
+                session_id=sid,
+                best_similarity=max(h.similarity for h in hits),
+                chunks=hits,
+                latest=latest.get(sid),
+            )
+            for sid, hits in grouped.items()
+        ]
+        return SearchResult(
+            query=memory.query, sessions=matches, clamped=memory.clamped, truncated=memory.truncated
+        )
+
+    def _query_text(self, query: str, clamped: dict[str, Clamp]) -> str:
+        text = query.replace("\x00", "").strip()
+        if not text:
+            raise ConfigError("the search query is empty")
+        ceiling = self.settings.search_query_max_chars
+        if len(text) > ceiling:
+            clamped["query_chars"] = Clamp(requested=len(text), applied=ceiling)
+            text = text[:ceiling]
+        return text
+
+    def _timed(self, deadline: _Deadline, query: str, params: list[Any]) -> list[tuple[Any, ...]]:
+        """Run one query under what is left of the deadline, as a statement timeout."""
+        conn = self.store.conn
+        try:
+            with conn.transaction():
+                conn.execute(
+                    "SELECT set_config('statement_timeout', %s, true)",
+                    [str(deadline.remaining_ms())],
+                )
+                return conn.execute(query.encode(), params).fetchall()
+        except psycopg.errors.QueryCanceled:
+            raise SearchTimeoutError(
+                f"the search ran out of its {deadline.seconds:g} s in the database"
+            ) from None
+
+
+def _archive_hit(row: tuple[Any, ...]) -> ArchiveHit:
+    session_id, version, version_at, span, summary, topics, decisions, entities, actions = row
+    return ArchiveHit(
+        session_id=session_id,
+        version=version,
+        version_at=version_at,
+        span=Span.model_validate(span or {}),
+        summary=summary or "",
+        topics=topics or [],
+        decisions=decisions,
+        entities=entities,
+        actions=actions,
+    )
+
+
+def _searcher_call(settings: Settings | None, fn: str, *args: Any, **kwargs: Any) -> Any:
+    settings = settings or load_settings()
+    embedder = make_embedder(settings, timeout_s=settings.search_timeout_s)
+    with open_store(settings) as store:
+        return getattr(Searcher(store, embedder, settings), fn)(*args, **kwargs)
+
+
+def memory_search(
+    query: str,
+    limit: int = MEMORY_MAX_RESULTS,
+    session_ids: Sequence[str] = (),
+    source: ChunkSource | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    settings: Settings | None = None,
+) -> MemorySearchResult:
+    """Search memory by meaning (settings from the environment unless given)."""
+    result: MemorySearchResult = _searcher_call(
+        settings, "memory_search", query, limit, session_ids, source, since, until
+    )
+    return result
+
+
+def archive_search(
+    filters: ArchiveFilters | None = None,
+    limit: int = ARCHIVE_MAX_ROWS,
+    all_versions: bool = False,
+    settings: Settings | None = None,
+    **filter_values: Any,
+) -> ArchiveSearchResult:
+    """Search the archive by structured fact, e.g. `archive_search(topics=["oauth"])`."""
+    filters = filters or ArchiveFilters.model_validate(filter_values)
+    result: ArchiveSearchResult = _searcher_call(
+        settings, "archive_search", filters, limit, all_versions
+    )
+    return result
+
+
+def search(
+    query: str,
+    filters: ArchiveFilters | None = None,
+    limit: int = MEMORY_MAX_RESULTS,
+    settings: Settings | None = None,
+) -> SearchResult:
+    """The hybrid: sessions found by meaning, restricted by structured filters."""
+    result: SearchResult = _searcher_call(
+        settings, "search", query, filters or ArchiveFilters(), limit
+    )
+    return result

@@ -1,0 +1,187 @@
+"""The command line through its real entry points: CliRunner and `python -m archivist`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from sources import SourceDB
+from typer.testing import CliRunner
+
+from archivist.cli import cli
+
+COMMANDS = ["init", "archive", "demo"]
+
+
+@pytest.fixture
+def env(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Environment for a CLI run against the test database with the offline embedder."""
+    values = {
+        "DATABASE_URL": db_url,
+        "ARCHIVIST_EMBEDDER": "hash",
+        "ARCHIVIST_DELAY_MS": "0",
+        "ARCHIVIST_DATA_DIR": str(tmp_path / "data"),
+        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
+        "COLUMNS": "200",
+    }
+    for key, value in values.items():
+        monkeypatch.setenv(key, value)
+    return values
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(cli, list(args))
+
+
+def run_module(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "archivist", *args],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help_with_an_example(command: str) -> None:
+    result = invoke(command, "--help")
+    assert result.exit_code == 0
+    assert "Example: archivist " + command in " ".join(result.output.split())
+
+
+def test_archive_json_report_then_idempotent_rerun(source: SourceDB, env: dict[str, str]) -> None:
+    source.add("olive", ["let's use Vercel for the frontend", "sounds good, I'll set it up"])
+
+    first = invoke("archive", "--json")
+    assert first.exit_code == 0, first.output
+    report = json.loads(first.stdout)
+    assert [(s["session_id"], s["status"]) for s in report["sessions"]] == [("olive", "archived")]
+    assert report["embedder"] == "hash"
+
+    second = invoke("archive", "--session-id", "olive", "--json")
+    assert second.exit_code == 0
+    assert json.loads(second.stdout)["sessions"][0]["status"] == "unchanged"
+
+
+def test_dry_run_table_for_people(source: SourceDB, env: dict[str, str]) -> None:
+    source.add("olive", ["let's use Vercel for the frontend", "ok"])
+    result = invoke("archive", "--dry-run")
+    assert result.exit_code == 0
+    assert "dry run: nothing written" in result.stdout
+    assert "olive" in result.stdout and "planned" in result.stdout
+    assert source.count("jarvis_archive") == 0
+
+
+def test_python_dash_m_runs_the_same_cli(source: SourceDB, env: dict[str, str]) -> None:
+    source.add("s1", ["we decided to go with Postgres", "noted"])
+    result = run_module(["archive", "--json", "--max-sessions", "5"], env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["sessions"][0]["status"] == "archived"
+    assert source.count("jarvis_archive") == 1
+
+
+def test_init_twice_reports_nothing_new(env: dict[str, str]) -> None:
+    result = invoke("init", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {"applied": [], "embedding_model": "hash-768", "dim": 768}
+
+
+def test_a_failed_session_gives_exit_code_1(source: SourceDB, env: dict[str, str]) -> None:
+    source.add("bad", ["hello", "hi"])
+    source.conn.execute(
+        "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$ BEGIN RAISE EXCEPTION 'injected'; END $$; "
+        "CREATE TRIGGER boom BEFORE INSERT ON jarvis_archive "
+        "FOR EACH ROW EXECUTE FUNCTION boom()"
+    )
+    result = invoke("archive", "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["sessions"][0]["status"] == "failed"
+
+
+@pytest.mark.parametrize(
+    ("args", "extra_env", "message"),
+    [
+        (["archive", "--max-sessions", "0"], {}, "Invalid value"),
+        (["archive", "--bogus"], {}, "No such option"),
+        (["archive"], {"ARCHIVIST_MAX_SESSIONS": "many"}, "invalid setting max_sessions"),
+        (["archive"], {"ARCHIVIST_EMBEDDER": "magic"}, "invalid setting embedder"),
+        (["archive"], {"ARCHIVIST_MESSAGES_TABLE": "x; drop table y"}, "messages_table"),
+    ],
+)
+def test_bad_flags_and_settings_exit_2_with_one_line(
+    env: dict[str, str], args: list[str], extra_env: dict[str, str], message: str
+) -> None:
+    result = run_module(args, {**env, **extra_env})
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unreachable_database_is_one_line_without_the_password(env: dict[str, str]) -> None:
+    url = "postgresql://archiver:s3cr3t-pw@127.0.0.1:9/jarvis"
+    result = run_module(["archive"], {**env, "DATABASE_URL": url})
+    assert result.returncode == 1
+    assert "cannot connect to the database" in result.stderr
+    assert "s3cr3t-pw" not in result.stderr + result.stdout
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_uninitialised_database_says_to_run_init(empty_db_url: str, env: dict[str, str]) -> None:
+    result = run_module(["archive"], {**env, "DATABASE_URL": empty_db_url})
+    assert result.returncode == 1
+    assert "run: archivist init" in result.stderr
+
+
+def test_missing_source_table_is_a_clear_error(env: dict[str, str]) -> None:
+    result = invoke("archive")
+    assert result.exit_code == 1
+    assert "source table session_messages not found" in result.stderr
+
+
+def test_configured_model_other_than_the_recorded_one_is_refused(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add("s", ["hi", "hello"])
+    result = run_module(["archive"], {**env, "ARCHIVIST_EMBEDDING_DIM": "384"})
+    assert result.returncode == 1
+    assert "hash-768" in result.stderr and "hash-384" in result.stderr
+    assert source.count("jarvis_archive") == 0
+
+
+def test_toml_settings_apply_and_environment_wins(
+    source: SourceDB, env: dict[str, str], tmp_path: Path
+) -> None:
+    source.add("s", ["hi", "hello"])
+    config = tmp_path / "archivist.toml"
+    config.write_text('embedder = "ollama"\nmax_sessions = 1\n')
+    result = run_module(["archive", "--json"], {**env, "ARCHIVIST_CONFIG": str(config)})
+    # The environment's hash embedder wins over the file's ollama.
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["embedder"] == "hash"
+
+
+def test_demo_loads_samples_and_archives_them(tmp_path: Path, env: dict[str, str]) -> None:
+    env = {**env, "OLLAMA_HOST": "http://127.0.0.1:9"}  # no Ollama: falls back to hash
+    first = run_module(["demo", "--json", "--data-dir", str(tmp_path / "demo")], env)
+    assert first.returncode == 0, first.stderr
+    result = json.loads(first.stdout)
+    assert "hash embedder" in result["embedder"]
+    assert result["loaded_sessions"] >= 8
+    assert {s["status"] for s in result["report"]["sessions"]} == {"archived"}
+    assert any(e["decisions"] for e in result["extractions"])
+    # DATABASE_URL was never touched by the demo.
+    with psycopg.connect(env["DATABASE_URL"]) as conn:
+        assert conn.execute("SELECT count(*) FROM jarvis_archive").fetchone() == (0,)
+    second = run_module(["demo", "--json", "--data-dir", str(tmp_path / "demo")], env)
+    again = json.loads(second.stdout)
+    assert again["loaded_sessions"] == 0 and again["report"]["sessions"] == []
+    assert len(again["extractions"]) == len(result["extractions"])
