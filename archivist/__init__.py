@@ -1,3 +1,10 @@
-"""archivist: chat-bot conversations into versioned extractions and searchable memory."""
+"""archivist: chat-bot conversations into versioned extractions and searchable memory.
 
+The query API for bots: `memory_search` (by meaning) and `archive_search` (by structured
+fact), with the same limits as the CLI; the hybrid is `archivist.search.search`.
+"""
+
+from archivist.search import ArchiveFilters, archive_search, memory_search
+
+__all__ = ["ArchiveFilters", "archive_search", "memory_search"]
 __version__ = "0.1.0"

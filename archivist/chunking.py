@@ -12,7 +12,7 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 
-from archivist.models import Chunk, ChunkSource, Extraction, Message
+from archivist.models import Chunk, ChunkSource, Extraction, Message, Span
 
 SUMMARY_SLOT = "summary"
 EXTRACTION_SLOT = "extraction"
@@ -66,15 +66,21 @@ def split_text(text: str, max_chars: int) -> list[str]:
     return [p for p in pieces if p]
 
 
+def _span_coverage(span: Span) -> dict[str, object]:
+    """The time range a whole-session chunk covers, for time-filtered searches."""
+    return {
+        "first_at": span.first_turn_at.isoformat() if span.first_turn_at else None,
+        "last_at": span.last_turn_at.isoformat() if span.last_turn_at else None,
+    }
+
+
 def summary_chunks(
-    session_id: str, summary: str | None, model: str, version: int, max_chars: int
+    session_id: str, summary: str | None, span: Span, model: str, version: int, max_chars: int
 ) -> list[Chunk]:
     """The bot's own session summary, as one or more chunks."""
     if not summary or not summary.strip():
         return []
-    pieces: list[tuple[str, dict[str, object]]] = [
-        (p, {}) for p in split_text(summary.strip(), max_chars)
-    ]
+    pieces = [(p, _span_coverage(span)) for p in split_text(summary.strip(), max_chars)]
     return _make_chunks(session_id, "session_summary", SUMMARY_SLOT, pieces, model, version)
 
 
@@ -96,7 +102,8 @@ def extraction_chunks(
 ) -> list[Chunk]:
     """The extraction rendered as text, as one or more chunks."""
     text = render_extraction(extraction)
-    pieces: list[tuple[str, dict[str, object]]] = [(p, {}) for p in split_text(text, max_chars)]
+    coverage = _span_coverage(extraction.span)
+    pieces = [(p, coverage) for p in split_text(text, max_chars)]
     return _make_chunks(session_id, "archive_extraction", EXTRACTION_SLOT, pieces, model, version)
 
 

@@ -263,6 +263,7 @@ class Archiver:
         chunks = summary_chunks(
             session_id,
             changed_summary.summary_text if changed_summary else None,
+            extraction.span,
             model,
             version,
             size,

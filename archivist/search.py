@@ -16,13 +16,14 @@ from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from archivist.backends import make_embedder, open_store
 from archivist.config import Settings, load_settings
 from archivist.embed.base import Embedder, embed_query
 from archivist.errors import ArchivistError, ConfigError
 from archivist.models import Action, ChunkSource, Decision, Entity, Span
+from archivist.sanitize import clean_text
 from archivist.store.postgres import PostgresStore
 
 MEMORY_MAX_RESULTS = 10  # the same bounds are written into sql/003
@@ -109,6 +110,16 @@ class ArchiveFilters(BaseModel):
     since: datetime | None = None
     until: datetime | None = None
 
+    @field_validator("topics", "session_ids", mode="after")
+    @classmethod
+    def _storable_list(cls, values: list[str]) -> list[str]:
+        return [clean_text(v) for v in values]
+
+    @field_validator("decision", "entity", "action", mode="after")
+    @classmethod
+    def _storable(cls, value: str | None) -> str | None:
+        return clean_text(value) if value is not None else None
+
     @property
     def empty(self) -> bool:
         return not (
@@ -163,7 +174,7 @@ class Searcher:
         vector = embed_query(self.embedder, text)
         filter_: dict[str, Any] = {"embedding_model": self.embedder.model}
         if session_ids:
-            filter_["session_ids"] = list(session_ids)
+            filter_["session_ids"] = [clean_text(s) for s in session_ids]
         if source:
             filter_["source"] = source
         if since:
@@ -259,7 +270,7 @@ class Searcher:
         )
 
     def _query_text(self, query: str, clamped: dict[str, Clamp]) -> str:
-        text = query.replace("\x00", "").strip()
+        text = clean_text(query).strip()
         if not text:
             raise ConfigError("the search query is empty")
         ceiling = self.settings.search_query_max_chars
@@ -301,7 +312,9 @@ def _archive_hit(row: tuple[Any, ...]) -> ArchiveHit:
 
 def _searcher_call(settings: Settings | None, fn: str, *args: Any, **kwargs: Any) -> Any:
     settings = settings or load_settings()
-    embedder = make_embedder(settings, timeout_s=settings.search_timeout_s)
+    # One attempt within the search's own deadline: a retry would outlive it.
+    no_retry = settings.model_copy(update={"ollama_retries": 0})
+    embedder = make_embedder(no_retry, timeout_s=settings.search_timeout_s)
     with open_store(settings) as store:
         return getattr(Searcher(store, embedder, settings), fn)(*args, **kwargs)
 

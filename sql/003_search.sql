@@ -3,7 +3,7 @@
 --
 -- match_jarvis_memory_chunks(query_embedding, match_count, filter): nearest chunks by cosine,
 --   like Supabase's match_documents. filter keys (all optional): session_ids [text],
---   source text, since / until (timestamptz, on the chunk's last message time), and
+--   source text, since / until (timestamptz, on the conversation time a chunk covers), and
 --   embedding_model (default: the recorded one; chunks of any other model are never returned).
 --   At most 10 rows. A filtered search is exact over the filter (pgvector before 0.8 filters
 --   after the HNSW scan and would come back short); with 0.8+ an iterative HNSW scan is used
@@ -53,10 +53,8 @@ BEGIN
         WHERE c.embedding_model = v_model
           AND (v_sessions IS NULL OR c.session_id = ANY (v_sessions))
           AND (v_source IS NULL OR c.source = v_source)
-          AND (v_since IS NULL OR (c.metadata ->> 'last_at')::timestamptz >= v_since
-               OR (c.metadata ->> 'last_at') IS NULL AND c.created_at >= v_since)
-          AND (v_until IS NULL OR coalesce((c.metadata ->> 'first_at')::timestamptz,
-                                           c.created_at) <= v_until)
+          AND (v_since IS NULL OR (c.metadata ->> 'last_at')::timestamptz >= v_since)
+          AND (v_until IS NULL OR (c.metadata ->> 'first_at')::timestamptz <= v_until)
         ORDER BY (c.embedding <=> query_embedding) + 0, c.id
         LIMIT v_k;
         RETURN;
@@ -71,10 +69,8 @@ BEGIN
         FROM jarvis_memory_chunks c
         WHERE c.embedding_model = v_model
           AND (v_source IS NULL OR c.source = v_source)
-          AND (v_since IS NULL OR (c.metadata ->> 'last_at')::timestamptz >= v_since
-               OR (c.metadata ->> 'last_at') IS NULL AND c.created_at >= v_since)
-          AND (v_until IS NULL OR coalesce((c.metadata ->> 'first_at')::timestamptz,
-                                           c.created_at) <= v_until)
+          AND (v_since IS NULL OR (c.metadata ->> 'last_at')::timestamptz >= v_since)
+          AND (v_until IS NULL OR (c.metadata ->> 'first_at')::timestamptz <= v_until)
         ORDER BY c.embedding <=> query_embedding
         LIMIT v_k
     )

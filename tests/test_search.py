@@ -1,0 +1,280 @@
+"""memory_search, archive_search and search on a real archive: filters, limits, timeouts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+from sources import T0, SourceDB
+
+from archivist import ArchiveFilters, archive_search, memory_search
+from archivist.app import archive
+from archivist.config import Settings
+from archivist.errors import ConfigError
+from archivist.pipeline import ArchiveRequest
+from archivist.search import SearchTimeoutError, search
+
+CONVERSATIONS = {
+    "deploy": [
+        "We need to ship the olive frontend. Should we use Netlify or Vercel?",
+        "Vercel has preview deploys and first-class Next.js support.",
+        "OK, let's use Vercel for the olive frontend deploy.",
+        "I'll connect the GitHub repo and set up the Vercel project.",
+    ],
+    "cache": [
+        "The API is slow; we need caching for the product catalogue.",
+        "Redis or Memcached would both work for a simple key-value cache.",
+        "We decided to go with Redis for caching, with a one hour TTL.",
+        "I'll add the Redis client and a cache decorator tomorrow.",
+    ],
+    "oauth": [
+        "Users get logged out: the OAuth refresh token flow fails after an hour.",
+        "The refresh request is sent without the client secret.",
+        "Let's switch to rotating refresh tokens and fix the token endpoint call.",
+        "I'll patch the auth service and add a test for token refresh.",
+    ],
+}
+
+
+@pytest.fixture
+def archived(source: SourceDB, settings: Settings) -> Settings:
+    """Three archived sessions a day apart (deploy oldest, oauth newest)."""
+    for day, (session_id, messages) in enumerate(CONVERSATIONS.items()):
+        source.add(session_id, messages, start=T0 + timedelta(days=day))
+    archive(settings, ArchiveRequest(delay_ms=0))
+    return settings
+
+
+def test_memory_search_finds_the_conversation_by_its_words(archived: Settings) -> None:
+    result = memory_search("Vercel frontend deploy preview", settings=archived)
+    assert result.hits and result.hits[0].session_id == "deploy"
+    similarities = [h.similarity for h in result.hits]
+    assert similarities == sorted(similarities, reverse=True)
+    assert result.clamped == {} and not result.truncated
+    turn = next(h for h in result.hits if h.source == "session_turn")
+    assert turn.metadata["message_ids"] and turn.metadata["version"] == 1
+
+
+def test_memory_search_limit_is_clamped_and_said_so(source: SourceDB, settings: Settings) -> None:
+    for n in range(15):
+        source.add(f"s{n:02d}", [f"note {n} about deployments", "ok"])
+    archive(settings, ArchiveRequest(delay_ms=0, selection=_all()))
+    result = memory_search("deployments", limit=50, settings=settings)
+    assert len(result.hits) == 10
+    assert result.clamped["limit"].requested == 50 and result.clamped["limit"].applied == 10
+    assert result.truncated
+    # The SQL function holds the same ceiling for callers that skip the Python layer.
+    with psycopg.connect(source.url) as conn:
+        rows = conn.execute(
+            "SELECT count(*) FROM match_jarvis_memory_chunks("
+            "(SELECT embedding FROM jarvis_memory_chunks LIMIT 1), 1000)"
+        ).fetchone()
+    assert rows == (10,)
+
+
+def _all() -> Any:
+    from archivist.store.postgres import SessionSelection
+
+    return SessionSelection(limit=100)
+
+
+def test_long_query_is_cut_and_empty_query_refused(archived: Settings) -> None:
+    result = memory_search("refresh token " * 1000, settings=archived)
+    assert result.clamped["query_chars"].requested == len(("refresh token " * 1000).strip())
+    assert result.clamped["query_chars"].applied == 8000 and len(result.query) == 8000
+    with pytest.raises(ConfigError, match="empty"):
+        memory_search(" \x00 ", settings=archived)
+
+
+def test_memory_search_filters(archived: Settings) -> None:
+    only = memory_search("caching", session_ids=["oauth"], settings=archived)
+    assert only.hits and {h.session_id for h in only.hits} == {"oauth"}
+    summaries = memory_search("refresh tokens", source="archive_extraction", settings=archived)
+    assert {h.source for h in summaries.hits} == {"archive_extraction"}
+    assert len(summaries.hits) == 3
+    recent = memory_search("tokens", since=T0 + timedelta(days=2), settings=archived)
+    assert {h.session_id for h in recent.hits} == {"oauth"}
+    old = memory_search("tokens", until=T0 + timedelta(hours=1), settings=archived)
+    assert {h.session_id for h in old.hits} == {"deploy"}
+
+
+def test_chunks_of_another_model_are_never_returned(source: SourceDB, archived: Settings) -> None:
+    source.conn.execute(
+        "INSERT INTO jarvis_memory_chunks (id, session_id, source, content, embedding, slot, "
+        "content_hash, embedding_model, archive_version) SELECT gen_random_uuid(), 'foreign', "
+        "source, content, embedding, slot, content_hash, 'other-model', 1 "
+        "FROM jarvis_memory_chunks"
+    )
+    for query in ("Vercel deploy", "refresh token", "Redis caching"):
+        hits = memory_search(query, settings=archived).hits
+        assert hits and "foreign" not in {h.session_id for h in hits}
+
+
+def test_a_filtered_search_returns_k_rows_whenever_k_rows_match(
+    source: SourceDB, settings: Settings
+) -> None:
+    # 1,000 random vectors: 10 % in session "wide", 1 % in "narrow", 4 rows in "few"; the
+    # "wide" ones are also the only session summaries. An HNSW scan that filters afterwards
+    # (pgvector < 0.8) would come back short on such filters.
+    source.conn.execute(
+        """
+        INSERT INTO jarvis_memory_chunks (id, session_id, source, content, embedding, slot,
+                                          content_hash, embedding_model, archive_version)
+        SELECT gen_random_uuid(),
+               CASE WHEN g <= 100 THEN 'wide' WHEN g <= 110 THEN 'narrow'
+                    WHEN g <= 114 THEN 'few' ELSE 'other' || g END,
+               CASE WHEN g <= 100 THEN 'session_summary' ELSE 'session_turn' END,
+               'chunk ' || g,
+               (SELECT array_agg(random())::vector FROM generate_series(1, 768) WHERE g > 0),
+               'turns:' || g, md5(g::text), 'hash-768', 1
+        FROM generate_series(1, 1000) g
+        """
+    )
+    for session_id, expected in (("wide", 10), ("narrow", 10), ("few", 4)):
+        hits = memory_search("chunk", session_ids=[session_id], settings=settings).hits
+        assert len(hits) == expected and {h.session_id for h in hits} == {session_id}
+    by_source = memory_search("chunk", source="session_summary", settings=settings).hits
+    assert len(by_source) == 10 and {h.session_id for h in by_source} == {"wide"}
+
+
+def test_a_slow_database_is_cancelled_with_a_timeout_error(
+    source: SourceDB, archived: Settings
+) -> None:
+    quick = archived.model_copy(update={"search_timeout_s": 1.0})
+    with psycopg.connect(source.url) as blocker:
+        blocker.execute("LOCK TABLE jarvis_memory_chunks IN ACCESS EXCLUSIVE MODE")
+        with pytest.raises(SearchTimeoutError, match="in the database"):
+            memory_search("Vercel", settings=quick)
+        blocker.rollback()
+    # The cancelled query left nothing behind: the next search works.
+    assert memory_search("Vercel", settings=quick).hits
+
+
+def test_archive_search_filters(archived: Settings) -> None:
+    def sessions(**filters: Any) -> list[str]:
+        return sorted(h.session_id for h in archive_search(settings=archived, **filters).hits)
+
+    assert sessions() == ["cache", "deploy", "oauth"]
+    assert sessions(decision="VERCEL") == ["deploy"]
+    assert sessions(entity="tool:redis") == ["cache"]
+    assert sessions(entity="Redis") == ["cache"]
+    assert sessions(action="auth service") == ["oauth"]
+    assert sessions(session_ids=["cache", "oauth"]) == ["cache", "oauth"]
+    assert sessions(since=T0 + timedelta(days=1, hours=1)) == ["oauth"]
+    assert sessions(until=T0 + timedelta(hours=1)) == ["deploy"]
+    assert sessions(decision="no such decision") == []
+    deploy = archive_search(decision="vercel", settings=archived).hits[0]
+    assert all("vercel" in d.text.lower() for d in deploy.decisions)
+    assert deploy.version == 1 and deploy.span.turn_count == 4
+
+
+def test_archive_search_topics_any_and_all(archived: Settings) -> None:
+    topics = {h.session_id: h.topics for h in archive_search(settings=archived).hits}
+    first, second = topics["cache"][0], topics["oauth"][0]
+    found = archive_search(topics=[first.upper(), second], settings=archived).hits
+    assert {h.session_id for h in found} >= {"cache", "oauth"}
+    both = archive_search(topics=[first, second], all_topics=True, settings=archived).hits
+    assert {h.session_id for h in both} <= {
+        s for s, t in topics.items() if first in t and second in t
+    }
+
+
+def test_latest_version_by_default_all_versions_on_request(
+    source: SourceDB, archived: Settings
+) -> None:
+    source.add("deploy", ["We decided to use Fly.io for the API."], start=T0 + timedelta(days=5))
+    archive(archived, ArchiveRequest(delay_ms=0))
+    latest = archive_search(session_ids=["deploy"], settings=archived).hits
+    assert [h.version for h in latest] == [2]
+    every = archive_search(session_ids=["deploy"], all_versions=True, settings=archived).hits
+    assert [h.version for h in every] == [2, 1]
+
+
+def test_archive_search_limit_is_clamped(source: SourceDB, settings: Settings) -> None:
+    for n in range(25):
+        source.add(f"s{n:02d}", ["we decided to use Postgres", "ok"])
+    archive(settings, ArchiveRequest(delay_ms=0, selection=_all()))
+    result = archive_search(limit=100, settings=settings)
+    assert len(result.hits) == 20 and result.truncated
+    assert result.clamped["limit"].applied == 20
+
+
+def test_hybrid_search_groups_by_session_and_applies_structured_filters(
+    archived: Settings,
+) -> None:
+    result = search("token refresh caching deploy", settings=archived)
+    assert {m.session_id for m in result.sessions} == {"deploy", "cache", "oauth"}
+    for match in result.sessions:
+        assert match.latest is not None and match.latest.session_id == match.session_id
+        assert {c.session_id for c in match.chunks} == {match.session_id}
+    filtered = search(
+        "token refresh caching deploy", ArchiveFilters(decision="redis"), settings=archived
+    )
+    assert [m.session_id for m in filtered.sessions] == ["cache"]
+    assert search("anything", ArchiveFilters(decision="nope"), settings=archived).sessions == []
+
+
+@given(text=st.text(max_size=300) | st.sampled_from(["%", "_", "'; drop table x; --", "\\"]))
+@hypothesis_settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_arbitrary_text_in_every_field_never_breaks_a_search(archived: Settings, text: str) -> None:
+    for fields in (
+        {"topics": [text]},
+        {"decision": text},
+        {"entity": text},
+        {"action": text},
+        {"session_ids": [text]},
+    ):
+        archive_search(settings=archived, **fields)
+    if text.replace("\x00", "").strip():
+        memory_search(text, session_ids=[text], settings=archived)
+        search(text, ArchiveFilters(decision=text), settings=archived)
+    # No exception is the assertion; and the table is still there and intact.
+    assert len(archive_search(settings=archived).hits) == 3
+
+
+def test_a_huge_query_is_cut_not_an_error(archived: Settings) -> None:
+    result = memory_search("x" * 100_000, settings=archived)
+    assert result.clamped["query_chars"].applied == 8000
+
+
+def test_cli_search_commands(archived: Settings, tmp_path: Path) -> None:
+    assert archived.database_url is not None
+    env = {
+        **os.environ,
+        "DATABASE_URL": archived.database_url.get_secret_value(),
+        "ARCHIVIST_EMBEDDER": "hash",
+        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
+    }
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "archivist", *args], env=env, capture_output=True, text=True
+        )
+
+    memory = cli("memory-search", "Vercel deploy", "--limit", "20", "--json")
+    assert memory.returncode == 0, memory.stderr
+    payload = json.loads(memory.stdout)
+    assert payload["clamped"]["limit"] == {"requested": 20, "applied": 10}
+    assert payload["hits"][0]["session_id"] == "deploy"
+    facts = cli("archive-search", "--decision", "redis", "--json")
+    assert [h["session_id"] for h in json.loads(facts.stdout)["hits"]] == ["cache"]
+    both = cli("search", "token refresh", "--entity", "tool:redis", "--json")
+    assert [s["session_id"] for s in json.loads(both.stdout)["sessions"]] == ["cache"]
+    empty = cli("memory-search", "   ")
+    assert empty.returncode == 2 and "query is empty" in empty.stderr
+    bad_source = cli("memory-search", "x", "--source", "nope")
+    assert bad_source.returncode == 2 and "unknown source" in bad_source.stderr
+    table = cli("archive-search", "--entity", "tool:vercel")
+    assert table.returncode == 0 and "deploy" in table.stdout
