@@ -59,6 +59,10 @@ Entity = Annotated[
 ActionText = Annotated[
     str | None, typer.Option("--action", help="Sessions with an action containing this text.")
 ]
+ModeFlag = Annotated[
+    str | None,
+    typer.Option("--mode", help="Ranking: vector, text or hybrid [default: hybrid]."),
+]
 EmbedderFlag = Annotated[
     str | None, typer.Option("--embedder", help="`ollama` (default) or the offline `hash`.")
 ]
@@ -219,14 +223,15 @@ def memory_search(
     ] = None,
     since: Since = None,
     until: Until = None,
+    mode: ModeFlag = None,
     embedder: EmbedderFlag = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Find conversation by meaning: the chunks nearest to the query.
+    """Find conversation by meaning: the chunks that best answer the query.
 
     Example: archivist memory-search "what did we say about OAuth refresh?" --limit 5
     """
-    settings = _settings(embedder=embedder)
+    settings = _settings(embedder=embedder, search_mode=mode)
     with _errors_reported(settings):
         if source not in (None, "session_turn", "session_summary", "archive_extraction"):
             raise ConfigError(f"unknown source {source!r}")
@@ -237,7 +242,7 @@ def memory_search(
             cast("ChunkSource | None", source),
             since,
             until,
-            settings,
+            settings=settings,
         )
     render.memory_result(stdout, result, json_output)
 
@@ -285,6 +290,7 @@ def hybrid_search(
     since: Since = None,
     until: Until = None,
     limit: Annotated[int, typer.Option(min=1, help="Chunks wanted (at most 10).")] = 10,
+    mode: ModeFlag = None,
     embedder: EmbedderFlag = None,
     json_output: JsonFlag = False,
 ) -> None:
@@ -292,10 +298,10 @@ def hybrid_search(
 
     Example: archivist search "olive deployment" --topic deployment
     """
-    settings = _settings(embedder=embedder)
+    settings = _settings(embedder=embedder, search_mode=mode)
     filters = _filters(topic, all_topics, decision, entity, action, session_id, since, until)
     with _errors_reported(settings):
-        result = search_module.search(query, filters, limit, settings)
+        result = search_module.search(query, filters, limit, settings=settings)
     render.search_result(stdout, result, json_output)
 
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from archivist.errors import ConfigError
 
+SearchMode = Literal["vector", "text", "hybrid"]
 _ALIASES = {"DATABASE_URL": "database_url", "OLLAMA_HOST": "ollama_host"}
 _ENV_PREFIX = "ARCHIVIST_"
 _IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$"
@@ -80,6 +81,13 @@ class Settings(BaseModel):
     archive_search_max_rows: int = Field(20, ge=1, le=20)
     search_timeout_s: float = Field(15.0, gt=0)
     search_query_max_chars: int = Field(8000, ge=1)
+    # Ranking: "vector" (cosine only), "text" (full text only) or "hybrid" (reciprocal rank
+    # fusion of both, with an optional recency factor of the given half-life).
+    search_mode: SearchMode = "hybrid"
+    search_vector_weight: float = Field(1.0, ge=0)
+    search_text_weight: float = Field(1.0, ge=0)
+    search_recency_weight: float = Field(0.0, ge=0, le=1)
+    search_recency_half_life_days: float = Field(14.0, gt=0)
 
     sources: SourceTables = Field(default_factory=SourceTables)
 

@@ -19,7 +19,7 @@ from psycopg.types.json import Jsonb
 from pydantic import BaseModel, Field, field_validator
 
 from archivist.backends import make_embedder, open_store
-from archivist.config import Settings, load_settings
+from archivist.config import SearchMode, Settings, load_settings
 from archivist.embed.base import Embedder, embed_query
 from archivist.errors import ArchivistError, ConfigError
 from archivist.models import Action, ChunkSource, Decision, Entity, Span
@@ -45,6 +45,7 @@ class MemoryHit(BaseModel):
     source: str
     content: str
     similarity: float
+    score: float | None = Field(None, description="the fused ranking score (text and hybrid)")
     created_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -53,6 +54,7 @@ class MemorySearchResult(BaseModel):
     """What `memory_search` returns; `--json` prints exactly this."""
 
     query: str
+    mode: SearchMode
     limit: int
     hits: list[MemoryHit]
     clamped: dict[str, Clamp] = Field(default_factory=dict)
@@ -164,8 +166,9 @@ class Searcher:
         source: ChunkSource | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
+        mode: SearchMode | None = None,
     ) -> MemorySearchResult:
-        """Chunks nearest to the query by cosine similarity, best first."""
+        """The chunks that best answer the query, best first, ranked by `mode`."""
         deadline = _Deadline(self.settings.search_timeout_s)
         clamped: dict[str, Clamp] = {}
         text = self._query_text(query, clamped)
@@ -181,12 +184,31 @@ class Searcher:
             filter_["since"] = since.isoformat()
         if until:
             filter_["until"] = until.isoformat()
-        rows = self._timed(
-            deadline,
-            "SELECT id::text, session_id, source, content, similarity, created_at, metadata "
-            "FROM match_jarvis_memory_chunks(%s::vector, %s, %s)",
-            [vector.tolist(), limit, Jsonb(filter_)],
-        )
+        mode = mode or self.settings.search_mode
+        columns = "id::text, session_id, source, content, similarity, created_at, metadata"
+        if mode == "vector":
+            query_sql = (
+                f"SELECT {columns}, NULL FROM match_jarvis_memory_chunks(%s::vector, %s, %s)"
+            )
+            params: list[Any] = [vector.tolist(), limit, Jsonb(filter_)]
+        else:
+            s = self.settings
+            query_sql = (
+                f"SELECT {columns}, score "
+                "FROM hybrid_jarvis_memory_chunks(%s::vector, %s, %s, %s, %s, %s, %s, %s)"
+            )
+            vector_weight = s.search_vector_weight if mode == "hybrid" else 0.0
+            params = [
+                vector.tolist(),
+                text,
+                limit,
+                Jsonb(filter_),
+                vector_weight,
+                s.search_text_weight,
+                s.search_recency_weight,
+                s.search_recency_half_life_days,
+            ]
+        rows = self._timed(deadline, query_sql, params)
         hits = [
             MemoryHit(
                 id=r[0],
@@ -196,11 +218,12 @@ class Searcher:
                 similarity=r[4],
                 created_at=r[5],
                 metadata=r[6],
+                score=r[7],
             )
             for r in rows
         ]
         return MemorySearchResult(
-            query=text, limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped)
+            query=text, mode=mode, limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped)
         )
 
     def archive_search(
@@ -232,7 +255,11 @@ class Searcher:
         return ArchiveSearchResult(limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped))
 
     def search(
-        self, query: str, filters: ArchiveFilters, limit: int = MEMORY_MAX_RESULTS
+        self,
+        query: str,
+        filters: ArchiveFilters,
+        limit: int = MEMORY_MAX_RESULTS,
+        mode: SearchMode | None = None,
     ) -> SearchResult:
         """Meaning first, then structured facts: chunk hits grouped by session, each session
         joined with its latest version, sessions kept only if they match the filters."""
@@ -242,7 +269,7 @@ class Searcher:
             sessions = [h.session_id for h in matching.hits]
             if not sessions:
                 return SearchResult(query=query, sessions=[])
-        memory = self.memory_search(query, limit=limit, session_ids=sessions)
+        memory = self.memory_search(query, limit=limit, session_ids=sessions, mode=mode)
         grouped: dict[str, list[MemoryHit]] = {}
         for hit in memory.hits:
             grouped.setdefault(hit.session_id, []).append(hit)
@@ -326,11 +353,12 @@ def memory_search(
     source: ChunkSource | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
+    mode: SearchMode | None = None,
     settings: Settings | None = None,
 ) -> MemorySearchResult:
     """Search memory by meaning (settings from the environment unless given)."""
     result: MemorySearchResult = _searcher_call(
-        settings, "memory_search", query, limit, session_ids, source, since, until
+        settings, "memory_search", query, limit, session_ids, source, since, until, mode
     )
     return result
 
@@ -354,10 +382,11 @@ def search(
     query: str,
     filters: ArchiveFilters | None = None,
     limit: int = MEMORY_MAX_RESULTS,
+    mode: SearchMode | None = None,
     settings: Settings | None = None,
 ) -> SearchResult:
     """The hybrid: sessions found by meaning, restricted by structured filters."""
     result: SearchResult = _searcher_call(
-        settings, "search", query, filters or ArchiveFilters(), limit
+        settings, "search", query, filters or ArchiveFilters(), limit, mode
     )
     return result

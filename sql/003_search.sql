@@ -8,6 +8,10 @@
 --   At most 10 rows. A filtered search is exact over the filter (pgvector before 0.8 filters
 --   after the HNSW scan and would come back short); with 0.8+ an iterative HNSW scan is used
 --   for filters that are not a session list.
+-- hybrid_jarvis_memory_chunks(query_embedding, query_text, match_count, filter, weights...):
+--   reciprocal rank fusion (k = 60) of the 50 nearest chunks and the 50 best full-text
+--   matches (any word of the query), times an optional recency factor
+--   (1 - w + w * 0.5 ^ (age / half_life)). A zero vector_weight makes it a full-text search.
 -- search_jarvis_archive(...): structured filters over the latest version of each session (or
 --   every version), at most 20 rows, newest first; containment filters use the GIN index.
 
@@ -18,29 +22,42 @@ AS $$
     FROM pg_extension WHERE extname = 'vector'
 $$;
 
-CREATE OR REPLACE FUNCTION match_jarvis_memory_chunks(
-    query_embedding vector,
-    match_count     integer DEFAULT 10,
-    filter          jsonb DEFAULT '{}'::jsonb
+CREATE OR REPLACE FUNCTION archivist_chunk_in_filter(
+    c_session_id text, c_source text, c_metadata jsonb, c_model text, filter jsonb
+) RETURNS boolean
+LANGUAGE sql STABLE
+AS $$
+    SELECT c_model = coalesce(filter ->> 'embedding_model',
+                              (SELECT m.value FROM archivist_meta m
+                               WHERE m.key = 'embedding_model'))
+       AND (jsonb_typeof(filter -> 'session_ids') IS DISTINCT FROM 'array'
+            OR c_session_id IN (SELECT jsonb_array_elements_text(filter -> 'session_ids')))
+       AND (filter ->> 'source' IS NULL OR c_source = filter ->> 'source')
+       AND (filter ->> 'since' IS NULL
+            OR (c_metadata ->> 'last_at')::timestamptz >= (filter ->> 'since')::timestamptz)
+       AND (filter ->> 'until' IS NULL
+            OR (c_metadata ->> 'first_at')::timestamptz <= (filter ->> 'until')::timestamptz)
+$$;
+
+-- The k (at most 200) nearest chunks; match_jarvis_memory_chunks and the hybrid build on it.
+CREATE OR REPLACE FUNCTION archivist_nearest_chunks(
+    query_embedding vector, k integer, filter jsonb
 ) RETURNS TABLE (id uuid, session_id text, source text, content text, metadata jsonb,
                  similarity double precision, created_at timestamptz)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_k        integer := least(greatest(coalesce(match_count, 10), 1), 10);
-    v_filter   jsonb := coalesce(filter, '{}'::jsonb);
-    v_model    text := coalesce(v_filter ->> 'embedding_model',
-                                (SELECT m.value FROM archivist_meta m
-                                 WHERE m.key = 'embedding_model'));
+    v_k        integer := least(greatest(coalesce(k, 10), 1), 200);
+    v_filter   jsonb := coalesce(filter, '{}'::jsonb) - 'embedding_model'
+                        || jsonb_build_object('embedding_model', coalesce(
+                               filter ->> 'embedding_model',
+                               (SELECT m.value FROM archivist_meta m
+                                WHERE m.key = 'embedding_model')));
     v_sessions text[] := CASE WHEN jsonb_typeof(v_filter -> 'session_ids') = 'array'
                               THEN ARRAY(SELECT jsonb_array_elements_text(v_filter -> 'session_ids'))
                          END;
-    v_source   text := v_filter ->> 'source';
-    v_since    timestamptz := (v_filter ->> 'since')::timestamptz;
-    v_until    timestamptz := (v_filter ->> 'until')::timestamptz;
-    v_filtered boolean := v_sessions IS NOT NULL OR v_source IS NOT NULL
-                          OR v_since IS NOT NULL OR v_until IS NOT NULL;
+    v_filtered boolean := v_sessions IS NOT NULL OR v_filter ?| ARRAY['source', 'since', 'until'];
 BEGIN
     PERFORM set_config('hnsw.ef_search', greatest(100, v_k * 4)::text, true);
     IF v_filtered AND (v_sessions IS NOT NULL OR NOT archivist_iterative_scan_available()) THEN
@@ -50,11 +67,9 @@ BEGIN
         SELECT c.id, c.session_id, c.source, c.content, c.metadata,
                1 - (c.embedding <=> query_embedding), c.created_at
         FROM jarvis_memory_chunks c
-        WHERE c.embedding_model = v_model
-          AND (v_sessions IS NULL OR c.session_id = ANY (v_sessions))
-          AND (v_source IS NULL OR c.source = v_source)
-          AND (v_since IS NULL OR (c.metadata ->> 'last_at')::timestamptz >= v_since)
-          AND (v_until IS NULL OR (c.metadata ->> 'first_at')::timestamptz <= v_until)
+        WHERE (v_sessions IS NULL OR c.session_id = ANY (v_sessions))
+          AND archivist_chunk_in_filter(c.session_id, c.source, c.metadata,
+                                        c.embedding_model, v_filter)
         ORDER BY (c.embedding <=> query_embedding) + 0, c.id
         LIMIT v_k;
         RETURN;
@@ -67,10 +82,8 @@ BEGIN
         SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.created_at,
                c.embedding <=> query_embedding AS distance
         FROM jarvis_memory_chunks c
-        WHERE c.embedding_model = v_model
-          AND (v_source IS NULL OR c.source = v_source)
-          AND (v_since IS NULL OR (c.metadata ->> 'last_at')::timestamptz >= v_since)
-          AND (v_until IS NULL OR (c.metadata ->> 'first_at')::timestamptz <= v_until)
+        WHERE archivist_chunk_in_filter(c.session_id, c.source, c.metadata,
+                                        c.embedding_model, v_filter)
         ORDER BY c.embedding <=> query_embedding
         LIMIT v_k
     )
@@ -78,6 +91,75 @@ BEGIN
     FROM nearest n
     ORDER BY n.distance, n.id;
 END;
+$$;
+
+CREATE OR REPLACE FUNCTION match_jarvis_memory_chunks(
+    query_embedding vector,
+    match_count     integer DEFAULT 10,
+    filter          jsonb DEFAULT '{}'::jsonb
+) RETURNS TABLE (id uuid, session_id text, source text, content text, metadata jsonb,
+                 similarity double precision, created_at timestamptz)
+LANGUAGE sql
+AS $$
+    SELECT * FROM archivist_nearest_chunks(
+        query_embedding, least(greatest(coalesce(match_count, 10), 1), 10), filter)
+$$;
+
+-- Any word of the text (stemmed, stop words dropped), as a tsquery; NULL when none is left.
+CREATE OR REPLACE FUNCTION archivist_any_word_query(query_text text) RETURNS tsquery
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT to_tsquery('simple', string_agg(quote_literal(w), ' | '))
+    FROM unnest(tsvector_to_array(to_tsvector('english', coalesce(query_text, '')))) w
+    WHERE w !~ '[\\]'
+$$;
+
+CREATE OR REPLACE FUNCTION hybrid_jarvis_memory_chunks(
+    query_embedding vector,
+    query_text      text,
+    match_count     integer DEFAULT 10,
+    filter          jsonb DEFAULT '{}'::jsonb,
+    vector_weight   double precision DEFAULT 1,
+    text_weight     double precision DEFAULT 1,
+    recency_weight  double precision DEFAULT 0,
+    half_life_days  double precision DEFAULT 14
+) RETURNS TABLE (id uuid, session_id text, source text, content text, metadata jsonb,
+                 similarity double precision, created_at timestamptz, score double precision)
+LANGUAGE sql
+AS $$
+    WITH by_vector AS (
+        SELECT n.id, row_number() OVER (ORDER BY n.similarity DESC, n.id) AS r
+        FROM archivist_nearest_chunks(query_embedding, 50, filter) n
+        WHERE vector_weight > 0
+    ), words AS (
+        SELECT archivist_any_word_query(query_text) AS q
+    ), by_text AS (
+        SELECT t.id, row_number() OVER (ORDER BY t.rank DESC, t.id) AS r
+        FROM (
+            SELECT c.id, ts_rank_cd(c.fts, words.q) AS rank
+            FROM jarvis_memory_chunks c, words
+            WHERE text_weight > 0 AND c.fts @@ words.q
+              AND archivist_chunk_in_filter(c.session_id, c.source, c.metadata,
+                                            c.embedding_model, coalesce(filter, '{}'::jsonb))
+            ORDER BY rank DESC, c.id
+            LIMIT 50
+        ) t
+    ), fused AS (
+        SELECT coalesce(v.id, t.id) AS id,
+               coalesce(vector_weight / (60 + v.r), 0) + coalesce(text_weight / (60 + t.r), 0)
+                   AS rrf
+        FROM by_vector v FULL JOIN by_text t ON v.id = t.id
+    )
+    SELECT c.id, c.session_id, c.source, c.content, c.metadata,
+           1 - (c.embedding <=> query_embedding), c.created_at,
+           f.rrf * (1 - recency_weight + recency_weight * power(0.5, greatest(0,
+               extract(epoch FROM now() - coalesce((c.metadata ->> 'last_at')::timestamptz,
+                                                   c.created_at)) / 86400)
+               / greatest(half_life_days, 0.001))) AS score
+    FROM fused f JOIN jarvis_memory_chunks c ON c.id = f.id
+    WHERE f.rrf > 0
+    ORDER BY score DESC, c.id
+    LIMIT least(greatest(coalesce(match_count, 10), 1), 10)
 $$;
 
 CREATE OR REPLACE FUNCTION archivist_like_escape(p_text text) RETURNS text

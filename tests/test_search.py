@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -57,12 +57,47 @@ def archived(source: SourceDB, settings: Settings) -> Settings:
 
 def test_memory_search_finds_the_conversation_by_its_words(archived: Settings) -> None:
     result = memory_search("Vercel frontend deploy preview", settings=archived)
+    assert result.mode == "hybrid"
     assert result.hits and result.hits[0].session_id == "deploy"
-    similarities = [h.similarity for h in result.hits]
-    assert similarities == sorted(similarities, reverse=True)
+    scores = [h.score for h in result.hits]
+    assert None not in scores and scores == sorted(scores, reverse=True)  # type: ignore[type-var]
     assert result.clamped == {} and not result.truncated
     turn = next(h for h in result.hits if h.source == "session_turn")
     assert turn.metadata["message_ids"] and turn.metadata["version"] == 1
+
+
+def test_each_ranking_mode(archived: Settings) -> None:
+    vector = memory_search("Redis cache TTL", mode="vector", settings=archived)
+    assert vector.hits[0].session_id == "cache" and vector.hits[0].score is None
+    similarities = [h.similarity for h in vector.hits]
+    assert similarities == sorted(similarities, reverse=True)
+    assert len(vector.hits) == 6  # every chunk (3 sessions x 2) is in the vector ranking
+    text = memory_search("Redis cache TTL", mode="text", settings=archived)
+    assert text.hits and all(
+        "redis" in h.content.lower() or "cach" in h.content.lower() or "ttl" in h.content.lower()
+        for h in text.hits
+    )
+    assert len(text.hits) < len(vector.hits)  # only chunks sharing a word
+    none = memory_search("zebra", mode="text", settings=archived)
+    assert none.hits == []
+
+
+def test_recency_weight_prefers_newer_conversation(source: SourceDB, settings: Settings) -> None:
+    now = datetime.now(UTC)
+    source.add("old", ["the quarterly report is due"], start=now - timedelta(days=60))
+    source.add("new", ["the quarterly report is due"], start=now - timedelta(days=1))
+    archive(settings, ArchiveRequest(delay_ms=0))
+    plain = memory_search("quarterly report", mode="text", settings=settings)
+    before = {h.session_id: h.score for h in plain.hits if h.source == "session_turn"}
+    recent = settings.model_copy(update={"search_recency_weight": 0.5})
+    ranked = memory_search("quarterly report", mode="text", settings=recent).hits
+    turns = [h for h in ranked if h.source == "session_turn"]
+    assert [h.session_id for h in turns] == ["new", "old"]
+    assert turns[0].score is not None and turns[1].score is not None
+    # Each score is its plain score times 1 - w + w * 0.5 ** (age / 14 days).
+    factor = {"old": 0.5 + 0.5 * 0.5 ** (60 / 14), "new": 0.5 + 0.5 * 0.5 ** (1 / 14)}
+    for hit in turns:
+        assert hit.score == pytest.approx(before[hit.session_id] * factor[hit.session_id], rel=0.01)
 
 
 def test_memory_search_limit_is_clamped_and_said_so(source: SourceDB, settings: Settings) -> None:
