@@ -22,6 +22,11 @@ def window_slot(index: int) -> str:
     return f"turns:{index:06d}"
 
 
+def late_slot(version: int) -> str:
+    """Where the late arrivals a version found go, leaving the turn windows as they were."""
+    return f"late:{version:06d}"
+
+
 def chunk_id(session_id: str, source: str, slot: str, piece: int, text: str, model: str) -> str:
     """A UUID derived from everything that makes a chunk what it is."""
     key = "\x1f".join([session_id, source, slot, str(piece), model, text])
@@ -109,13 +114,14 @@ def extraction_chunks(
 
 def window_chunks(
     session_id: str,
-    index: int,
+    slot: str,
     messages: Sequence[Message],
     model: str,
     version: int,
     max_chars: int,
+    index: int | None = None,
 ) -> list[Chunk]:
-    """One turn window as chunks of at most `max_chars`, each knowing the messages it covers."""
+    """Consecutive turns as chunks of at most `max_chars`, each knowing the messages it covers."""
     pieces: list[tuple[str, dict[str, object]]] = []
     lines: list[str] = []
     covered: list[Message] = []
@@ -138,12 +144,12 @@ def window_chunks(
         lines.append(line)
         covered.append(message)
     flush()
-    return _make_chunks(session_id, "session_turn", window_slot(index), pieces, model, version)
+    return _make_chunks(session_id, "session_turn", slot, pieces, model, version)
 
 
-def _coverage(index: int, messages: Sequence[Message]) -> dict[str, object]:
+def _coverage(index: int | None, messages: Sequence[Message]) -> dict[str, object]:
     return {
-        "window": index,
+        **({"window": index} if index is not None else {}),
         "message_ids": [m.id for m in messages],
         "first_at": messages[0].created_at.isoformat(),
         "last_at": messages[-1].created_at.isoformat(),

@@ -22,6 +22,7 @@ from archivist.chunking import (
     EXTRACTION_SLOT,
     SUMMARY_SLOT,
     extraction_chunks,
+    late_slot,
     summary_chunks,
     window_chunks,
     window_slot,
@@ -186,6 +187,7 @@ class Archiver:
         """The next version of the session, or None when there is nothing new to archive."""
         base = None if rebuild else state
         messages = self._load_new_messages(session_id, base.watermark if base else None)
+        late = self._late_messages(base)
         summary = self.store.session_summary(session_id)
         summary_changed = summary is not None and (
             base is None
@@ -194,32 +196,49 @@ class Archiver:
                 and (base.summary_at is None or summary.updated_at > base.summary_at)
             )
         )
-        if not messages and not summary_changed and (base is not None or summary is None):
+        if not (messages or late or summary_changed) and (base is not None or summary is None):
             return None
 
         repairs: Counter[str] = Counter()
         messages = self._clean(messages, repairs)
+        late = self._clean(late, repairs)
+        if late:
+            repairs["late_arrivals"] += len(late)
         version = (state.version if state else 0) + 1
         extraction = extend_extraction(
-            base.extraction if base else None, session_id, messages, summary
+            base.extraction if base else None, session_id, late + messages, summary
         )
         chunks, slots = self._plan_chunks(
-            session_id, base, messages, summary if summary_changed else None, extraction, version
+            session_id, base is not None, messages, extraction, version
         )
+        if late:
+            slot = late_slot(version)
+            chunks += window_chunks(
+                session_id, slot, late, self.embedder.model, version, self.settings.chunk_max_chars
+            )
+            slots.append(slot)
         if summary_changed:
+            chunks += summary_chunks(
+                session_id,
+                summary.summary_text if summary else None,
+                extraction.span,
+                self.embedder.model,
+                version,
+                self.settings.chunk_max_chars,
+            )
             slots.insert(0, SUMMARY_SLOT)
         previous_count = base.message_count if base else 0
         return VersionPlan(
             session_id=session_id,
             from_version=state.version if state else 0,
-            new_messages=messages,
+            new_messages=late + messages,
             extraction=extraction,
             watermark=(
                 Watermark(created_at=messages[-1].created_at, message_id=messages[-1].id)
                 if messages
                 else (base.watermark if base else None)
             ),
-            message_count=previous_count + len(messages),
+            message_count=previous_count + len(late) + len(messages),
             summary=summary,
             chunks=chunks,
             slots=None if rebuild else slots,
@@ -241,6 +260,22 @@ class Archiver:
             after = Watermark(created_at=page[-1].created_at, message_id=page[-1].id)
         return messages
 
+    def _late_messages(self, base: SessionState | None) -> list[Message]:
+        """Messages that arrived with a `created_at` at or before the watermark.
+
+        They are found by count (more messages up to the watermark than the archive covers),
+        then exactly, as the messages no turn chunk covers. The count cannot see a late
+        arrival that a prune of older messages offsets; `prune-check` is the gate for that.
+        """
+        if base is None or base.watermark is None:
+            return []
+        session_id, watermark = base.session_id, base.watermark
+        if self.store.count_up_to(session_id, watermark) <= base.message_count:
+            return []
+        return self.store.uncovered_up_to(
+            session_id, watermark, self.settings.max_messages_per_version
+        )
+
     def _clean(self, messages: Sequence[Message], repairs: Counter[str]) -> list[Message]:
         cleaned = []
         for message in messages:
@@ -252,41 +287,39 @@ class Archiver:
     def _plan_chunks(
         self,
         session_id: str,
-        base: SessionState | None,
+        incremental: bool,
         messages: list[Message],
-        changed_summary: SessionSummary | None,
         extraction: Extraction,
         version: int,
     ) -> tuple[list[Chunk], list[str]]:
-        """Chunks of every slot this version rewrites, and those slots."""
+        """The extraction's and the turn windows' chunks this version writes, and their slots.
+
+        New messages first fill the session's last window if it is not full (its messages are
+        read back by the ids its chunks cover), then open new windows. A window some of whose
+        messages were pruned meanwhile is left as archived: rewriting it would lose them.
+        """
         model, size = self.embedder.model, self.settings.chunk_max_chars
-        chunks = summary_chunks(
-            session_id,
-            changed_summary.summary_text if changed_summary else None,
-            extraction.span,
-            model,
-            version,
-            size,
-        )
-        chunks += extraction_chunks(session_id, extraction, model, version, size)
+        chunks = extraction_chunks(session_id, extraction, model, version, size)
         slots = [EXTRACTION_SLOT]
         if not messages:
             return chunks, slots
         width = self.settings.turns_per_window
-        done = base.message_count if base else 0
-        first_window = done // width
-        head: list[Message] = []
-        if base is not None and base.watermark is not None and done % width:
-            head = self._clean(
-                self.store.messages_up_to(session_id, base.watermark, done % width), Counter()
-            )
+        first_window, head = 0, []
+        last = self.store.last_window(session_id) if incremental else None
+        if last is not None:
+            index, covered = last
+            first_window = index + 1
+            if len(covered) < width:
+                present = self.store.messages_by_ids(session_id, covered)
+                if len(present) == len(covered):
+                    first_window, head = index, self._clean(present, Counter())
         turns = head + messages
         for offset in range(0, len(turns), width):
             index = first_window + offset // width
-            chunks += window_chunks(
-                session_id, index, turns[offset : offset + width], model, version, size
-            )
-            slots.append(window_slot(index))
+            slot = window_slot(index)
+            window = turns[offset : offset + width]
+            chunks += window_chunks(session_id, slot, window, model, version, size, index)
+            slots.append(slot)
         return chunks, slots
 
     def _add_plan(self, outcome: SessionOutcome, plan: VersionPlan) -> None:

@@ -305,3 +305,93 @@ def test_a_session_locked_by_another_run_is_skipped(source: SourceDB, settings: 
         assert outcome.status == "skipped"
         assert "another archivist run" in (outcome.reason or "")
     assert run(settings).sessions[0].status == "archived"
+
+
+def test_a_late_arrival_is_archived_without_moving_the_turn_windows(
+    source: SourceDB, settings: Settings
+) -> None:
+    source.add("late", [f"message {i}" for i in range(10)])  # 09:00 .. 09:09
+    run(settings)
+    windows_before = {r[0] for r in chunk_rows(source, "late") if r[1].startswith("turns:")}
+    # A message stamped 09:04:30 shows up after the archive's watermark (09:09).
+    [late_id] = source.add(
+        "late", ["let's use Kafka for the event bus"], start=T0 + timedelta(minutes=4, seconds=30)
+    )
+
+    [outcome] = run(settings).sessions
+
+    assert (outcome.status, outcome.version_to, outcome.new_messages) == ("archived", 2, 1)
+    assert outcome.clipped == {"late_arrivals": 1}
+    rows = chunk_rows(source, "late")
+    assert {r[0] for r in rows if r[1].startswith("turns:")} == windows_before
+    late_chunks = [r for r in rows if r[1].startswith("late:")]
+    assert [r[3]["message_ids"] for r in late_chunks] == [[str(late_id)]]
+    covered = covered_message_ids(source, "late")
+    assert len(covered) == len(set(covered)) == 11
+    decisions = source.conn.execute(
+        "SELECT extraction->'decisions' FROM jarvis_archive WHERE version = 2"
+    ).fetchone()[0]
+    assert any("kafka" in d["text"].lower() for d in decisions)
+    assert run(settings).sessions == []  # counted as covered now
+
+
+def test_late_arrivals_and_new_messages_in_one_run(source: SourceDB, settings: Settings) -> None:
+    source.add("mix", [f"message {i}" for i in range(5)])
+    run(settings)
+    source.add("mix", ["late one"], start=T0 + timedelta(seconds=30))
+    source.add("mix", ["new one", "new two"], start=T0 + timedelta(hours=1))
+
+    [outcome] = run(settings).sessions
+
+    assert outcome.new_messages == 3 and outcome.clipped == {"late_arrivals": 1}
+    covered = covered_message_ids(source, "mix")
+    assert len(covered) == len(set(covered)) == 8
+    windows = [r[3]["message_ids"] for r in chunk_rows(source, "mix") if r[1] == "turns:000000"]
+    assert len(windows) == 1 and len(windows[0]) == 7  # the partial window grew by the new two
+
+
+def test_pruned_messages_stay_archived_and_the_session_goes_on(
+    source: SourceDB, settings: Settings
+) -> None:
+    ids = source.add("pruned", [f"we decided to use tool number {i}" for i in range(12)])
+    run(settings)
+    before = source.snapshot()
+    source.conn.execute("DELETE FROM session_messages WHERE id = ANY(%s)", [ids[:6]])
+
+    assert run(settings).sessions == []  # a prune is not a change to archive
+    assert source.snapshot() == before
+    new = source.add("pruned", ["and one more thing"], start=T0 + timedelta(days=1))
+    [outcome] = run(settings).sessions
+    assert outcome.new_messages == 1
+    covered = set(covered_message_ids(source, "pruned"))
+    assert covered == {str(i) for i in ids + new}  # the pruned six are still archived
+
+
+def test_an_edited_message_is_kept_as_archived_until_a_rebuild(
+    source: SourceDB, settings: Settings
+) -> None:
+    ids = source.add("edited", ["let's use Heroku", "ok"])
+    run(settings)
+    source.conn.execute(
+        "UPDATE session_messages SET content = 'let''s use Render' WHERE id = %s", [ids[0]]
+    )
+    assert run(settings).sessions == []
+    [outcome] = run(settings, session_ids=["edited"], rebuild=True).sessions
+    assert outcome.status == "archived"
+    text = " ".join(r[0] for r in source.conn.execute("SELECT content FROM jarvis_memory_chunks"))
+    assert "Render" in text and "Heroku" not in text
+
+
+def test_a_pruned_partial_window_is_not_rewritten(source: SourceDB, settings: Settings) -> None:
+    ids = source.add("idle", ["we chose Postgres for the ledger", "noted"])  # window 0: 2 of 8
+    run(settings)
+    source.conn.execute("DELETE FROM session_messages WHERE session_id = 'idle'")  # all pruned
+    new = source.add("idle", ["back after a month"], start=T0 + timedelta(days=40))
+
+    [outcome] = run(settings).sessions
+
+    assert outcome.status == "archived"
+    slots = {
+        r[1]: r[3]["message_ids"] for r in chunk_rows(source, "idle") if r[2] == "session_turn"
+    }
+    assert slots == {"turns:000000": [str(i) for i in ids], "turns:000001": [str(new[0])]}

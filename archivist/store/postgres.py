@@ -168,8 +168,11 @@ class PostgresStore:
     # -- sources ----------------------------------------------------------------------------
 
     def pending_sessions(self, selection: SessionSelection) -> list[str]:
-        """Sessions to look at, oldest unarchived activity first, at most `selection.limit`."""
-        s = self.sources
+        """Sessions to look at, oldest unarchived activity first, at most `selection.limit`.
+
+        Pending: messages past the watermark, more messages at or before the watermark than
+        the archive covers (late arrivals), or a bot summary newer than the one archived.
+        """
         if selection.session_ids:
             return list(dict.fromkeys(selection.session_ids))[: selection.limit]
         activity = sql.SQL("")
@@ -180,6 +183,7 @@ class PostgresStore:
                 "WHERE a.{ts} >= now() - make_interval(days => %(days)s))"
             )
             params["days"] = selection.active_within_days
+        names = self._message_names()
         query = sql.SQL(
             """
             SELECT session_id FROM (
@@ -191,6 +195,15 @@ class PostgresStore:
                        OR (m.{ts}, m.{mid}) > (w.watermark_at, w.watermark_id::{cast}))
                   {activity}
                 GROUP BY 1
+                UNION ALL
+                SELECT m.{sid}::text, min(m.{ts})
+                FROM {msgs} m
+                JOIN jarvis_archive_sessions w ON w.session_id = m.{sid}::text
+                WHERE w.watermark_at IS NOT NULL
+                  AND (m.{ts}, m.{mid}) <= (w.watermark_at, w.watermark_id::{cast})
+                  {activity}
+                GROUP BY 1, w.message_count
+                HAVING count(*) > w.message_count
                 {summaries}
             ) pending
             GROUP BY session_id
@@ -198,17 +211,9 @@ class PostgresStore:
             LIMIT %(limit)s
             """
         ).format(
-            sid=sql.Identifier(s.message_session_id),
-            ts=sql.Identifier(s.message_created_at),
-            mid=sql.Identifier(s.message_id),
-            msgs=_identifier(s.messages_table),
-            cast=self._message_id_cast(),
-            activity=activity.format(
-                sid=sql.Identifier(s.message_session_id),
-                ts=sql.Identifier(s.message_created_at),
-                msgs=_identifier(s.messages_table),
-            ),
+            activity=activity.format(**names),
             summaries=self._changed_summaries_union(selection),
+            **names,
         )
         return [str(r[0]) for r in self.conn.execute(query, params)]
 
@@ -271,23 +276,52 @@ class PostgresStore:
             params.update(at=after.created_at, id=after.message_id)
         return self._messages(condition, "ASC", params)
 
-    def messages_up_to(self, session_id: str, upto: Watermark, count: int) -> list[Message]:
-        """The last `count` messages at or before the watermark, oldest first."""
-        if count <= 0:
-            return []
-        condition = sql.SQL("AND (m.{ts}, m.{mid}) <= (%(at)s, %(id)s::{cast})")
-        params = {"sid": session_id, "limit": count, "at": upto.created_at, "id": upto.message_id}
-        return list(reversed(self._messages(condition, "DESC", params)))
+    def count_up_to(self, session_id: str, upto: Watermark) -> int:
+        """How many of the session's messages sit at or before the watermark."""
+        query = sql.SQL(
+            "SELECT count(*) FROM {msgs} m WHERE m.{sid} = %s "
+            "AND (m.{ts}, m.{mid}) <= (%s, %s::{cast})"
+        ).format(**self._message_names())
+        row = self.conn.execute(query, [session_id, upto.created_at, upto.message_id]).fetchone()
+        return int(row[0]) if row else 0
+
+    def uncovered_up_to(self, session_id: str, upto: Watermark, limit: int) -> list[Message]:
+        """Messages at or before the watermark that no turn chunk covers (late arrivals)."""
+        condition = sql.SQL(
+            "AND (m.{ts}, m.{mid}) <= (%(at)s, %(id)s::{cast}) AND NOT EXISTS ("
+            "SELECT 1 FROM jarvis_memory_chunks c WHERE c.session_id = %(sid)s "
+            "AND c.source = 'session_turn' AND c.metadata -> 'message_ids' ? m.{mid}::text)"
+        )
+        params = {"sid": session_id, "limit": limit, "at": upto.created_at, "id": upto.message_id}
+        return self._messages(condition, "ASC", params)
+
+    def messages_by_ids(self, session_id: str, ids: Sequence[str]) -> list[Message]:
+        """The session's messages with these ids, in `(created_at, id)` order."""
+        condition = sql.SQL("AND m.{mid}::text = ANY(%(ids)s)")
+        return self._messages(condition, "ASC", {"sid": session_id, "limit": len(ids), "ids": ids})
+
+    def last_window(self, session_id: str) -> tuple[int, list[str]] | None:
+        """The index of the session's last turn window and the message ids its chunks cover."""
+        rows = self.conn.execute(
+            """
+            SELECT slot, metadata -> 'message_ids' FROM jarvis_memory_chunks
+            WHERE session_id = %(sid)s AND slot = (
+                SELECT max(slot) FROM jarvis_memory_chunks
+                WHERE session_id = %(sid)s AND slot LIKE 'turns:%%')
+            ORDER BY metadata ->> 'first_at', id
+            """,
+            {"sid": session_id},
+        ).fetchall()
+        if not rows:
+            return None
+        ids = list(dict.fromkeys(i for _, covered in rows for i in covered))
+        return int(str(rows[0][0]).split(":", 1)[1]), ids
 
     def _messages(
         self, condition: sql.SQL, direction: str, params: dict[str, Any]
     ) -> list[Message]:
         s = self.sources
-        names = {
-            "ts": sql.Identifier(s.message_created_at),
-            "mid": sql.Identifier(s.message_id),
-            "cast": self._message_id_cast(),
-        }
+        names = self._message_names()
         query = sql.SQL(
             """
             SELECT m.{mid}::text, m.{role}::text, m.{content}::text, m.{ts}
@@ -299,8 +333,6 @@ class PostgresStore:
         ).format(
             role=sql.Identifier(s.message_role),
             content=sql.Identifier(s.message_content),
-            sid=sql.Identifier(s.message_session_id),
-            msgs=_identifier(s.messages_table),
             condition=condition.format(**names),
             dir=sql.SQL(direction),
             **names,
@@ -316,6 +348,16 @@ class PostgresStore:
             )
             for mid, role, content, ts in self.conn.execute(query, params)
         ]
+
+    def _message_names(self) -> dict[str, sql.Composable]:
+        s = self.sources
+        return {
+            "msgs": _identifier(s.messages_table),
+            "sid": sql.Identifier(s.message_session_id),
+            "ts": sql.Identifier(s.message_created_at),
+            "mid": sql.Identifier(s.message_id),
+            "cast": self._message_id_cast(),
+        }
 
     def session_summary(self, session_id: str) -> SessionSummary | None:
         """The bot's latest summary of the session, if the summaries table has one."""
