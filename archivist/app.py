@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from archivist.backends import make_embedder, open_store
 from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.models import RunReport
 from archivist.pipeline import Archiver, ArchiveRequest, Progress
+from archivist.prune_check import PruneCheck, prune_check
 from archivist.store.postgres import EmbeddingConfig
 
 
@@ -32,3 +35,10 @@ def archive(
         if settings.uses_embedded_database and store.recorded_embedding() is None:
             store.init(embedding_config(settings, embedder))
         return Archiver(store, embedder, settings).run(request, progress)
+
+
+def check_prune(settings: Settings, older_than: timedelta) -> PruneCheck:
+    """Whether deleting messages older than `older_than` would lose anything unarchived."""
+    with open_store(settings) as store:
+        store.check_ready(make_embedder(settings).model)
+        return prune_check(store, older_than)

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from archivist import app as operations
 from archivist import demo as demo_module
+from archivist import prune_check as prune_check_module
 from archivist import render
 from archivist import search as search_module
 from archivist.config import Settings, load_settings, redact
@@ -188,6 +189,22 @@ def demo(
         result = demo_module.run_demo(settings, stderr)
     render.demo_result(stdout, result, json_output)
     raise typer.Exit(1 if result.report.failed else 0)
+
+
+@cli.command("prune-check")
+def prune_check(
+    older_than: Annotated[str, typer.Option(help="The prune's cutoff age: 30d, 12h, 90m or 2w.")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Say whether deleting messages older than a cutoff would lose anything (exit 0 safe, 1 not).
+
+    Example: archivist prune-check --older-than 30d && psql "$DATABASE_URL" -f prune.sql
+    """
+    settings = _settings()
+    with _errors_reported(settings):
+        result = operations.check_prune(settings, prune_check_module.parse_age(older_than))
+    render.prune_result(stdout, result, json_output)
+    raise typer.Exit(0 if result.safe else 1)
 
 
 def _filters(

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from archivist.models import RunReport, SessionOutcome, SessionStatus
+from archivist.prune_check import PruneCheck
 from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
 
 if TYPE_CHECKING:
@@ -195,3 +196,36 @@ def search_result(console: Console, result: SearchResult, as_json: bool) -> None
         for hit in match.chunks:
             console.print(f"  [{hit.similarity:.3f}] {_snippet(hit.content)}", highlight=False)
     _clamp_note(console, dict(result.clamped))
+
+
+def prune_result(console: Console, result: PruneCheck, as_json: bool) -> None:
+    if as_json:
+        _print_json(result.model_dump_json(indent=2))
+        return
+    cutoff = result.cutoff.isoformat(timespec="seconds")
+    if result.safe:
+        console.print(
+            f"[green]safe[/green]: all {result.messages_older} messages older than {cutoff} "
+            f"({result.sessions_older} sessions) are archived",
+            highlight=False,
+        )
+        return
+    console.print(
+        f"[red]not safe[/red]: {result.messages_at_risk} of {result.messages_older} messages "
+        f"older than {cutoff} are not archived; run archivist archive first",
+        highlight=False,
+    )
+    table = Table(title_justify="left")
+    for column in ("session", "messages at risk", "oldest at risk", "archived up to"):
+        table.add_column(column)
+    for s in result.sessions:
+        covered = (
+            s.covered_up_to.created_at.isoformat(timespec="seconds") if s.covered_up_to else "-"
+        )
+        table.add_row(
+            s.session_id,
+            str(s.messages_at_risk),
+            s.oldest_at_risk.isoformat(timespec="seconds"),
+            covered,
+        )
+    console.print(table)

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -358,6 +359,40 @@ class PostgresStore:
             "mid": sql.Identifier(s.message_id),
             "cast": self._message_id_cast(),
         }
+
+    def uncovered_before(self, cutoff: datetime) -> list[tuple[str, int, datetime]]:
+        """Per session, the messages older than `cutoff` that no committed chunk covers."""
+        query = sql.SQL(
+            """
+            SELECT m.{sid}::text, count(*), min(m.{ts})
+            FROM {msgs} m
+            WHERE m.{ts} < %(cutoff)s
+              AND NOT EXISTS (
+                  SELECT 1 FROM jarvis_memory_chunks c
+                  WHERE c.session_id = m.{sid}::text AND c.source = 'session_turn'
+                    AND c.metadata -> 'message_ids' ? m.{mid}::text)
+            GROUP BY 1
+            ORDER BY 3, 1
+            """
+        ).format(**self._message_names())
+        return [(str(s), int(n), t) for s, n, t in self.conn.execute(query, {"cutoff": cutoff})]
+
+    def messages_before(self, cutoff: datetime) -> tuple[int, int]:
+        """How many messages, in how many sessions, are older than `cutoff`."""
+        query = sql.SQL(
+            "SELECT count(*), count(DISTINCT m.{sid}) FROM {msgs} m WHERE m.{ts} < %s"
+        ).format(**self._message_names())
+        row = self.conn.execute(query, [cutoff]).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def watermarks(self, session_ids: Sequence[str]) -> dict[str, Watermark]:
+        """The committed watermark of each of these sessions that has one."""
+        rows = self.conn.execute(
+            "SELECT session_id, watermark_at, watermark_id FROM jarvis_archive_sessions "
+            "WHERE session_id = ANY(%s) AND watermark_at IS NOT NULL",
+            [list(session_ids)],
+        )
+        return {s: Watermark(created_at=at, message_id=mid) for s, at, mid in rows}
 
     def session_summary(self, session_id: str) -> SessionSummary | None:
         """The bot's latest summary of the session, if the summaries table has one."""

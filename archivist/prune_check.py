@@ -1,0 +1,68 @@
+"""The prune safety gate: would deleting messages older than a cutoff lose anything?
+
+A message is safe to delete once a committed archive version covers it, which is exactly when
+its id is in the `message_ids` of one of its session's turn chunks (they are written in the
+same transaction as the version). Messages that were never archived, and late arrivals
+stamped before a session's watermark but not yet archived, are at risk.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from pydantic import BaseModel
+
+from archivist.errors import ConfigError
+from archivist.models import Watermark
+from archivist.store.postgres import PostgresStore
+
+
+class SessionAtRisk(BaseModel):
+    session_id: str
+    messages_at_risk: int
+    oldest_at_risk: datetime
+    covered_up_to: Watermark | None
+
+
+class PruneCheck(BaseModel):
+    """The answer a prune job acts on: `safe`, and if not, what would be lost."""
+
+    cutoff: datetime
+    safe: bool
+    messages_older: int
+    sessions_older: int
+    messages_at_risk: int
+    sessions: list[SessionAtRisk]
+
+
+def prune_check(store: PostgresStore, older_than: timedelta) -> PruneCheck:
+    """Check messages older than `older_than` (from now) against the committed archive."""
+    cutoff = datetime.now(UTC) - older_than
+    at_risk = store.uncovered_before(cutoff)
+    watermarks = store.watermarks([s for s, _, _ in at_risk])
+    messages, sessions = store.messages_before(cutoff)
+    return PruneCheck(
+        cutoff=cutoff,
+        safe=not at_risk,
+        messages_older=messages,
+        sessions_older=sessions,
+        messages_at_risk=sum(n for _, n, _ in at_risk),
+        sessions=[
+            SessionAtRisk(
+                session_id=s, messages_at_risk=n, oldest_at_risk=t, covered_up_to=watermarks.get(s)
+            )
+            for s, n, t in at_risk
+        ],
+    )
+
+
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_age(text: str) -> timedelta:
+    """`30d`, `12h`, `90m` or `2w` as a timedelta."""
+    match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", text)
+    if not match or int(match.group(1)) == 0:
+        raise ConfigError(f"--older-than {text!r}: use a positive age like 30d, 12h, 90m or 2w")
+    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})

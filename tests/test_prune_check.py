@@ -1,0 +1,89 @@
+"""prune-check: the gate a prune job calls before deleting old messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sources import T0, SourceDB
+
+from archivist.app import archive, check_prune
+from archivist.config import Settings
+from archivist.errors import ConfigError
+from archivist.pipeline import ArchiveRequest
+from archivist.prune_check import parse_age
+
+THIRTY_DAYS = timedelta(days=30)
+
+
+def test_everything_old_archived_is_safe(source: SourceDB, settings: Settings) -> None:
+    source.add("a", ["hello", "hi"])
+    source.add("b", ["let's use Redis", "ok"])
+    archive(settings, ArchiveRequest(delay_ms=0))
+    source.add("a", ["a new message nobody archived yet"], start=datetime.now(UTC))
+
+    result = check_prune(settings, THIRTY_DAYS)
+
+    assert result.safe and result.messages_at_risk == 0 and result.sessions == []
+    assert (result.messages_older, result.sessions_older) == (4, 2)
+
+
+def test_unarchived_and_late_messages_are_at_risk(source: SourceDB, settings: Settings) -> None:
+    source.add("done", ["hello", "hi"])
+    archive(settings, ArchiveRequest(delay_ms=0))
+    source.add("never", ["not archived", "at all"], start=T0 + timedelta(hours=1))
+    source.add("done", ["stamped before the watermark"], start=T0 - timedelta(minutes=5))
+
+    result = check_prune(settings, THIRTY_DAYS)
+
+    assert not result.safe and result.messages_at_risk == 3
+    at_risk = {s.session_id: s for s in result.sessions}
+    assert at_risk["never"].messages_at_risk == 2 and at_risk["never"].covered_up_to is None
+    assert at_risk["done"].messages_at_risk == 1
+    assert at_risk["done"].oldest_at_risk == T0 - timedelta(minutes=5)
+    assert at_risk["done"].covered_up_to is not None  # archived, but not this late one
+    archive(settings, ArchiveRequest(delay_ms=0))
+    assert check_prune(settings, THIRTY_DAYS).safe
+
+
+def test_cli_exit_codes_and_json(source: SourceDB, settings: Settings, tmp_path: Path) -> None:
+    assert settings.database_url is not None
+    env = {
+        **os.environ,
+        "DATABASE_URL": settings.database_url.get_secret_value(),
+        "ARCHIVIST_EMBEDDER": "hash",
+        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
+    }
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "archivist", "prune-check", *args]
+        return subprocess.run(command, env=env, capture_output=True, text=True)
+
+    source.add("s", ["hello", "hi"])
+    unsafe = cli("--older-than", "30d", "--json")
+    assert unsafe.returncode == 1
+    assert json.loads(unsafe.stdout)["sessions"][0]["session_id"] == "s"
+    archive(settings, ArchiveRequest(delay_ms=0))
+    safe = cli("--older-than", "30d")
+    assert safe.returncode == 0 and "safe" in safe.stdout
+    bad = cli("--older-than", "soon")
+    assert bad.returncode == 2 and "30d" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("30d", timedelta(days=30)), ("12h", timedelta(hours=12)), (" 2w", timedelta(weeks=2))],
+)
+def test_parse_age(text: str, expected: timedelta) -> None:
+    assert parse_age(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "0d", "30", "d30", "-1d", "1y"])
+def test_parse_age_refuses_nonsense(text: str) -> None:
+    with pytest.raises(ConfigError):
+        parse_age(text)
