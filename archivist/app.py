@@ -10,6 +10,7 @@ from archivist.embed.base import Embedder
 from archivist.models import RunReport
 from archivist.pipeline import Archiver, ArchiveRequest, Progress
 from archivist.prune_check import PruneCheck, prune_check
+from archivist.status import Status, archive_status
 from archivist.store.postgres import EmbeddingConfig
 
 
@@ -42,3 +43,10 @@ def check_prune(settings: Settings, older_than: timedelta) -> PruneCheck:
     with open_store(settings) as store:
         store.check_ready(make_embedder(settings).model)
         return prune_check(store, older_than)
+
+
+def status(settings: Settings) -> Status:
+    """What the archive covers, what waits, and the last runs."""
+    with open_store(settings) as store:
+        store.check_ready(make_embedder(settings).model)
+        return archive_status(store)

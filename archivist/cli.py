@@ -191,6 +191,18 @@ def demo(
     raise typer.Exit(1 if result.report.failed else 0)
 
 
+@cli.command()
+def status(json_output: JsonFlag = False) -> None:
+    """Show sessions archived and pending, messages not archived yet, and the last runs.
+
+    Example: archivist status --json
+    """
+    settings = _settings()
+    with _errors_reported(settings):
+        result = operations.status(settings)
+    render.status_result(stdout, result, json_output)
+
+
 @cli.command("prune-check")
 def prune_check(
     older_than: Annotated[str, typer.Option(help="The prune's cutoff age: 30d, 12h, 90m or 2w.")],

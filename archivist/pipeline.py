@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, get_args
 
 import psycopg
 
@@ -38,6 +38,7 @@ from archivist.models import (
     RunReport,
     SessionOutcome,
     SessionState,
+    SessionStatus,
     SessionSummary,
     Watermark,
 )
@@ -108,6 +109,8 @@ class Archiver:
             embedding_model=self.embedder.model,
             started_at=datetime.now(UTC),
         )
+        # A dry run writes nothing, not even its log row.
+        run_id = None if request.dry_run else self.store.start_run(_arguments(request))
         session_ids = self.store.pending_sessions(request.selection)
         if progress:
             progress.start(len(session_ids))
@@ -126,6 +129,10 @@ class Archiver:
             if worked and not request.dry_run and request.delay_ms and n + 1 < len(session_ids):
                 time.sleep(request.delay_ms / 1000)
         report.finished_at = datetime.now(UTC)
+        if run_id is not None and not self.store.conn.broken:
+            counts = {status: report.count(status) for status in get_args(SessionStatus)}
+            failures = {s.session_id: s.reason or "" for s in report.failed}
+            self.store.finish_run(run_id, counts, failures)
         return report
 
     def _archive_one(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
@@ -343,6 +350,17 @@ class Archiver:
                 "database initialised for this one (archivist init --embedding-dim ...)"
             )
         return vectors, calls
+
+
+def _arguments(request: ArchiveRequest) -> dict[str, Any]:
+    selection = request.selection
+    return {
+        "session_ids": list(selection.session_ids),
+        "active_within_days": selection.active_within_days,
+        "max_sessions": selection.limit,
+        "rebuild": request.rebuild,
+        "delay_ms": request.delay_ms,
+    }
 
 
 def _version_payload(plan: VersionPlan) -> dict[str, Any]:

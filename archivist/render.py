@@ -15,6 +15,7 @@ from rich.table import Table
 from archivist.models import RunReport, SessionOutcome, SessionStatus
 from archivist.prune_check import PruneCheck
 from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
+from archivist.status import Status
 
 if TYPE_CHECKING:
     from archivist.demo import DemoResult
@@ -227,5 +228,32 @@ def prune_result(console: Console, result: PruneCheck, as_json: bool) -> None:
             str(s.messages_at_risk),
             s.oldest_at_risk.isoformat(timespec="seconds"),
             covered,
+        )
+    console.print(table)
+
+
+def status_result(console: Console, result: Status, as_json: bool) -> None:
+    if as_json:
+        _print_json(result.model_dump_json(indent=2))
+        return
+    oldest = (
+        result.oldest_unarchived.isoformat(timespec="seconds") if result.oldest_unarchived else "-"
+    )
+    console.print(
+        f"sessions archived: {result.sessions_archived}\n"
+        f"sessions with messages not archived: {result.sessions_pending}\n"
+        f"messages not archived: {result.messages_unarchived} (oldest: {oldest})",
+        highlight=False,
+    )
+    table = Table(title="last runs", title_justify="left")
+    for column in ("started", "finished", "counts", "failures"):
+        table.add_column(column)
+    for run in result.last_runs:
+        counts = ", ".join(f"{k} {v}" for k, v in (run.counts or {}).items() if v)
+        table.add_row(
+            run.started_at.isoformat(timespec="seconds"),
+            run.finished_at.isoformat(timespec="seconds") if run.finished_at else "[red]never[/]",
+            counts,
+            str(len(run.failures or {})),
         )
     console.print(table)

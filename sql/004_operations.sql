@@ -6,14 +6,13 @@
 CREATE INDEX IF NOT EXISTS jarvis_memory_chunks_message_ids_idx
     ON jarvis_memory_chunks USING gin ((metadata -> 'message_ids'));
 
--- One row per archive run: written when it starts, completed when it ends, so a run that
--- died shows as never finished.
+-- One row per archive run (dry runs write nothing): written when it starts, completed when
+-- it ends, so a run that died shows as never finished.
 CREATE TABLE IF NOT EXISTS archivist_runs (
     id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     started_at  timestamptz NOT NULL DEFAULT now(),
     finished_at timestamptz,
     arguments   jsonb NOT NULL DEFAULT '{}'::jsonb,
-    dry_run     boolean NOT NULL DEFAULT false,
     counts      jsonb,
     failures    jsonb
 );

@@ -16,7 +16,16 @@ from typer.testing import CliRunner
 
 from archivist.cli import cli
 
-COMMANDS = ["init", "archive", "demo"]
+COMMANDS = [
+    "init",
+    "archive",
+    "demo",
+    "memory-search",
+    "archive-search",
+    "search",
+    "status",
+    "prune-check",
+]
 
 
 @pytest.fixture

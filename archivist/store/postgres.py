@@ -394,6 +394,38 @@ class PostgresStore:
         )
         return {s: Watermark(created_at=at, message_id=mid) for s, at, mid in rows}
 
+    def start_run(self, arguments: dict[str, Any]) -> int:
+        """Record a run as started; returns its id."""
+        row = self.conn.execute(
+            "INSERT INTO archivist_runs (arguments) VALUES (%s) RETURNING id", [Jsonb(arguments)]
+        ).fetchone()
+        assert row is not None
+        return int(row[0])
+
+    def finish_run(self, run_id: int, counts: dict[str, int], failures: dict[str, str]) -> None:
+        """Record a run as finished, with its counts and each failed session's reason."""
+        self.conn.execute(
+            "UPDATE archivist_runs SET finished_at = now(), counts = %s, failures = %s "
+            "WHERE id = %s",
+            [Jsonb(counts), Jsonb(failures), run_id],
+        )
+
+    def recent_runs(self, limit: int) -> list[dict[str, Any]]:
+        """The latest runs, newest first."""
+        rows = self.conn.execute(
+            "SELECT id, started_at, finished_at, arguments, counts, failures "
+            "FROM archivist_runs ORDER BY started_at DESC, id DESC LIMIT %s",
+            [limit],
+        )
+        names = ("id", "started_at", "finished_at", "arguments", "counts", "failures")
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def archived_session_count(self) -> int:
+        row = self.conn.execute(
+            "SELECT count(*) FROM jarvis_archive_sessions WHERE latest_version > 0"
+        ).fetchone()
+        return int(row[0]) if row else 0
+
     def session_summary(self, session_id: str) -> SessionSummary | None:
         """The bot's latest summary of the session, if the summaries table has one."""
         if not self._summaries_exist():
