@@ -20,6 +20,7 @@ from rich.console import Console
 
 from archivist import app as operations
 from archivist import demo as demo_module
+from archivist import doctor as doctor_module
 from archivist import prune_check as prune_check_module
 from archivist import render
 from archivist import search as search_module
@@ -189,6 +190,19 @@ def demo(
         result = demo_module.run_demo(settings, stderr)
     render.demo_result(stdout, result, json_output)
     raise typer.Exit(1 if result.report.failed else 0)
+
+
+@cli.command()
+def doctor(embedder: EmbedderFlag = None, json_output: JsonFlag = False) -> None:
+    """Check the database, pgvector, migrations, indexes, Ollama and the model (exit 0 if all pass).
+
+    Example: archivist doctor --json
+    """
+    settings = _settings(embedder=embedder)
+    with _errors_reported(settings):
+        report = doctor_module.run_doctor(settings)
+    render.doctor_result(stdout, report, json_output, settings.secrets())
+    raise typer.Exit(0 if report.ok else 1)
 
 
 @cli.command()

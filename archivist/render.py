@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from archivist.config import redact
+from archivist.doctor import DoctorReport
 from archivist.models import RunReport, SessionOutcome, SessionStatus
 from archivist.prune_check import PruneCheck
 from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
@@ -257,3 +259,18 @@ def status_result(console: Console, result: Status, as_json: bool) -> None:
             str(len(run.failures or {})),
         )
     console.print(table)
+
+
+def doctor_result(
+    console: Console, report: DoctorReport, as_json: bool, secrets: list[str]
+) -> None:
+    """One line per check: a mark, the check, what was found and, if it failed, the fix."""
+    if as_json:
+        payload = {"ok": report.ok, "checks": [c.model_dump() for c in report.checks]}
+        _print_json(redact(json.dumps(payload, indent=2), secrets))
+        return
+    for check in report.checks:
+        mark = "[green]ok[/green]  " if check.ok else "[red]FAIL[/red]"
+        fix = f" -> {check.fix}" if check.fix and not check.ok else ""
+        line = f"{mark} {check.name}: {check.detail}{fix}"
+        console.print(redact(line, secrets), highlight=False, soft_wrap=True)

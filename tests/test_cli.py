@@ -25,6 +25,7 @@ COMMANDS = [
     "search",
     "status",
     "prune-check",
+    "doctor",
 ]
 
 

@@ -120,6 +120,21 @@ class PostgresStore:
                 )
         return applied, wanted
 
+    def vector_extension(self) -> tuple[str | None, str | None]:
+        """pgvector's installed version in this database and the version the server offers."""
+        row = self.conn.execute(
+            "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'vector'), "
+            "(SELECT default_version FROM pg_available_extensions WHERE name = 'vector')"
+        ).fetchone()
+        return (row[0], row[1]) if row else (None, None)
+
+    def index_names(self) -> set[str]:
+        rows = self.conn.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename IN "
+            "('jarvis_memory_chunks', 'jarvis_archive')"
+        )
+        return {str(r[0]) for r in rows}
+
     def pending_migrations(self) -> list[str]:
         return [m.name for m in pending_migrations(self.conn)]
 

@@ -1,0 +1,169 @@
+"""`archivist doctor`: checks every part the archivist needs, each with the fix when it fails.
+
+Checks run in order and a failed prerequisite skips what depends on it (no database, no
+schema checks), so the first failing line is the one to fix first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from archivist.backends import make_embedder, open_store
+from archivist.config import Settings
+from archivist.embed.base import Embedder
+from archivist.embed.ollama import OllamaEmbedder
+from archivist.errors import ArchivistError
+from archivist.store.postgres import PostgresStore
+
+T = TypeVar("T")
+
+EXPECTED_INDEXES = (
+    "jarvis_memory_chunks_embedding_idx",
+    "jarvis_memory_chunks_session_idx",
+    "jarvis_memory_chunks_fts_idx",
+    "jarvis_memory_chunks_message_ids_idx",
+    "jarvis_archive_extraction_idx",
+)
+
+
+class Check(BaseModel):
+    name: str
+    ok: bool
+    detail: str
+    fix: str | None = None
+
+
+class DoctorReport(BaseModel):
+    checks: list[Check]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+
+def run_doctor(settings: Settings) -> DoctorReport:
+    """Run every check; never raises for a failed check."""
+    checks: list[Check] = []
+    recorded_dim: int | None = None
+    try:
+        with open_store(settings) as store:
+            checks.append(Check(name="database", ok=True, detail="reachable"))
+            recorded_dim = _database_checks(store, settings, checks)
+    except ArchivistError as exc:
+        checks.append(
+            Check(
+                name="database",
+                ok=False,
+                detail=str(exc),
+                fix="set DATABASE_URL to a reachable Postgres with pgvector",
+            )
+        )
+    _embedder_checks(make_embedder(settings), recorded_dim, checks)
+    return DoctorReport(checks=checks)
+
+
+def _database_checks(store: PostgresStore, settings: Settings, checks: list[Check]) -> int | None:
+    """pgvector, migrations, indexes and the recorded model; returns the recorded dimension."""
+    installed, available = store.vector_extension()
+    if installed is None:
+        fix = (
+            "run: archivist init (it creates the extension)"
+            if available
+            else "install pgvector on the server (Supabase: enable the vector extension)"
+        )
+        checks.append(Check(name="pgvector", ok=False, detail="not installed", fix=fix))
+        return None
+    iterative = tuple(int(p) for p in installed.split(".")[:2]) >= (0, 8)
+    scans = "iterative index scans available" if iterative else "no iterative scans (< 0.8)"
+    checks.append(Check(name="pgvector", ok=True, detail=f"version {installed}, {scans}"))
+    pending = store.pending_migrations()
+    checks.append(
+        Check(name="migrations", ok=True, detail="all applied")
+        if not pending
+        else Check(
+            name="migrations",
+            ok=False,
+            detail="missing: " + ", ".join(pending),
+            fix="run: archivist init",
+        )
+    )
+    if pending:
+        return None
+    missing = sorted(set(EXPECTED_INDEXES) - store.index_names())
+    checks.append(
+        Check(name="indexes", ok=True, detail="all present")
+        if not missing
+        else Check(
+            name="indexes",
+            ok=False,
+            detail="missing: " + ", ".join(missing),
+            fix="recreate them from sql/001 and sql/004",
+        )
+    )
+    recorded = store.recorded_embedding()
+    model = make_embedder(settings).model
+    if recorded is None:
+        checks.append(
+            Check(
+                name="embedding model",
+                ok=False,
+                detail="none recorded",
+                fix="run: archivist init",
+            )
+        )
+        return None
+    same = recorded.model == model
+    checks.append(
+        Check(
+            name="embedding model",
+            ok=same,
+            detail=f"recorded {recorded.model} ({recorded.dim}-d), configured {model}",
+            fix=None if same else f"set ARCHIVIST_EMBEDDING_MODEL={recorded.model}",
+        )
+    )
+    return recorded.dim
+
+
+def _embedder_checks(embedder: Embedder, recorded_dim: int | None, checks: list[Check]) -> None:
+    if isinstance(embedder, OllamaEmbedder):
+        present = _attempt(checks, "ollama", embedder.has_model, "start it: ollama serve")
+        if present is None:
+            return
+        checks[-1].detail = f"reachable at {embedder.host}"
+        if not present:
+            checks.append(
+                Check(
+                    name="embedding model pulled",
+                    ok=False,
+                    detail=f"{embedder.model} is not in Ollama",
+                    fix=f"run: ollama pull {embedder.model}",
+                )
+            )
+            return
+        checks.append(Check(name="embedding model pulled", ok=True, detail=embedder.model))
+    else:
+        checks.append(
+            Check(name="embedder", ok=True, detail=f"{embedder.model} (offline, lexical)")
+        )
+    dim = _attempt(checks, "probe embedding", lambda: len(embedder.embed_batch(["probe"])[0]), "")
+    if dim is None:
+        return
+    fits = recorded_dim is None or dim == recorded_dim
+    checks[-1].ok = fits
+    checks[-1].detail = f"{dim}-d" + ("" if fits else f", the database stores {recorded_dim}-d")
+    if not fits:
+        checks[-1].fix = "use a model of the recorded dimension, or a database initialised for it"
+
+
+def _attempt(checks: list[Check], name: str, step: Callable[[], T], fix: str) -> T | None:
+    """Run one check's step; record it as passed, or failed with its error and the fix."""
+    try:
+        result = step()
+    except ArchivistError as exc:
+        checks.append(Check(name=name, ok=False, detail=str(exc), fix=fix or None))
+        return None
+    checks.append(Check(name=name, ok=True, detail="ok"))
+    return result

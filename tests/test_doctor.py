@@ -1,0 +1,128 @@
+"""archivist doctor with each part working, then broken in turn."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+from ollama_server import OllamaTestServer
+from sources import SourceDB
+
+from archivist.config import Settings
+from archivist.doctor import run_doctor
+from archivist.store.postgres import EmbeddingConfig, PostgresStore
+
+
+def failed(settings: Settings) -> dict[str, str | None]:
+    return {c.name: c.fix for c in run_doctor(settings).checks if not c.ok}
+
+
+def ollama_settings(db_url: str, server: OllamaTestServer, tmp_path: Path) -> Settings:
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        PostgresStore(conn, Settings().sources).init(EmbeddingConfig("nomic-embed-text", 768))
+    return Settings(
+        database_url=db_url,
+        embedder="ollama",
+        ollama_host=server.url,
+        ollama_retries=0,
+        ollama_timeout_s=2,
+        data_dir=tmp_path,
+    )
+
+
+def test_all_checks_pass_on_a_healthy_setup(
+    db_url: str, ollama_server: OllamaTestServer, tmp_path: Path
+) -> None:
+    report = run_doctor(ollama_settings(db_url, ollama_server, tmp_path))
+    assert report.ok, report.checks
+    names = [c.name for c in report.checks]
+    assert names == [
+        "database",
+        "pgvector",
+        "migrations",
+        "indexes",
+        "embedding model",
+        "ollama",
+        "embedding model pulled",
+        "probe embedding",
+    ]
+    pgvector = report.checks[1].detail
+    assert "0.6.2" in pgvector and "no iterative scans" in pgvector
+
+
+def test_database_unreachable(tmp_path: Path) -> None:
+    settings = Settings(
+        database_url="postgresql://u:hunter2@127.0.0.1:9/x", embedder="hash", data_dir=tmp_path
+    )
+    report = run_doctor(settings)
+    assert not report.ok
+    assert report.checks[0].name == "database" and not report.checks[0].ok
+    assert "hunter2" not in report.model_dump_json()
+    assert [c.name for c in report.checks[1:]] == ["embedder", "probe embedding"]
+
+
+def test_no_pgvector_and_no_migrations(empty_db_url: str, tmp_path: Path) -> None:
+    settings = Settings(database_url=empty_db_url, embedder="hash", data_dir=tmp_path)
+    assert failed(settings) == {"pgvector": "run: archivist init (it creates the extension)"}
+
+
+def test_migrations_missing(empty_db_url: str, tmp_path: Path) -> None:
+    with psycopg.connect(empty_db_url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION vector")
+    settings = Settings(database_url=empty_db_url, embedder="hash", data_dir=tmp_path)
+    assert failed(settings) == {"migrations": "run: archivist init"}
+
+
+def test_index_dropped(source: SourceDB, settings: Settings) -> None:
+    source.conn.execute("DROP INDEX jarvis_memory_chunks_embedding_idx")
+    problems = failed(settings)
+    assert list(problems) == ["indexes"]
+    detail = next(c.detail for c in run_doctor(settings).checks if c.name == "indexes")
+    assert "jarvis_memory_chunks_embedding_idx" in detail
+
+
+def test_ollama_down_model_missing_and_wrong_dimension(
+    db_url: str, ollama_server: OllamaTestServer, tmp_path: Path
+) -> None:
+    settings = ollama_settings(db_url, ollama_server, tmp_path)
+    ollama_server.fault = "down"
+    assert failed(settings) == {"ollama": "start it: ollama serve"}
+    ollama_server.reset()
+    ollama_server.models.clear()
+    assert failed(settings) == {"embedding model pulled": "run: ollama pull nomic-embed-text"}
+    ollama_server.models.add("nomic-embed-text:latest")
+    ollama_server.fault = "wrong_dim"
+    problems = failed(settings)
+    assert list(problems) == ["probe embedding"]
+    probe = next(c for c in run_doctor(settings).checks if c.name == "probe embedding")
+    assert probe.detail == "384-d, the database stores 768-d"
+
+
+def test_configured_model_differs_from_the_recorded_one(db_url: str, tmp_path: Path) -> None:
+    settings = Settings(database_url=db_url, embedder="hash", embedding_dim=384, data_dir=tmp_path)
+    problems = failed(settings)
+    assert problems["embedding model"] == "set ARCHIVIST_EMBEDDING_MODEL=hash-768"
+    assert "probe embedding" in problems  # 384-d probe against the recorded 768
+
+
+def test_cli_exit_code_follows_the_checks(source: SourceDB, settings: Settings) -> None:
+    assert settings.database_url is not None
+    env = {
+        **os.environ,
+        "DATABASE_URL": settings.database_url.get_secret_value(),
+        "ARCHIVIST_EMBEDDER": "hash",
+        "ARCHIVIST_CONFIG": str(settings.data_dir / "absent.toml"),
+    }
+    command = [sys.executable, "-m", "archivist", "doctor"]
+    healthy = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert healthy.returncode == 0, healthy.stdout
+    assert len(healthy.stdout.strip().splitlines()) == 7
+    source.conn.execute("DROP INDEX jarvis_archive_extraction_idx")
+    broken = subprocess.run([*command, "--json"], env=env, capture_output=True, text=True)
+    assert broken.returncode == 1
+    failures = [c for c in json.loads(broken.stdout)["checks"] if not c["ok"]]
+    assert [c["name"] for c in failures] == ["indexes"]
