@@ -1,0 +1,919 @@
+"""Benchmark of `archivist archive` on a synthetic corpus in a throw-away embedded Postgres.
+
+Everything runs against one embedded Postgres 16 + pgvector (`pgserver`) started in a temporary
+directory and deleted afterwards; the offline hash embedder (`hash-768`) is used, so the numbers
+are those of the archivist and of Postgres, not of a model server. Measured, in this order:
+
+1. Full archive of N sessions x M messages (default 1000 x 40, half of the sessions with a bot
+   summary): wall time, sessions/s, messages/s, chunks/s, embedding calls and texts, chunks
+   written, and where the time goes: embedding (`embed_batch`), `PostgresStore.commit_version`
+   (building the JSONB payload, sending it, and the `archivist_commit_version` function), the
+   rules extractor, reading messages, and the rest.
+2. Database write cost per chunk: the time inside `commit_version` divided by the chunks it
+   inserted, next to a bare binary COPY of the very same chunk rows, selected back, into a copy
+   of `jarvis_memory_chunks` with all its indexes (HNSW and full text included) and into one
+   without any index.
+3. A re-run on unchanged data: it must embed nothing (the script exits 1 otherwise).
+4. 10 % growth: M/10 more messages appended to every session, then an incremental run.
+5. Peak RSS of the archivist process: a child process (this script in its hidden `--child-url`
+   mode) runs `archive` on a prepared database and reports its own `ru_maxrss`, for a corpus of
+   10k and of 100k messages (memory should not grow with the number of sessions) and for one
+   session of 20,000 messages (memory should stay bounded by `max_messages_per_version`).
+   These databases lack the chunk table's search indexes (HNSW, full text) and commit
+   asynchronously: that only spares the server, the measured process runs the same code.
+
+The corpus is generated from `--seed` with `random.Random` (same seed, same corpus) and loaded
+with binary COPY. Progress goes to stderr; the result table (or `--json`) goes to stdout. The
+exit status is 1 if the unchanged re-run embedded anything or a session failed.
+
+Run:  make bench                                  (python scripts/bench_archive.py)
+      python scripts/bench_archive.py --quick          (smoke size, well under 30 s)
+      python scripts/bench_archive.py --sessions 200 --messages 60 --seed 7 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import platform
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from pgvector.psycopg import register_vector
+
+import archivist.pipeline as pipeline_module
+import archivist.store.postgres as postgres_module
+from archivist.app import archive
+from archivist.config import Settings
+from archivist.embed.base import Vector
+from archivist.embed.hashing import HashEmbedder
+from archivist.models import RunReport
+from archivist.pipeline import ArchiveRequest
+from archivist.store.postgres import CommitResult, EmbeddingConfig, PostgresStore, SessionSelection
+
+EMBEDDING = EmbeddingConfig("hash-768", 768)
+TEMPLATE_DB = "bench_template"
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+MESSAGE_STEP = timedelta(seconds=45)
+SESSION_STAGGER = timedelta(minutes=3)
+
+SOURCE_DDL = """
+CREATE TABLE session_messages (
+    id bigint PRIMARY KEY,
+    session_id text NOT NULL,
+    role text,
+    content text,
+    created_at timestamptz
+);
+CREATE INDEX ON session_messages (session_id, created_at, id);
+CREATE TABLE session_summaries (
+    session_id text PRIMARY KEY,
+    summary_text text,
+    updated_at timestamptz
+);
+"""
+MESSAGE_COLUMNS = "id, session_id, role, content, created_at"
+MESSAGE_TYPES = ["int8", "text", "text", "text", "timestamptz"]
+CHUNK_COLUMNS = (
+    "id, session_id, source, content, embedding, metadata, slot, content_hash, "
+    "embedding_model, archive_version"
+)
+CHUNK_TYPES = ["uuid", "text", "text", "text", "vector", "jsonb", "text", "text", "text", "int4"]
+
+MessageRow = tuple[int, str, str, str, datetime]
+
+# -- the synthetic corpus -----------------------------------------------------------------------
+
+TOOLS = (
+    "Vercel", "Redis", "Memcached", "Postgres", "Kafka", "Docker", "Kubernetes", "Terraform",
+    "GitHub Actions", "Sentry", "Grafana", "Prometheus", "Supabase", "Cloudflare", "Nginx",
+    "FastAPI", "Celery", "RabbitMQ", "S3", "Fly.io", "pgvector", "Airflow", "dbt", "Stripe",
+)  # fmt: skip
+SERVICES = (
+    "the billing API", "the auth service", "the web app", "the ingest worker",
+    "the search backend", "the nightly ETL", "the mobile API", "the admin dashboard",
+    "the notification queue", "the reporting job",
+)  # fmt: skip
+PEOPLE = ("Maria", "Tom", "Priya", "Jonas", "Aiko", "Carlos")
+USER_LINES = (
+    "Can you check why {service} is slow since the last deploy?",
+    "Should we move {service} from {tool2} to {tool}?",
+    "let's use {tool} for {service}.",
+    "I think we should go with {tool} instead of {tool2} for {service}.",
+    "What's the cheapest way to run {service} on {tool}?",
+    "Remind me to rotate the {tool} credentials on Friday.",
+    "The {tool} dashboard shows {n} errors per minute on {service}.",
+    "I prefer short answers with code examples.",
+    "Please write a migration plan for {service}, {person} will review it.",
+    "ok, thanks, that worked.",
+    "Why does {tool} keep restarting the pods of {service}?",
+    "We need {service} to handle {n} requests per second by next month.",
+    "Let's go with {tool}; {person} already has an account.",
+)
+ASSISTANT_LINES = (
+    "I'll deploy {service} to {tool} once the tests pass.",
+    "We decided to switch {service} from {tool2} to {tool}.",
+    "Let's use {tool} with a {n}-second timeout for {service}.",
+    "The p95 latency of {service} went from {n} ms to {n2} ms after enabling {tool}.",
+    "Next step: I'll open a PR that adds {tool} metrics to {service}.",
+    "Done: {service} now reads its configuration from {tool}.",
+    "Blocked: the {tool} API key for {service} has expired, {person} has to renew it.",
+    "Here is the plan: snapshot the {tool2} data, cut {service} over to {tool}, then watch "
+    "the alerts for an hour.",
+    "The error comes from a missing index; adding it should bring {service} under {n2} ms.",
+    "I'll set up {tool} for {service} and share the dashboard with {person}.",
+    "{tool} caches the responses for {n} seconds, so stale reads are expected right after a write.",
+    "You could also keep {tool2} and put {tool} in front of it as a read-through cache.",
+    "Deployed: version {n} of {service} is live on {tool}.",
+)
+SUMMARY_LINES = (
+    "The user is moving {service} to {tool}.",
+    "Decided to use {tool} instead of {tool2}.",
+    "Open issue: {service} latency around {n} ms.",
+    "{person} owns the rollout of {service}.",
+)
+
+
+class ChatWriter:
+    """Realistic-looking chat text from a seeded RNG: tools, services, decisions, actions."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def _fill(self, template: str) -> str:
+        tool, tool2 = self.rng.sample(TOOLS, 2)
+        return template.format(
+            tool=tool,
+            tool2=tool2,
+            service=self.rng.choice(SERVICES),
+            person=self.rng.choice(PEOPLE),
+            n=self.rng.randint(2, 900),
+            n2=self.rng.randint(2, 900),
+        )
+
+    def message(self, role: str) -> str:
+        """One message of 50 to 400 characters."""
+        lines = USER_LINES if role == "user" else ASSISTANT_LINES
+        target = self.rng.randint(50, 400)
+        text = self._fill(self.rng.choice(lines))
+        while len(text) < target:
+            text += " " + self._fill(self.rng.choice(lines))
+        if len(text) > 400:
+            text = text[:400].rsplit(" ", 1)[0]
+        return text
+
+    def summary(self) -> str:
+        return " ".join(self._fill(line) for line in self.rng.sample(SUMMARY_LINES, 3))
+
+
+def session_id(prefix: str, index: int) -> str:
+    return f"{prefix}-{index:05d}"
+
+
+def message_time(session_index: int, position: int) -> datetime:
+    return T0 + SESSION_STAGGER * session_index + MESSAGE_STEP * position
+
+
+def message_rows(
+    writer: ChatWriter, prefix: str, sessions: int, positions: range, first_id: int
+) -> Iterator[MessageRow]:
+    """Messages at `positions` of every session (user first, then alternating)."""
+    next_id = first_id
+    for s in range(sessions):
+        sid = session_id(prefix, s)
+        for position in positions:
+            role = "user" if position % 2 == 0 else "assistant"
+            yield next_id, sid, role, writer.message(role), message_time(s, position)
+            next_id += 1
+
+
+def copy_messages(conn: psycopg.Connection[Any], rows: Iterable[MessageRow]) -> int:
+    """Binary COPY into session_messages; returns the number of rows."""
+    count = 0
+    with conn.cursor() as cur:
+        copy_sql = f"COPY session_messages ({MESSAGE_COLUMNS}) FROM STDIN (FORMAT BINARY)"
+        with cur.copy(copy_sql) as copy:
+            copy.set_types(MESSAGE_TYPES)
+            for row in rows:
+                copy.write_row(row)
+                count += 1
+    return count
+
+
+def load_corpus(url: str, seed: int, prefix: str, sessions: int, messages: int) -> float:
+    """Generate and load N x M messages and a summary for every other session; returns seconds."""
+    writer = ChatWriter(random.Random(f"{seed}:{prefix}"))
+    started = time.perf_counter()
+    with psycopg.connect(url, autocommit=True) as conn:
+        copy_messages(conn, message_rows(writer, prefix, sessions, range(messages), 1))
+        summaries = [
+            (session_id(prefix, s), writer.summary(), message_time(s, messages - 1))
+            for s in range(0, sessions, 2)
+        ]
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO session_summaries VALUES (%s, %s, %s)", summaries)
+        conn.execute("ANALYZE session_messages")
+        conn.execute("ANALYZE session_summaries")
+    return time.perf_counter() - started
+
+
+def grow_corpus(url: str, seed: int, prefix: str, sessions: int, old: int, extra: int) -> int:
+    """Append `extra` messages to every session, after its last one; returns rows added."""
+    writer = ChatWriter(random.Random(f"{seed}:{prefix}:growth"))
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM session_messages").fetchone()
+        first_id = int(row[0]) if row else 1
+        rows = message_rows(writer, prefix, sessions, range(old, old + extra), first_id)
+        added = copy_messages(conn, rows)
+        conn.execute("ANALYZE session_messages")
+    return added
+
+
+# -- the embedded server ------------------------------------------------------------------------
+
+
+class Server:
+    """One embedded Postgres in a temporary directory, and databases cloned from a template."""
+
+    def __init__(self, root: Path) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pgserver/platformdirs warn about XDG_RUNTIME_DIR
+            import pgserver
+
+            self.handle: Any = pgserver.get_server(root / "pgdata", cleanup_mode="delete")
+        self.admin_url = str(self.handle.get_uri())
+
+    def url(self, database: str) -> str:
+        return str(self.handle.get_uri(database))
+
+    def create_template(self) -> None:
+        """A database with the source tables and the archivist's migrations applied."""
+        self.create(TEMPLATE_DB)
+        with psycopg.connect(self.url(TEMPLATE_DB), autocommit=True) as conn:
+            conn.execute(SOURCE_DDL)
+            PostgresStore(conn, Settings().sources).init(EMBEDDING)
+
+    def clone(self, name: str) -> str:
+        """A database cloned from the template, with any migration added since applied."""
+        url = self.create(name, TEMPLATE_DB)
+        with psycopg.connect(url, autocommit=True) as conn:
+            PostgresStore(conn, Settings().sources).init(EMBEDDING)
+        return url
+
+    def create(self, name: str, template: str | None = None) -> str:
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            clause = f" TEMPLATE {template}" if template else ""
+            conn.execute(f"CREATE DATABASE {name}{clause}")
+        return self.url(name)
+
+    def drop(self, name: str) -> None:
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def stop(self) -> None:
+        self.handle.cleanup()
+
+
+def server_facts(url: str) -> dict[str, str]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        facts = {
+            "postgres": str(conn.execute("SHOW server_version").fetchone()[0]),  # type: ignore[index]
+            "pgvector": str(
+                conn.execute(
+                    "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+                ).fetchone()[0]  # type: ignore[index]
+            ),
+        }
+        names = conn.execute("SELECT name FROM archivist_migrations ORDER BY name").fetchall()
+        facts["migrations"] = ", ".join(str(n) for (n,) in names)
+        for name in ("fsync", "synchronous_commit", "shared_buffers", "maintenance_work_mem"):
+            facts[name] = str(conn.execute(f"SHOW {name}").fetchone()[0])  # type: ignore[index]
+    return facts
+
+
+# -- instrumented archive runs ------------------------------------------------------------------
+
+
+class CountingEmbedder(HashEmbedder):
+    """The hash embedder, counting `embed_batch` calls, texts and the time spent in them."""
+
+    def __init__(self, dimension: int = 768, batch_size: int = 64) -> None:
+        super().__init__(dimension=dimension, batch_size=batch_size)
+        self.calls = 0
+        self.texts = 0
+        self.seconds = 0.0
+
+    def embed_batch(self, texts: Sequence[str]) -> list[Vector]:
+        started = time.perf_counter()
+        try:
+            return super().embed_batch(texts)
+        finally:
+            self.seconds += time.perf_counter() - started
+            self.calls += 1
+            self.texts += len(texts)
+
+
+@dataclass
+class Timer:
+    calls: int = 0
+    seconds: float = 0.0
+
+
+@contextmanager
+def timed(
+    owner: Any, name: str, timer: Timer, on_result: Callable[[Any], None] | None = None
+) -> Iterator[None]:
+    """Replace `owner.name` by a wrapper that adds its time to `timer`, restored on exit.
+
+    A name the library no longer has is left alone (its timer stays at zero).
+    """
+    original = getattr(owner, name, None)
+    if original is None:
+        log(f"note: {getattr(owner, '__name__', owner)}.{name} not found; not timed")
+        yield
+        return
+
+    @functools.wraps(original)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            result = original(*args, **kwargs)
+        finally:
+            timer.seconds += time.perf_counter() - started
+            timer.calls += 1
+        if on_result is not None:
+            on_result(result)
+        return result
+
+    setattr(owner, name, wrapper)
+    try:
+        yield
+    finally:
+        setattr(owner, name, original)
+
+
+@dataclass
+class Probes:
+    """Timers around the archivist's phases (the benchmark patches them, only in this process)."""
+
+    select: Timer = field(default_factory=Timer)
+    read: Timer = field(default_factory=Timer)
+    extract: Timer = field(default_factory=Timer)
+    commit: Timer = field(default_factory=Timer)
+    commit_json: Timer = field(default_factory=Timer)
+    inserted: int = 0
+    deleted: int = 0
+
+    def _count(self, result: CommitResult) -> None:
+        self.inserted += result.chunks_inserted
+        self.deleted += result.chunks_deleted
+
+    @contextmanager
+    def installed(self) -> Iterator[None]:
+        with ExitStack() as stack:
+            stack.enter_context(timed(PostgresStore, "pending_sessions", self.select))
+            # Every message read (new messages, a partial window's head) goes through _messages.
+            stack.enter_context(timed(PostgresStore, "_messages", self.read))
+            stack.enter_context(timed(pipeline_module, "extend_extraction", self.extract))
+            stack.enter_context(timed(PostgresStore, "commit_version", self.commit, self._count))
+            # The chunk payload's JSON encoding, which happens inside commit_version.
+            stack.enter_context(timed(postgres_module, "_dumps", self.commit_json))
+            yield
+
+
+@dataclass
+class RunStats:
+    label: str
+    seconds: float
+    sessions_seen: int
+    sessions_archived: int
+    sessions_failed: int
+    new_messages: int
+    versions: int
+    embed_calls: int
+    texts_embedded: int
+    chunks_inserted: int
+    chunks_removed: int
+    embed_s: float
+    commit_s: float
+    commit_json_s: float
+    extract_s: float
+    read_s: float
+    select_s: float
+    failures: list[str]
+
+    @property
+    def other_s(self) -> float:
+        measured = self.embed_s + self.commit_s + self.extract_s + self.read_s + self.select_s
+        return max(0.0, self.seconds - measured)
+
+
+def run_archive(url: str, data_dir: Path, limit: int, label: str) -> RunStats:
+    """One `archive` run over (at most) `limit` sessions, fully instrumented."""
+    settings = Settings(database_url=url, embedder="hash", data_dir=data_dir)
+    embedder = CountingEmbedder(settings.embedding_dim, settings.embed_batch_size)
+    probes = Probes()
+    request = ArchiveRequest(selection=SessionSelection(limit=limit), delay_ms=0)
+    with probes.installed():
+        started = time.perf_counter()
+        report = archive(settings, request, embedder=embedder)
+        seconds = time.perf_counter() - started
+    return RunStats(
+        label=label,
+        seconds=seconds,
+        sessions_seen=len(report.sessions),
+        sessions_archived=report.count("archived"),
+        sessions_failed=len(report.failed),
+        new_messages=sum(s.new_messages for s in report.sessions),
+        versions=probes.commit.calls,
+        embed_calls=embedder.calls,
+        texts_embedded=embedder.texts,
+        chunks_inserted=probes.inserted,
+        chunks_removed=probes.deleted,
+        embed_s=embedder.seconds,
+        commit_s=probes.commit.seconds,
+        commit_json_s=probes.commit_json.seconds,
+        extract_s=probes.extract.seconds,
+        read_s=probes.read.seconds,
+        select_s=probes.select.seconds,
+        failures=[f"{s.session_id}: {s.reason}" for s in report.failed][:5],
+    )
+
+
+# -- COPY baseline ------------------------------------------------------------------------------
+
+
+@dataclass
+class CopyStats:
+    rows: int
+    indexed_s: float
+    bare_s: float
+
+
+def copy_into(conn: psycopg.Connection[Any], table: str, like: str, rows: list[Any]) -> float:
+    """Seconds to binary-COPY `rows` into a fresh `LIKE jarvis_memory_chunks` table."""
+    conn.execute(f"DROP TABLE IF EXISTS {table}")
+    conn.execute(f"CREATE TABLE {table} (LIKE jarvis_memory_chunks {like})")
+    started = time.perf_counter()
+    with conn.cursor() as cur:
+        with cur.copy(f"COPY {table} ({CHUNK_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types(CHUNK_TYPES)
+            for row in rows:
+                copy.write_row(row)
+    seconds = time.perf_counter() - started
+    conn.execute(f"DROP TABLE {table}")
+    return seconds
+
+
+def copy_baseline(url: str) -> CopyStats:
+    """COPY the archived chunks, as selected back, with every index and with none."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        register_vector(conn)
+        with conn.cursor(binary=True) as cur:
+            rows = cur.execute(
+                f"SELECT {CHUNK_COLUMNS} FROM jarvis_memory_chunks ORDER BY session_id, id"
+            ).fetchall()
+        indexed = copy_into(conn, "bench_copy", "INCLUDING ALL", rows)
+        bare = copy_into(
+            conn,
+            "bench_copy_bare",
+            "INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING STORAGE",
+            rows,
+        )
+    return CopyStats(rows=len(rows), indexed_s=indexed, bare_s=bare)
+
+
+# -- peak RSS in a child process ----------------------------------------------------------------
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set size (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def current_rss_mb() -> float:
+    """This process's resident set size now (Linux), or its peak where /proc is missing."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return peak_rss_mb()
+    return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+
+
+def child_main(url: str, limit: int) -> int:
+    """Hidden mode: archive the prepared database and print one JSON line about it."""
+    baseline = current_rss_mb()
+    settings = Settings(database_url=url, embedder="hash", data_dir=Path(tempfile.gettempdir()))
+    request = ArchiveRequest(selection=SessionSelection(limit=limit), delay_ms=0)
+    started = time.perf_counter()
+    report: RunReport = archive(settings, request)
+    result = {
+        "seconds": time.perf_counter() - started,
+        "baseline_rss_mb": baseline,
+        "peak_rss_mb": peak_rss_mb(),
+        "end_rss_mb": current_rss_mb(),
+        "sessions": report.count("archived"),
+        "failed": len(report.failed),
+        "messages": sum(s.new_messages for s in report.sessions),
+        "chunks": sum(s.chunks_added for s in report.sessions),
+        "versions": sum(s.version_to - s.version_from for s in report.sessions),
+    }
+    print(json.dumps(result))
+    return 0
+
+
+@dataclass
+class RssCase:
+    label: str
+    sessions: int
+    messages: int
+    load_s: float = 0.0
+    seconds: float = 0.0
+    baseline_rss_mb: float = 0.0
+    peak_rss_mb: float = 0.0
+    end_rss_mb: float = 0.0
+    chunks: int = 0
+    versions: int = 0
+    failed: int = 0
+    error: str = ""
+
+
+def lighten_for_rss(url: str) -> None:
+    """Drop the chunk table's search indexes and make commits asynchronous in this database.
+
+    Only the Postgres server does less work: the archivist process whose memory is measured
+    runs the same code, so its peak RSS is unchanged and the runs take far less time.
+    """
+    keep = ("jarvis_memory_chunks_pkey", "jarvis_memory_chunks_session_idx")
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'jarvis_memory_chunks' "
+            "AND indexname <> ALL(%s)",
+            [list(keep)],
+        ).fetchall()
+        for (index,) in rows:
+            conn.execute(f'DROP INDEX "{index}"')
+        database = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+        conn.execute(f'ALTER DATABASE "{database}" SET synchronous_commit = off')
+
+
+def run_child(url: str, limit: int) -> dict[str, Any]:
+    """This script in its hidden child mode; returns the JSON line it printed."""
+    command = [sys.executable, os.path.abspath(__file__), "--child-url", url]
+    command += ["--child-limit", str(limit)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or ["(no output)"]
+        raise RuntimeError(f"child exited with {done.returncode}: {lines[-1]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def rss_case(server: Server, seed: int, label: str, sessions: int, messages: int) -> RssCase:
+    """Load a corpus into its own database and archive it in a child process."""
+    name = f"bench_rss_{sessions}x{messages}"
+    url = server.clone(name)
+    case = RssCase(label=label, sessions=sessions, messages=sessions * messages)
+    try:
+        lighten_for_rss(url)
+        case.load_s = load_corpus(url, seed, "r", sessions, messages)
+        result = run_child(url, sessions)
+    except (RuntimeError, ValueError, psycopg.Error) as exc:
+        case.error = str(exc)
+        return case
+    finally:
+        server.drop(name)
+    case.seconds = result["seconds"]
+    case.baseline_rss_mb = result["baseline_rss_mb"]
+    case.peak_rss_mb = result["peak_rss_mb"]
+    case.end_rss_mb = result["end_rss_mb"]
+    case.chunks = result["chunks"]
+    case.versions = result["versions"]
+    case.failed = result["failed"]
+    return case
+
+
+# -- the benchmark ------------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    sessions: int
+    messages: int
+    growth: int
+    rss_sizes: list[tuple[int, int]]
+    big_session: int
+    seed: int
+
+
+@dataclass
+class Results:
+    plan: Plan
+    environment: dict[str, str]
+    load_s: float
+    full: RunStats
+    copy: CopyStats
+    rerun: RunStats
+    growth_added: int
+    growth: RunStats
+    rss: list[RssCase]
+    total_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        runs = (self.full, self.rerun, self.growth)
+        return (
+            self.rerun.embed_calls == 0
+            and not any(r.sessions_failed for r in runs)
+            and not any(c.failed or c.error for c in self.rss)
+        )
+
+
+_STARTED = time.perf_counter()
+
+
+def log(message: str) -> None:
+    elapsed = time.perf_counter() - _STARTED
+    print(f"[bench {elapsed:6.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def run_benchmark(plan: Plan, root: Path) -> Results:
+    started = time.perf_counter()
+    log(f"starting embedded Postgres in {root}")
+    server = Server(root)
+    try:
+        server.create_template()
+        url = server.clone("bench")
+        environment = environment_facts(url)
+        n, m = plan.sessions, plan.messages
+        log(f"loading {n} x {m} messages")
+        load_s = load_corpus(url, plan.seed, "s", n, m)
+        log("archiving (full run)")
+        full = run_archive(url, root / "data", n, "full")
+        log("COPY baseline")
+        copy = copy_baseline(url)
+        log("re-run on unchanged data")
+        rerun = run_archive(url, root / "data", n, "unchanged")
+        log(f"appending {plan.growth} messages to every session and re-running")
+        added = grow_corpus(url, plan.seed, "s", n, m, plan.growth)
+        growth = run_archive(url, root / "data", n, "growth")
+        server.drop("bench")
+        rss = []
+        for sessions, messages in plan.rss_sizes:
+            log(f"peak RSS: {sessions} x {messages} messages in a child process")
+            label = f"{sessions * messages:,} messages ({sessions} x {messages})"
+            rss.append(rss_case(server, plan.seed, label, sessions, messages))
+        if plan.big_session:
+            log(f"peak RSS: one session of {plan.big_session} messages in a child process")
+            label = f"1 session x {plan.big_session:,} messages"
+            rss.append(rss_case(server, plan.seed, label, 1, plan.big_session))
+    finally:
+        server.stop()
+    results = Results(plan, environment, load_s, full, copy, rerun, added, growth, rss)
+    results.total_s = time.perf_counter() - started
+    return results
+
+
+def environment_facts(url: str) -> dict[str, str]:
+    settings = Settings()
+    facts = {
+        "python": platform.python_version(),
+        "cpus": str(os.cpu_count()),
+        "embedder": f"{EMBEDDING.model} (HashEmbedder, batch {settings.embed_batch_size})",
+        "turns_per_window": str(settings.turns_per_window),
+        "chunk_max_chars": str(settings.chunk_max_chars),
+        "max_messages_per_version": str(settings.max_messages_per_version),
+    }
+    facts.update(server_facts(url))
+    return facts
+
+
+# -- output -------------------------------------------------------------------------------------
+
+Row = tuple[str, str]
+
+
+def per_s(count: float, seconds: float) -> str:
+    return f"{count / seconds:,.1f}" if seconds > 0 else "-"
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.3f} ms"
+
+
+def share(part: float, whole: float) -> str:
+    return f"{part:8.2f} s  {100 * part / whole:5.1f} %" if whole > 0 else f"{part:8.2f} s"
+
+
+def run_rows(run: RunStats) -> list[Row]:
+    rows: list[Row] = [
+        ("wall time", f"{run.seconds:.2f} s"),
+        ("sessions archived / seen", f"{run.sessions_archived:,} / {run.sessions_seen:,}"),
+        ("sessions failed", f"{run.sessions_failed:,}"),
+        ("versions committed", f"{run.versions:,}"),
+        ("new messages", f"{run.new_messages:,}"),
+        ("embedding calls", f"{run.embed_calls:,}"),
+        ("texts embedded", f"{run.texts_embedded:,}"),
+        ("chunks written (inserted)", f"{run.chunks_inserted:,}"),
+        ("chunks removed", f"{run.chunks_removed:,}"),
+    ]
+    rows += [("failure", f) for f in run.failures]
+    return rows
+
+
+def throughput_rows(run: RunStats) -> list[Row]:
+    return [
+        ("sessions/s", per_s(run.sessions_archived, run.seconds)),
+        ("messages/s", per_s(run.new_messages, run.seconds)),
+        ("chunks/s", per_s(run.chunks_inserted, run.seconds)),
+    ]
+
+
+def breakdown_rows(run: RunStats) -> list[Row]:
+    total = run.seconds
+    return [
+        ("embedding (embed_batch)", share(run.embed_s, total)),
+        ("commit_version (DB write)", share(run.commit_s, total)),
+        ("  of which chunk JSON encode", share(run.commit_json_s, total)),
+        ("rules extractor", share(run.extract_s, total)),
+        ("reading messages", share(run.read_s, total)),
+        ("selecting sessions", share(run.select_s, total)),
+        ("rest (plan, chunk, small queries)", share(run.other_s, total)),
+        ("everything but embedding", share(total - run.embed_s, total)),
+    ]
+
+
+def copy_rows(full: RunStats, copy: CopyStats) -> list[Row]:
+    commit = full.commit_s / full.chunks_inserted if full.chunks_inserted else 0.0
+    indexed = copy.indexed_s / copy.rows if copy.rows else 0.0
+    bare = copy.bare_s / copy.rows if copy.rows else 0.0
+    return [
+        ("chunks", f"{full.chunks_inserted:,} committed, {copy.rows:,} copied"),
+        ("commit_version per version", ms(full.commit_s / full.versions if full.versions else 0)),
+        ("commit_version per chunk", ms(commit)),
+        ("binary COPY per chunk, all indexes", ms(indexed)),
+        ("binary COPY per chunk, no index", ms(bare)),
+        ("commit_version / COPY (indexes)", f"{commit / indexed:.2f} x" if indexed else "-"),
+        ("commit_version / COPY (no index)", f"{commit / bare:.2f} x" if bare else "-"),
+        ("COPY total, all indexes / none", f"{copy.indexed_s:.2f} s / {copy.bare_s:.2f} s"),
+    ]
+
+
+def rss_rows(cases: list[RssCase]) -> list[Row]:
+    rows: list[Row] = [
+        ("note", "the child's databases lack the chunk search indexes and commit"),
+        ("", "asynchronously: only the server does less, the archivist's memory is the same"),
+        ("corpus", "  peak MB  start MB    end MB   time s    chunks  versions"),
+    ]
+    for case in cases:
+        if case.error:
+            rows.append((case.label, f"ERROR: {case.error}"))
+            continue
+        rows.append(
+            (
+                case.label,
+                f"{case.peak_rss_mb:9.1f} {case.baseline_rss_mb:9.1f} {case.end_rss_mb:9.1f} "
+                f"{case.seconds:8.1f} {case.chunks:9,} {case.versions:9,}"
+                + (f"  {case.failed} FAILED" if case.failed else ""),
+            )
+        )
+    return rows
+
+
+def render(results: Results) -> str:
+    plan = results.plan
+    corpus = plan.sessions * plan.messages
+    sections: list[tuple[str, list[Row]]] = [
+        ("environment", sorted(results.environment.items())),
+        (
+            f"corpus: {plan.sessions:,} sessions x {plan.messages} messages, seed {plan.seed}",
+            [
+                ("messages", f"{corpus:,}"),
+                ("session summaries", f"{(plan.sessions + 1) // 2:,}"),
+                ("generate + binary COPY", f"{results.load_s:.2f} s"),
+            ],
+        ),
+        ("full archive", run_rows(results.full) + throughput_rows(results.full)),
+        ("full archive: where the time goes", breakdown_rows(results.full)),
+        (
+            "DB write per chunk vs bare binary COPY of the same rows",
+            copy_rows(results.full, results.copy),
+        ),
+        ("re-run on unchanged data (must embed nothing)", run_rows(results.rerun)),
+        (
+            f"10 % growth: +{plan.growth} messages per session ({results.growth_added:,} rows)",
+            run_rows(results.growth) + breakdown_rows(results.growth),
+        ),
+        (
+            "peak RSS of the archivist process (a child process, ru_maxrss)",
+            rss_rows(results.rss),
+        ),
+        (
+            "verdict",
+            [
+                ("unchanged re-run embedding calls", f"{results.rerun.embed_calls} (must be 0)"),
+                ("result", "OK" if results.ok else "FAILED"),
+                ("benchmark total time", f"{results.total_s:.1f} s"),
+            ],
+        ),
+    ]
+    width = max(len(label) for _, rows in sections for label, _ in rows) + 2
+    lines: list[str] = []
+    for title, rows in sections:
+        lines += ["", title, "-" * len(title)]
+        lines += [f"  {label:<{width}}{value}" for label, value in rows]
+    return "\n".join(lines[1:])
+
+
+def as_json(results: Results) -> str:
+    data = asdict(results)
+    for name in ("full", "rerun", "growth"):
+        data[name]["other_s"] = getattr(results, name).other_s
+    data["ok"] = results.ok
+    return json.dumps(data, indent=2, default=str)
+
+
+# -- command line -------------------------------------------------------------------------------
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    sessions, _, messages = text.lower().partition("x")
+    return int(sessions), int(messages)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--sessions", type=int, default=None, help="sessions (default 1000)")
+    parser.add_argument("--messages", type=int, default=None, help="messages each (default 40)")
+    parser.add_argument("--seed", type=int, default=1, help="corpus seed (default 1)")
+    parser.add_argument("--quick", action="store_true", help="small smoke-test sizes")
+    parser.add_argument(
+        "--rss",
+        type=parse_size,
+        nargs="*",
+        default=None,
+        metavar="NxM",
+        help="corpora for the peak RSS runs (default 250x40 2500x40; none to skip)",
+    )
+    parser.add_argument(
+        "--big-session",
+        type=int,
+        default=None,
+        help="messages of the single-session RSS run (default 20000; 0 to skip)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--child-url", help=argparse.SUPPRESS)
+    parser.add_argument("--child-limit", type=int, default=0, help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def make_plan(args: argparse.Namespace) -> Plan:
+    quick = args.quick
+    sessions = args.sessions or (40 if quick else 1000)
+    messages = args.messages or 40
+    rss = args.rss if args.rss is not None else ([(10, 40), (100, 40)] if quick else None)
+    big = args.big_session if args.big_session is not None else (1000 if quick else 20_000)
+    return Plan(
+        sessions=sessions,
+        messages=messages,
+        growth=max(1, messages // 10),
+        rss_sizes=rss if rss is not None else [(250, 40), (2500, 40)],
+        big_session=big,
+        seed=args.seed,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.child_url:
+        return child_main(args.child_url, args.child_limit)
+    plan = make_plan(args)
+    with tempfile.TemporaryDirectory(prefix="archivist-bench-") as tmp:
+        root = Path(tmp)
+        os.chmod(root, 0o755)  # pgserver runs Postgres as another user when started by root
+        results = run_benchmark(plan, root)
+    print(as_json(results) if args.json else render(results))
+    if not results.ok:
+        log("FAILED: the unchanged re-run embedded something, or a session failed")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
