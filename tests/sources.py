@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -9,6 +12,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
+
+from archivist.config import Settings
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -94,3 +99,16 @@ class SourceDB:
             "jarvis_archive_sessions": "SELECT * FROM jarvis_archive_sessions",
         }
         return {t: sorted(self.conn.execute(q).fetchall(), key=repr) for t, q in tables.items()}
+
+
+def run_cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m archivist ARGS` against the settings' database with the offline embedder."""
+    assert settings.database_url is not None
+    env = {
+        **os.environ,
+        "DATABASE_URL": settings.database_url.get_secret_value(),
+        "ARCHIVIST_EMBEDDER": "hash",
+        "ARCHIVIST_CONFIG": str(settings.data_dir / "absent.toml"),
+    }
+    command = [sys.executable, "-m", "archivist", *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)

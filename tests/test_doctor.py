@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import psycopg
 from ollama_server import OllamaTestServer
-from sources import SourceDB
+from sources import SourceDB, run_cli
 
 from archivist.config import Settings
 from archivist.doctor import run_doctor
@@ -110,19 +107,11 @@ def test_configured_model_differs_from_the_recorded_one(db_url: str, tmp_path: P
 
 
 def test_cli_exit_code_follows_the_checks(source: SourceDB, settings: Settings) -> None:
-    assert settings.database_url is not None
-    env = {
-        **os.environ,
-        "DATABASE_URL": settings.database_url.get_secret_value(),
-        "ARCHIVIST_EMBEDDER": "hash",
-        "ARCHIVIST_CONFIG": str(settings.data_dir / "absent.toml"),
-    }
-    command = [sys.executable, "-m", "archivist", "doctor"]
-    healthy = subprocess.run(command, env=env, capture_output=True, text=True)
+    healthy = run_cli(settings, "doctor")
     assert healthy.returncode == 0, healthy.stdout
     assert len(healthy.stdout.strip().splitlines()) == 7
     source.conn.execute("DROP INDEX jarvis_archive_extraction_idx")
-    broken = subprocess.run([*command, "--json"], env=env, capture_output=True, text=True)
+    broken = run_cli(settings, "doctor", "--json")
     assert broken.returncode == 1
     failures = [c for c in json.loads(broken.stdout)["checks"] if not c["ok"]]
     assert [c["name"] for c in failures] == ["indexes"]

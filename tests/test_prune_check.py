@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
-from sources import T0, SourceDB
+from sources import T0, SourceDB, run_cli
 
 from archivist.app import archive, check_prune
 from archivist.config import Settings
@@ -51,18 +48,9 @@ def test_unarchived_and_late_messages_are_at_risk(source: SourceDB, settings: Se
     assert check_prune(settings, THIRTY_DAYS).safe
 
 
-def test_cli_exit_codes_and_json(source: SourceDB, settings: Settings, tmp_path: Path) -> None:
-    assert settings.database_url is not None
-    env = {
-        **os.environ,
-        "DATABASE_URL": settings.database_url.get_secret_value(),
-        "ARCHIVIST_EMBEDDER": "hash",
-        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
-    }
-
+def test_cli_exit_codes_and_json(source: SourceDB, settings: Settings) -> None:
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "archivist", "prune-check", *args]
-        return subprocess.run(command, env=env, capture_output=True, text=True)
+        return run_cli(settings, "prune-check", *args)
 
     source.add("s", ["hello", "hi"])
     unsafe = cli("--older-than", "30d", "--json")

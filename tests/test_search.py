@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -15,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from sources import T0, SourceDB
+from sources import T0, SourceDB, run_cli
 
 from archivist import ArchiveFilters, archive_search, memory_search
 from archivist.app import archive
@@ -284,19 +281,9 @@ def test_a_huge_query_is_cut_not_an_error(archived: Settings) -> None:
     assert result.clamped["query_chars"].applied == 8000
 
 
-def test_cli_search_commands(archived: Settings, tmp_path: Path) -> None:
-    assert archived.database_url is not None
-    env = {
-        **os.environ,
-        "DATABASE_URL": archived.database_url.get_secret_value(),
-        "ARCHIVIST_EMBEDDER": "hash",
-        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
-    }
-
+def test_cli_search_commands(archived: Settings) -> None:
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "archivist", *args], env=env, capture_output=True, text=True
-        )
+        return run_cli(archived, *args)
 
     memory = cli("memory-search", "Vercel deploy", "--limit", "20", "--json")
     assert memory.returncode == 0, memory.stderr

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import timedelta
-from pathlib import Path
 
-from sources import T0, SourceDB
+from sources import T0, SourceDB, run_cli
 
 from archivist.app import archive, status
 from archivist.config import Settings
@@ -48,17 +44,9 @@ def test_a_failed_session_is_in_the_run_log(source: SourceDB, settings: Settings
     assert run.failures is not None and "injected" in run.failures["bad"]
 
 
-def test_status_cli_json(source: SourceDB, settings: Settings, tmp_path: Path) -> None:
-    assert settings.database_url is not None
+def test_status_cli_json(source: SourceDB, settings: Settings) -> None:
     source.add("a", ["hello", "hi"])
-    env = {
-        **os.environ,
-        "DATABASE_URL": settings.database_url.get_secret_value(),
-        "ARCHIVIST_EMBEDDER": "hash",
-        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
-    }
-    command = [sys.executable, "-m", "archivist", "status", "--json"]
-    result = subprocess.run(command, env=env, capture_output=True, text=True)
+    result = run_cli(settings, "status", "--json")
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert payload["messages_unarchived"] == 2 and payload["last_runs"] == []
