@@ -1,0 +1,1 @@
+"""Typed state items (decision, constraint, action, question, risk) kept across versions."""

@@ -1,0 +1,120 @@
+"""The state item contract: types, statuses and their merge precedence, normalisation and UIDs.
+
+Pure values and functions, no I/O. A *candidate* is what an extractor (rules or LLM) proposes
+from one batch of messages; reconciliation turns candidates into *state items*, which live in
+every version's extraction under `state_items`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ItemType = Literal["decision", "constraint", "action", "question", "risk"]
+Confidence = Literal["low", "medium", "high"]
+
+UID_PREFIX: dict[ItemType, str] = {
+    "decision": "d_",
+    "constraint": "c_",
+    "action": "a_",
+    "question": "q_",
+    "risk": "r_",
+}
+
+# Highest precedence first: a merge keeps whichever of two statuses comes earlier here.
+STATUS_PRECEDENCE: dict[ItemType, tuple[str, ...]] = {
+    "decision": ("superseded", "active"),
+    "constraint": ("superseded", "active"),
+    "risk": ("superseded", "active"),
+    "action": ("superseded", "done", "blocked", "open"),
+    "question": ("superseded", "answered", "open"),
+}
+
+_CONFIDENCE_ORDER: tuple[Confidence, ...] = ("low", "medium", "high")
+_QUOTES = re.compile(r"[\"'`\u2018\u2019\u201c\u201d]")
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]+|\d+[.)])\s*")
+_SPACE = re.compile(r"\s+")
+
+
+def default_status(item_type: ItemType) -> str:
+    """The status a new item of this type starts with (`active`, or `open`)."""
+    return STATUS_PRECEDENCE[item_type][-1]
+
+
+def normalize_text(text: str) -> str:
+    """Lower case, NFC, no bullet, no quotes, single spaces: the form UIDs are computed from."""
+    text = unicodedata.normalize("NFC", text)
+    text = _BULLET.sub("", text)
+    text = _QUOTES.sub("", text)
+    return _SPACE.sub(" ", text).strip().lower()
+
+
+def compute_uid(item_type: ItemType, text: str) -> str:
+    """Type prefix + the first 12 hex of sha256(`type:normalised text`): equal items, equal UIDs."""
+    digest = hashlib.sha256(f"{item_type}:{normalize_text(text)}".encode()).hexdigest()
+    return UID_PREFIX[item_type] + digest[:12]
+
+
+def resolve_status_merge(item_type: ItemType, a: str, b: str) -> str:
+    """The status of two merged items: whichever has the higher precedence for the type."""
+    order = STATUS_PRECEDENCE[item_type]
+    return min(a, b, key=order.index)
+
+
+def max_confidence(a: Confidence, b: Confidence) -> Confidence:
+    return max(a, b, key=_CONFIDENCE_ORDER.index)
+
+
+class CandidateItem(BaseModel):
+    """An item an extractor proposes from one batch of messages; reconciliation decides its fate.
+
+    This is also the JSON shape the LLM extractor is asked for (its schema is sent as
+    `format`), so it stays flat and small. `refs` must be ids of messages in the batch.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: ItemType
+    text: str = Field(min_length=1, max_length=500)
+    status: str | None = None
+    confidence: Confidence = "medium"
+    topic_tags: list[str] = Field(default_factory=list, max_length=3)
+    refs: list[str] = Field(default_factory=list)
+    supersedes: str | None = None
+
+
+class StateItem(BaseModel):
+    """A reconciled item as stored in a version's `state_items`."""
+
+    uid: str
+    type: ItemType
+    text: str
+    status: str
+    confidence: Confidence = "medium"
+    topic_tags: list[str] = Field(default_factory=list)
+    refs: list[str] = Field(default_factory=list)
+    replaced_by: str | None = None
+    supersession_evidence: dict[str, str] | None = None
+    conflict: bool = False
+    pinned: bool = False
+    created_at: datetime | None = None
+    last_seen_at: datetime | None = None
+
+
+def validated_status(item_type: ItemType, status: str | None) -> tuple[str, bool]:
+    """The status to keep for a candidate and whether it was valid.
+
+    An unknown status becomes the type's default; the caller then lowers the confidence.
+    `superseded` is never accepted from an extractor: only reconciliation supersedes.
+    """
+    if status is None:
+        return default_status(item_type), True
+    allowed = STATUS_PRECEDENCE[item_type][1:]
+    if status in allowed:
+        return status, True
+    return default_status(item_type), False
