@@ -26,6 +26,7 @@ EXPECTED_INDEXES = (
     "jarvis_memory_chunks_fts_idx",
     "jarvis_memory_chunks_message_ids_idx",
     "jarvis_archive_extraction_idx",
+    "jarvis_archive_sessions_archive_idx",
 )
 
 

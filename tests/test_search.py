@@ -156,8 +156,9 @@ def test_a_filtered_search_returns_k_rows_whenever_k_rows_match(
     source: SourceDB, settings: Settings
 ) -> None:
     # 1,000 random vectors: 10 % in session "wide", 1 % in "narrow", 4 rows in "few"; the
-    # "wide" ones are also the only session summaries. An HNSW scan that filters afterwards
-    # (pgvector < 0.8) would come back short on such filters.
+    # "wide" ones are also the only session summaries and 12 others the only extractions. An
+    # HNSW scan that filters afterwards (pgvector < 0.8) would come back short on such filters;
+    # so would the 400 nearest candidates filtered, without the exact fallback, for the 1.2 %.
     source.conn.execute(
         """
         INSERT INTO jarvis_memory_chunks (id, session_id, source, content, embedding, slot,
@@ -165,7 +166,9 @@ def test_a_filtered_search_returns_k_rows_whenever_k_rows_match(
         SELECT gen_random_uuid(),
                CASE WHEN g <= 100 THEN 'wide' WHEN g <= 110 THEN 'narrow'
                     WHEN g <= 114 THEN 'few' ELSE 'other' || g END,
-               CASE WHEN g <= 100 THEN 'session_summary' ELSE 'session_turn' END,
+               CASE WHEN g <= 100 THEN 'session_summary'
+                    WHEN g BETWEEN 201 AND 212 THEN 'archive_extraction'
+                    ELSE 'session_turn' END,
                'chunk ' || g,
                (SELECT array_agg(random())::vector FROM generate_series(1, 768) WHERE g > 0),
                'turns:' || g, md5(g::text), 'hash-768', 1
@@ -177,6 +180,11 @@ def test_a_filtered_search_returns_k_rows_whenever_k_rows_match(
         assert len(hits) == expected and {h.session_id for h in hits} == {session_id}
     by_source = memory_search("chunk", source="session_summary", settings=settings).hits
     assert len(by_source) == 10 and {h.session_id for h in by_source} == {"wide"}
+    rare = memory_search(
+        "chunk", source="archive_extraction", mode="vector", settings=settings
+    ).hits
+    assert len(rare) == 10 and {h.source for h in rare} == {"archive_extraction"}
+    assert [h.similarity for h in rare] == sorted((h.similarity for h in rare), reverse=True)
 
 
 def test_a_slow_database_is_cancelled_with_a_timeout_error(

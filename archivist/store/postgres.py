@@ -131,7 +131,7 @@ class PostgresStore:
     def index_names(self) -> set[str]:
         rows = self.conn.execute(
             "SELECT indexname FROM pg_indexes WHERE tablename IN "
-            "('jarvis_memory_chunks', 'jarvis_archive')"
+            "('jarvis_memory_chunks', 'jarvis_archive', 'jarvis_archive_sessions')"
         )
         return {str(r[0]) for r in rows}
 
