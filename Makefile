@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck check bench clean
+.PHONY: demo test lint typecheck check bench bench-search eval clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +28,14 @@ typecheck: $(STAMP)
 
 check: lint typecheck test
 
-bench: $(STAMP)
+bench: $(STAMP)  ## archive throughput and memory
 	$(BIN)/python scripts/bench_archive.py
+
+bench-search: $(STAMP)  ## search latency and recall at 100k chunks / versions
+	$(BIN)/python scripts/bench_search.py
+
+eval: $(STAMP)  ## retrieval quality on the labelled set, per ranking mode
+	$(BIN)/python scripts/eval_retrieval.py
 
 clean:
 	rm -rf $(VENV) .archivist .pytest_cache .mypy_cache .ruff_cache
