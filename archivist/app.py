@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from archivist.backends import make_embedder, open_store
+from archivist.backends import make_embedder, make_extractor, open_store
 from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.models import RunReport
@@ -35,7 +35,8 @@ def archive(
     with open_store(settings) as store:
         if settings.uses_embedded_database and store.recorded_embedding() is None:
             store.init(embedding_config(settings, embedder))
-        return Archiver(store, embedder, settings).run(request, progress)
+        extractor = make_extractor(settings)
+        return Archiver(store, embedder, settings, extractor).run(request, progress)
 
 
 def check_prune(settings: Settings, older_than: timedelta) -> PruneCheck:

@@ -1,4 +1,4 @@
-"""Builds the store and the embedder the settings describe."""
+"""Builds the store, the embedder and the extractor the settings describe."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.embed.hashing import HashEmbedder
 from archivist.embed.ollama import OllamaEmbedder
+from archivist.extract.base import Extractor, RulesExtractor
+from archivist.extract.llm import OllamaExtractor
 from archivist.store.embedded import embedded_url, start_embedded
 from archivist.store.postgres import PostgresStore, connect
 
@@ -42,4 +44,21 @@ def make_embedder(settings: Settings, timeout_s: float | None = None) -> Embedde
         batch_size=settings.embed_batch_size,
         retries=settings.ollama_retries,
         backoff_s=settings.ollama_backoff_s,
+    )
+
+
+def make_extractor(settings: Settings) -> Extractor:
+    """The extractor the settings name: the rules, or an Ollama chat model."""
+    if settings.extractor == "ollama":
+        return make_llm_extractor(settings)
+    return RulesExtractor()
+
+
+def make_llm_extractor(settings: Settings) -> OllamaExtractor:
+    """The Ollama extractor of `llm_model` on `ollama_host`."""
+    return OllamaExtractor(
+        model=settings.llm_model,
+        host=settings.ollama_host,
+        timeout_s=settings.llm_timeout_s,
+        max_prompt_chars=settings.llm_max_prompt_chars,
     )

@@ -69,6 +69,17 @@ EmbedderFlag = Annotated[
     str | None, typer.Option("--embedder", help="`ollama` (default) or the offline `hash`.")
 ]
 
+ExtractorFlag = Annotated[
+    str | None,
+    typer.Option(
+        "--extractor",
+        help="`rules` (default, deterministic) or `ollama` (an LLM; rules when it fails).",
+    ),
+]
+LlmModelFlag = Annotated[
+    str | None, typer.Option("--llm-model", help="The Ollama chat model for --extractor ollama.")
+]
+
 
 @contextmanager
 def _errors_reported(settings: Settings | None = None) -> Iterator[None]:
@@ -150,13 +161,22 @@ def archive(
         bool, typer.Option("--rebuild", help="Recompute versions from each session's start.")
     ] = False,
     embedder: EmbedderFlag = None,
+    extractor: ExtractorFlag = None,
+    llm_model: LlmModelFlag = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Archive sessions with new messages: a new version and embedded chunks for each.
 
     Example: archivist archive --sessions-with-activity-in-days 7 --dry-run
+    Example: archivist archive --extractor ollama --llm-model llama3.2
     """
-    settings = _settings(embedder=embedder, max_sessions=max_sessions, delay_ms=delay_ms)
+    settings = _settings(
+        embedder=embedder,
+        max_sessions=max_sessions,
+        delay_ms=delay_ms,
+        extractor=extractor,
+        llm_model=llm_model,
+    )
     request = ArchiveRequest(
         selection=SessionSelection(
             session_ids=session_id or (),
@@ -193,12 +213,17 @@ def demo(
 
 
 @cli.command()
-def doctor(embedder: EmbedderFlag = None, json_output: JsonFlag = False) -> None:
+def doctor(
+    embedder: EmbedderFlag = None,
+    extractor: ExtractorFlag = None,
+    llm_model: LlmModelFlag = None,
+    json_output: JsonFlag = False,
+) -> None:
     """Check the database, pgvector, migrations, indexes, Ollama and the model (exit 0 if all pass).
 
     Example: archivist doctor --json
     """
-    settings = _settings(embedder=embedder)
+    settings = _settings(embedder=embedder, extractor=extractor, llm_model=llm_model)
     with _errors_reported(settings):
         report = doctor_module.run_doctor(settings)
     render.doctor_result(stdout, report, json_output, settings.secrets())

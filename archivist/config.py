@@ -67,6 +67,13 @@ class Settings(BaseModel):
     ollama_backoff_s: float = Field(0.5, ge=0)
     embed_batch_size: int = Field(64, ge=1, le=1024)
 
+    # Extraction: the deterministic rules (default) or an Ollama chat model (opt-in), which
+    # falls back to the rules for a session when it fails, times out or answers junk.
+    extractor: Literal["rules", "ollama"] = "rules"
+    llm_model: str = Field("llama3.2", min_length=1)
+    llm_timeout_s: float = Field(15.0, gt=0)
+    llm_max_prompt_chars: int = Field(24_000, ge=2_000)
+
     max_sessions: int = Field(50, ge=1)
     delay_ms: int = Field(500, ge=0)
     message_batch_size: int = Field(500, ge=1, le=10_000)

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from archivist.backends import make_embedder, open_store
+from archivist.backends import make_embedder, make_llm_extractor, open_store
 from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.embed.ollama import OllamaEmbedder
@@ -63,7 +63,21 @@ def run_doctor(settings: Settings) -> DoctorReport:
             )
         )
     _embedder_checks(make_embedder(settings), recorded_dim, checks)
+    if settings.extractor == "ollama":
+        _llm_check(settings, checks)
     return DoctorReport(checks=checks)
+
+
+def _llm_check(settings: Settings, checks: list[Check]) -> None:
+    """With `extractor = "ollama"`: is the chat model pulled? (Else every session uses rules.)"""
+    extractor = make_llm_extractor(settings)
+    present = _attempt(checks, "llm model pulled", extractor.has_model, "start it: ollama serve")
+    if present is None:
+        return
+    checks[-1].ok = present
+    checks[-1].detail = extractor.model + ("" if present else " is not in Ollama")
+    if not present:
+        checks[-1].fix = f"run: ollama pull {extractor.model} (until then the rules extract)"
 
 
 def _database_checks(store: PostgresStore, settings: Settings, checks: list[Check]) -> int | None:

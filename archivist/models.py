@@ -6,6 +6,7 @@ The extraction models are the public contract other bots read from `jarvis_archi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
@@ -70,6 +71,21 @@ class Action(BaseModel):
     outcome: str | None = Field(default=None, description="planned | done | blocked, or free text")
 
 
+@dataclass(frozen=True)
+class ExtractorRecord:
+    """Which extractor produced a version; stored in the extraction JSON as `extractor`.
+
+    `fallback_reason` is set when the LLM extractor failed for the session and the rules
+    extractor produced the version instead (`name` is then "rules").
+    """
+
+    name: str  # "rules" | "ollama"
+    version: str
+    model: str | None = None
+    prompt_version: str | None = None
+    fallback_reason: str | None = None
+
+
 class Extraction(BaseModel):
     """Version 1 of the structured extraction stored in `jarvis_archive.extraction`."""
 
@@ -82,6 +98,9 @@ class Extraction(BaseModel):
     entities: list[Entity] = Field(default_factory=list)
     actions: list[Action] = Field(default_factory=list)
     preferences_inferred: list[str] = Field(default_factory=list)
+    extractor: ExtractorRecord | None = Field(
+        default=None, description="The extractor that produced this version (absent in old ones)."
+    )
 
 
 ChunkSource = Literal["session_summary", "archive_extraction", "session_turn"]
@@ -138,6 +157,9 @@ class SessionOutcome(BaseModel):
         default_factory=dict, description="limit name -> how many values it clipped"
     )
     reason: str | None = None
+    extractor_fallback: str | None = Field(
+        default=None, description="why the LLM extractor's answer was not used, if it was not"
+    )
 
 
 class RunReport(BaseModel):

@@ -30,7 +30,7 @@ from archivist.chunking import (
 from archivist.config import Settings, redact
 from archivist.embed.base import Embedder, Vector, embed_documents
 from archivist.errors import ArchivistError, ConfigError, DimensionMismatchError
-from archivist.extract.rules import EXTRACTOR_NAME, EXTRACTOR_VERSION, extend_extraction
+from archivist.extract.base import Extractor, ExtractorRecord, RulesExtractor
 from archivist.models import (
     Chunk,
     Extraction,
@@ -77,6 +77,7 @@ class VersionPlan:
     slots: list[str] | None  # None: every slot (a rebuild)
     existing: dict[str, str]  # chunk id -> slot, already stored in those slots
     repairs: Counter[str]
+    record: ExtractorRecord
 
     @property
     def to_embed(self) -> list[Chunk]:
@@ -90,10 +91,17 @@ class VersionPlan:
 class Archiver:
     """Archives sessions from the bot's tables into versions and embedded chunks."""
 
-    def __init__(self, store: PostgresStore, embedder: Embedder, settings: Settings) -> None:
+    def __init__(
+        self,
+        store: PostgresStore,
+        embedder: Embedder,
+        settings: Settings,
+        extractor: Extractor | None = None,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self.extractor: Extractor = extractor or RulesExtractor()
         self._embedding: EmbeddingConfig | None = None
 
     def run(self, request: ArchiveRequest, progress: Progress | None = None) -> RunReport:
@@ -212,9 +220,12 @@ class Archiver:
         if late:
             repairs["late_arrivals"] += len(late)
         version = (state.version if state else 0) + 1
-        extraction = extend_extraction(
-            base.extraction if base else None, session_id, late + messages, summary
+        result = self.extractor.extract(
+            base.extraction if base else None, session_id, late + messages, summary, ()
         )
+        extraction = result.extraction
+        if result.dropped_items:
+            repairs["llm_items_dropped"] += result.dropped_items
         chunks, slots = self._plan_chunks(
             session_id, base is not None, messages, extraction, version
         )
@@ -251,6 +262,7 @@ class Archiver:
             slots=None if rebuild else slots,
             existing=self.store.chunk_ids(session_id, None if rebuild else slots),
             repairs=repairs,
+            record=result.record,
         )
 
     def _load_new_messages(self, session_id: str, after: Watermark | None) -> list[Message]:
@@ -334,6 +346,8 @@ class Archiver:
         outcome.chunks_added += len(plan.to_embed)
         outcome.decisions = [d.text for d in plan.extraction.decisions]
         outcome.topics = list(plan.extraction.topics)
+        if plan.record.fallback_reason:
+            outcome.extractor_fallback = plan.record.fallback_reason
         for name, count in plan.repairs.items():
             outcome.clipped[name] = outcome.clipped.get(name, 0) + count
 
@@ -367,8 +381,8 @@ def _version_payload(plan: VersionPlan) -> dict[str, Any]:
     return {
         "span": plan.extraction.span.model_dump(mode="json"),
         "extraction": plan.extraction.model_dump(mode="json"),
-        "extractor": EXTRACTOR_NAME,
-        "extractor_version": EXTRACTOR_VERSION,
+        "extractor": plan.record.name,
+        "extractor_version": plan.record.version,
         "watermark_at": plan.watermark.created_at.isoformat() if plan.watermark else None,
         "watermark_id": plan.watermark.message_id if plan.watermark else None,
         "message_count": plan.message_count,

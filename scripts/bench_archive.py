@@ -57,7 +57,7 @@ from typing import Any
 import psycopg
 from pgvector.psycopg import register_vector
 
-import archivist.pipeline as pipeline_module
+import archivist.extract.base as extract_base_module
 import archivist.store.postgres as postgres_module
 from archivist.app import archive
 from archivist.config import Settings
@@ -391,7 +391,7 @@ class Probes:
             stack.enter_context(timed(PostgresStore, "pending_sessions", self.select))
             # Every message read (new messages, a partial window's head) goes through _messages.
             stack.enter_context(timed(PostgresStore, "_messages", self.read))
-            stack.enter_context(timed(pipeline_module, "extend_extraction", self.extract))
+            stack.enter_context(timed(extract_base_module, "extend_extraction", self.extract))
             stack.enter_context(timed(PostgresStore, "commit_version", self.commit, self._count))
             # The chunk payload's JSON encoding, which happens inside commit_version.
             stack.enter_context(timed(postgres_module, "_dumps", self.commit_json))

@@ -25,6 +25,16 @@ Misbehaviour is set at runtime on the server object: `fault` is one of
 and `fail_times` limits it to the first N requests it applies to (None: every request), so a
 test can check that a retry succeeds. Every request is recorded in `requests`.
 
+Chat (for the LLM extractor) is separate from the faults above:
+
+    POST /api/chat     {"model", "messages", "format", "options", "stream"} -> the next of
+                       `chat_replies` as the assistant's content (the last one repeats),
+                       streamed as NDJSON parts when "stream" is true, one object when not
+
+Chat models must be in `models` (else Ollama's 404). `chat_fault` is one of "slow" (wait
+`delay_s` first), "drip" (stream parts `drip_s` apart), "500", "down", "bad_stream" (HTTP 200
+with lines that are not JSON). The request bodies are kept in `chat_requests`.
+
 Use the `ollama_server` fixture: a fresh server per test, shut down after it.
 """
 
@@ -54,6 +64,7 @@ Fault = Literal[
     "ragged",
     "junk",
 ]
+ChatFault = Literal["slow", "drip", "500", "down", "bad_stream"]
 
 WRONG_DIMENSION = 384
 CONTEXT_ERROR = "the input length exceeds the context length"
@@ -91,6 +102,10 @@ class OllamaTestServer:
         self.delay_s = 5.0
         self.max_input_chars = 8000
         self.requests: list[RecordedRequest] = []
+        self.chat_replies: list[str] = ['{"items": []}']
+        self.chat_fault: ChatFault | None = None
+        self.drip_s = 0.2
+        self.chat_requests: list[dict[str, Any]] = []
         self._faults_served = 0
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -141,6 +156,18 @@ class OllamaTestServer:
         """The "slow" fault's wait, cut short when the server closes."""
         self._closing.wait(self.delay_s)
 
+    def next_chat_reply(self, body: dict[str, Any]) -> str:
+        """Record a chat request; the content to answer it with."""
+        with self._lock:
+            self.chat_requests.append(body)
+            if len(self.chat_replies) > 1:
+                return self.chat_replies.pop(0)
+            return self.chat_replies[0]
+
+    def wait(self, seconds: float) -> None:
+        """Sleep, cut short when the server closes."""
+        self._closing.wait(seconds)
+
     def knows(self, model: str) -> bool:
         return _with_tag(model) in {_with_tag(m) for m in self.models}
 
@@ -175,6 +202,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         if not isinstance(body, dict):
             self._json(400, {"error": "invalid JSON body"})
+            return
+        if self.path == "/api/chat":
+            _serve_chat(self, body)
             return
         self._serve(body)
 
@@ -303,6 +333,54 @@ def _show(dimension: int) -> dict[str, Any]:
         },
         "capabilities": ["embedding"],
     }
+
+
+def _serve_chat(handler: _Handler, body: dict[str, Any]) -> None:
+    """/api/chat, as Ollama answers it (see the module docstring)."""
+    state = handler.server.state
+    model = body.get("model")
+    reply = state.next_chat_reply(body)
+    fault = state.chat_fault
+    if fault == "down":
+        handler.close_connection = True
+        return
+    if fault == "slow":
+        state.pause()
+    if fault == "500":
+        handler._json(500, {"error": "llama runner process has terminated: exit status 2"})
+        return
+    if not isinstance(model, str) or not state.knows(model):
+        handler._json(404, {"error": f'model "{model}" not found, try pulling it first'})
+        return
+    if not body.get("stream", True):
+        handler._json(200, _chat_part(model, reply, done=True))
+        return
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/x-ndjson")
+    handler.end_headers()  # no length: HTTP/1.0, the body ends when the connection closes
+    if fault == "bad_stream":
+        handler.wfile.write(b"<html>not a stream</html>\n")
+        return
+    third = max(1, len(reply) // 3)
+    pieces = [reply[i : i + third] for i in range(0, len(reply), third)]
+    for piece in [*pieces, ""]:
+        if fault == "drip":
+            state.wait(state.drip_s)
+        line = json.dumps(_chat_part(model, piece, done=piece == "")) + "\n"
+        handler.wfile.write(line.encode())
+        handler.wfile.flush()
+
+
+def _chat_part(model: str, content: str, done: bool) -> dict[str, Any]:
+    part: dict[str, Any] = {
+        "model": model,
+        "created_at": "2025-01-01T00:00:00Z",
+        "message": {"role": "assistant", "content": content},
+        "done": done,
+    }
+    if done:
+        part.update(done_reason="stop", total_duration=1000, eval_count=len(content.split()))
+    return part
 
 
 @pytest.fixture

@@ -294,7 +294,8 @@ def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _span(previous: Extraction | None, messages: Sequence[Message]) -> Span:
+def extend_span(previous: Extraction | None, messages: Sequence[Message]) -> Span:
+    """The previous version's span extended by the new messages."""
     span = previous.span if previous else Span()
     first, last = span.first_turn_at, span.last_turn_at
     for message in messages:
@@ -385,7 +386,7 @@ def extend_extraction(
         topics.add(analysis)
     return Extraction(
         session_id=session_id,
-        span=_span(previous, messages),
+        span=extend_span(previous, messages),
         summary=_summary(previous, messages, summary, facts),
         topics=_merge_topics(previous.topics if previous else [], topics.ranked()),
         decisions=facts.decisions.items,
