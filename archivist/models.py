@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from archivist.state.items import StateChange, StateItem
+
 
 class Message(BaseModel):
     """One row of `session_messages`, with the id as text whatever its SQL type."""
@@ -82,9 +84,14 @@ class Extraction(BaseModel):
     entities: list[Entity] = Field(default_factory=list)
     actions: list[Action] = Field(default_factory=list)
     preferences_inferred: list[str] = Field(default_factory=list)
+    state_items: list[StateItem] = Field(
+        default_factory=list,
+        description="Typed state items (decision, constraint, action, question, risk), "
+        "superseded ones included; absent in versions written before state items existed.",
+    )
 
 
-ChunkSource = Literal["session_summary", "archive_extraction", "session_turn"]
+ChunkSource = Literal["session_summary", "archive_extraction", "session_turn", "state_item"]
 
 
 class Chunk(BaseModel):
@@ -137,6 +144,10 @@ class SessionOutcome(BaseModel):
     clipped: dict[str, int] = Field(
         default_factory=dict, description="limit name -> how many values it clipped"
     )
+    state_changes: list[StateChange] = Field(
+        default_factory=list, description="what reconciliation did (or would do) to state items"
+    )
+    state_dropped: int = Field(0, description="candidates dropped: refs outside the batch")
     reason: str | None = None
 
 

@@ -17,6 +17,7 @@ from archivist.doctor import DoctorReport
 from archivist.models import RunReport, SessionOutcome, SessionStatus
 from archivist.prune_check import PruneCheck
 from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
+from archivist.state.items import StateChange
 from archivist.status import Status
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def run_report(console: Console, report: RunReport, as_json: bool) -> None:
         _print_json(report.model_dump_json(indent=2))
         return
     title = (
-        "archive plan (dry run: nothing written, nothing embedded)"
+        "archive plan (dry run: nothing written; only state candidates embedded)"
         if report.dry_run
         else (f"archive run ({report.embedder}: {report.embedding_model})")
     )
@@ -103,6 +104,9 @@ def run_report(console: Console, report: RunReport, as_json: bool) -> None:
             detail,
         )
     console.print(table)
+    for s in report.sessions:
+        if s.state_changes:
+            _state_changes(console, s.session_id, s.state_changes, report.dry_run)
     counts = (
         ", ".join(f"{report.count(st)} {st}" for st in _STATUS_STYLE if report.count(st))
         or "no sessions to archive"
@@ -110,6 +114,33 @@ def run_report(console: Console, report: RunReport, as_json: bool) -> None:
     console.print(f"{len(report.sessions)} sessions: {counts}", highlight=False)
     for note in report.notes:
         console.print(f"[yellow]note:[/yellow] {note}", highlight=False)
+
+
+_CHANGE_VERB = {
+    "added": ("would add", "added"),
+    "merged": ("would merge", "merged"),
+    "superseded": ("would supersede", "superseded"),
+    "conflict": ("would flag", "flagged"),
+    "status": ("would change status", "status changed"),
+    "ignored": ("would ignore", "ignored"),
+}
+
+
+def _state_changes(
+    console: Console, session_id: str, changes: list[StateChange], planned: bool
+) -> None:
+    """The state items a session's run changed (or would change), one line each."""
+    console.print(f"state items of {session_id}:", highlight=False)
+    for c in changes:
+        verb = _CHANGE_VERB[c.kind][0 if planned else 1]
+        extra = f" ({c.status_from} -> {c.status_to})" if c.kind == "status" else ""
+        if c.kind == "superseded" and c.other_uid:
+            extra = f" -> {c.other_uid}"
+        elif c.kind == "conflict" and c.other_uid:
+            extra = f" CONFLICT with {c.other_uid}"
+        console.print(
+            f"  {verb} [{c.uid}] {c.type}: {c.text}{extra}", highlight=False, markup=False
+        )
 
 
 def demo_result(console: Console, result: DemoResult, as_json: bool) -> None:

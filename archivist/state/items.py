@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+ChangeKind = Literal["added", "merged", "superseded", "conflict", "status", "ignored"]
 ItemType = Literal["decision", "constraint", "action", "question", "risk"]
 Confidence = Literal["low", "medium", "high"]
 
@@ -155,3 +156,17 @@ def validated_status(item_type: ItemType, status: str | None) -> tuple[str, bool
     if status in allowed:
         return status, True
     return default_status(item_type), False
+
+
+class StateChange(BaseModel):
+    """One thing reconciliation did, for the dry run, the run report and the history."""
+
+    kind: ChangeKind
+    uid: str
+    type: str
+    text: str
+    other_uid: str | None = None
+    score: float | None = None
+    status_from: str | None = None
+    status_to: str | None = None
+    evidence: dict[str, str] | None = None

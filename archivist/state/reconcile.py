@@ -22,16 +22,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel
 
 from archivist.embed.base import Vector
 from archivist.extract.rules import USER_ROLES
 from archivist.models import Message
 from archivist.state.items import (
     CandidateItem,
+    ChangeKind,
+    StateChange,
     StateItem,
     compute_uid,
     max_confidence,
@@ -43,8 +43,6 @@ from archivist.state.items import (
 
 MAX_TAGS = 3
 
-ChangeKind = Literal["added", "merged", "superseded", "conflict", "status", "ignored"]
-
 
 @dataclass(frozen=True)
 class Thresholds:
@@ -54,20 +52,6 @@ class Thresholds:
     conflict: float = 0.85
     topic_bonus: float = 0.02
     max_candidates: int = 25
-
-
-class Change(BaseModel):
-    """One thing reconciliation did, for the dry run, the run report and the history."""
-
-    kind: ChangeKind
-    uid: str
-    type: str
-    text: str
-    other_uid: str | None = None
-    score: float | None = None
-    status_from: str | None = None
-    status_to: str | None = None
-    evidence: dict[str, str] | None = None
 
 
 @dataclass
@@ -82,7 +66,7 @@ class Admitted:
 @dataclass
 class Reconciliation:
     items: list[StateItem]
-    changes: list[Change] = field(default_factory=list)
+    changes: list[StateChange] = field(default_factory=list)
 
     def count(self, kind: ChangeKind) -> int:
         return sum(1 for c in self.changes if c.kind == kind)
@@ -245,8 +229,8 @@ def _change(
     score: float | None = None,
     status_from: str | None = None,
     status_to: str | None = None,
-) -> Change:
-    return Change(
+) -> StateChange:
+    return StateChange(
         kind=kind,
         uid=item.uid,
         type=item.type,

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from archivist.config import SourceTables, redact, redact_url
+from archivist.embed.base import Vector
 from archivist.errors import ConcurrentUpdateError, StoreError
 from archivist.models import Extraction, Message, SessionState, SessionSummary, Watermark
 from archivist.store.migrate import apply_migrations, pending_migrations
@@ -518,6 +520,19 @@ class PostgresStore:
             query += " AND slot = ANY(%s)"
             params.append(list(slots))
         return {str(i): str(slot) for i, slot in self.conn.execute(query, params)}
+
+    def state_item_vectors(self, session_id: str, model: str) -> list[tuple[str, str, Vector]]:
+        """The stored vectors of a session's state items (from their chunks): uid, text, vector."""
+        rows = self.conn.execute(
+            "SELECT metadata ->> 'uid', content, embedding::real[] FROM jarvis_memory_chunks "
+            "WHERE session_id = %s AND source = 'state_item' AND embedding_model = %s",
+            [session_id, model],
+        )
+        return [
+            (str(uid), str(text), np.asarray(vector, dtype=np.float32))
+            for uid, text, vector in rows
+            if uid
+        ]
 
     @contextmanager
     def session_lock(self, session_id: str) -> Iterator[bool]:
