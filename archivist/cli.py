@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -64,6 +65,33 @@ ActionText = Annotated[
 ModeFlag = Annotated[
     str | None,
     typer.Option("--mode", help="Ranking: vector, text or hybrid [default: hybrid]."),
+]
+
+
+class ItemTypeChoice(StrEnum):
+    decision = "decision"
+    constraint = "constraint"
+    action = "action"
+    question = "question"
+    risk = "risk"
+
+
+class ItemStatusChoice(StrEnum):
+    active = "active"
+    open = "open"
+    blocked = "blocked"
+    done = "done"
+    answered = "answered"
+    superseded = "superseded"
+
+
+ItemTypes = Annotated[
+    list[ItemTypeChoice] | None,
+    typer.Option("--type", help="Sessions with a state item of this type (repeatable)."),
+]
+ItemStatuses = Annotated[
+    list[ItemStatusChoice] | None,
+    typer.Option("--status", help="Sessions with a state item of this status (repeatable)."),
 ]
 EmbedderFlag = Annotated[
     str | None, typer.Option("--embedder", help="`ollama` (default) or the offline `hash`.")
@@ -242,8 +270,12 @@ def _filters(
     session_id: list[str] | None,
     since: datetime | None,
     until: datetime | None,
+    item_types: list[ItemTypeChoice] | None = None,
+    item_statuses: list[ItemStatusChoice] | None = None,
 ) -> ArchiveFilters:
     return ArchiveFilters(
+        item_types=[t.value for t in item_types or []],
+        item_statuses=[s.value for s in item_statuses or []],
         topics=topic or [],
         all_topics=all_topics,
         decision=decision,
@@ -306,14 +338,29 @@ def archive_search(
         bool, typer.Option("--all-versions", help="Every version, not only the latest.")
     ] = False,
     limit: Annotated[int, typer.Option(min=1, help="Rows wanted (at most 20).")] = 20,
+    item_type: ItemTypes = None,
+    item_status: ItemStatuses = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Find sessions by structured fact: topics, decisions, entities, actions.
+    """Find sessions by structured fact: topics, decisions, entities, actions, state items.
 
     Example: archivist archive-search --topic deployment --decision vercel --entity tool:vercel
+
+    Example: archivist archive-search --type action --status open
     """
     settings = _settings()
-    filters = _filters(topic, all_topics, decision, entity, action, session_id, since, until)
+    filters = _filters(
+        topic,
+        all_topics,
+        decision,
+        entity,
+        action,
+        session_id,
+        since,
+        until,
+        item_type,
+        item_status,
+    )
     with _errors_reported(settings):
         result = search_module.archive_search(filters, limit, all_versions, settings)
     render.archive_result(stdout, result, json_output)

@@ -207,6 +207,8 @@ def archive_result(console: Console, result: ArchiveSearchResult, as_json: bool)
     for hit in result.hits:
         matched = [f"decision: {d.text}" for d in hit.decisions[:3]]
         matched += [f"action: {a.description}" for a in hit.actions[:2]]
+        live = [i for i in hit.state_items if i.status != "superseded"] or hit.state_items
+        matched += [f"[{i.uid}] {i.type} ({i.status}): {i.text}" for i in live[:3]]
         last = hit.span.last_turn_at.isoformat()[:16] if hit.span.last_turn_at else ""
         table.add_row(
             hit.session_id, str(hit.version), last, _snippet(hit.summary, 100), "\n".join(matched)

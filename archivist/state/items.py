@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 ChangeKind = Literal["added", "merged", "superseded", "conflict", "status", "ignored"]
 ItemType = Literal["decision", "constraint", "action", "question", "risk"]
 Confidence = Literal["low", "medium", "high"]
+ItemStatus = Literal["active", "open", "blocked", "done", "answered", "superseded"]
 
 UID_PREFIX: dict[ItemType, str] = {
     "decision": "d_",
