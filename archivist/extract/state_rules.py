@@ -53,6 +53,7 @@ _REQUEST = re.compile(
     re.I,
 )
 _QUESTION_WORDS = 4
+_CHOICE_DONE = re.compile(r"(?:switched|migrated|moved)\b", re.I)
 
 
 def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
@@ -106,6 +107,7 @@ class _Found:
             return
         findings = patterns.analyse(sentence, user=user, conversational=True).findings
         blocked = bool(_BLOCKED.search(sentence))
+        decided = any(isinstance(f, patterns.DecisionHit) for f in findings)
         typed = False
         for finding in findings:
             if isinstance(finding, patterns.DecisionHit):
@@ -116,6 +118,8 @@ class _Found:
                 self.add("action", finding.text, message, sentence, status=status)
                 typed = True
             elif isinstance(finding, patterns.Completion):
+                if decided and _CHOICE_DONE.match(finding.text):
+                    continue  # "we switched to X": the decision says it
                 typed = self._complete(finding, message, sentence) or typed
         if typed:
             return

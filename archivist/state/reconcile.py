@@ -132,7 +132,7 @@ def _one(
         _merge(result, best, new, score)
         return
     if best is not None and score >= thresholds.conflict:
-        evidence = _supersession(candidate, new, by_id)
+        evidence = supersession_evidence(candidate, new.uid, by_id)
         if evidence is not None:
             best.status = "superseded"
             best.replaced_by = new.uid
@@ -181,21 +181,24 @@ def _merge(result: Reconciliation, old: StateItem, new: StateItem, score: float)
     result.changes.append(_change("merged", old, other=new.uid, score=score))
 
 
-def _supersession(
-    candidate: CandidateItem, new: StateItem, by_id: Mapping[str, Message]
+def supersession_evidence(
+    candidate: CandidateItem, uid: str, by_id: Mapping[str, Message]
 ) -> dict[str, str] | None:
-    """The evidence for a supersession, or None unless all three signals are there."""
+    """The evidence for a supersession, or None unless all three signals are there.
+
+    `candidate` must be admitted (its refs are ids of `by_id`).
+    """
     text = candidate.signal_text()
     trigger = supersession_trigger(text)
     if trigger is None or replacement_verb(text) is None:
         return None
     user_ref = next(
-        (r for r in new.refs if by_id[r].role.strip().lower() in USER_ROLES),
+        (r for r in candidate.refs if by_id[r].role.strip().lower() in USER_ROLES),
         None,
     )
     if user_ref is None:
         return None
-    return {"trigger": trigger, "ref_msg_id": user_ref, "candidate_uid": new.uid}
+    return {"trigger": trigger, "ref_msg_id": user_ref, "candidate_uid": uid}
 
 
 def _item(candidate: CandidateItem, by_id: Mapping[str, Message]) -> StateItem:
