@@ -245,6 +245,36 @@ def status(json_output: JsonFlag = False) -> None:
     render.status_result(stdout, result, json_output)
 
 
+@cli.command("state")
+def state(
+    session_id: Annotated[str, typer.Argument(help="The session to show.")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Show a session's active state items as the compact block prompt builders use.
+
+    Example: archivist state jarvis-ui-abc123 --json
+    """
+    settings = _settings()
+    with _errors_reported(settings):
+        result = operations.session_state(settings, session_id)
+    render.state_result(stdout, result, json_output)
+
+
+@cli.command("history")
+def history(
+    session_id: Annotated[str, typer.Argument(help="The session to show.")],
+    json_output: JsonFlag = False,
+) -> None:
+    """List a session's versions and what changed from each to the next.
+
+    Example: archivist history jarvis-ui-abc123
+    """
+    settings = _settings()
+    with _errors_reported(settings):
+        result = operations.session_history(settings, session_id)
+    render.history_result(stdout, result, json_output)
+
+
 @cli.command("prune-check")
 def prune_check(
     older_than: Annotated[str, typer.Option(help="The prune's cutoff age: 30d, 12h, 90m or 2w.")],

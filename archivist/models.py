@@ -124,6 +124,15 @@ class SessionState(BaseModel):
     extraction: Extraction
 
 
+class ArchivedVersion(BaseModel):
+    """One stored version of a session, as the state and history views read it."""
+
+    version: int
+    version_at: datetime
+    extractor: str
+    extraction: Extraction
+
+
 SessionStatus = Literal["archived", "planned", "unchanged", "skipped", "failed"]
 
 

@@ -17,7 +17,9 @@ from archivist.doctor import DoctorReport
 from archivist.models import RunReport, SessionOutcome, SessionStatus
 from archivist.prune_check import PruneCheck
 from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
+from archivist.state.history import History
 from archivist.state.items import StateChange
+from archivist.state.view import StateView
 from archivist.status import Status
 
 if TYPE_CHECKING:
@@ -307,3 +309,47 @@ def doctor_result(
         fix = f" -> {check.fix}" if check.fix and not check.ok else ""
         line = f"{mark} {check.name}: {check.detail}{fix}"
         console.print(redact(line, secrets), highlight=False, soft_wrap=True)
+
+
+def state_result(console: Console, result: StateView, as_json: bool) -> None:
+    if as_json:
+        _print_json(result.model_dump_json(indent=2))
+        return
+    text = result.text or f"State of {result.session_id}: no active items"
+    console.print(text, highlight=False, markup=False, soft_wrap=True)
+
+
+def history_result(console: Console, result: History, as_json: bool) -> None:
+    if as_json:
+        _print_json(result.model_dump_json(indent=2))
+        return
+    for v in result.versions:
+        first = v.span.first_turn_at.isoformat()[:16] if v.span.first_turn_at else "?"
+        last = v.span.last_turn_at.isoformat()[:16] if v.span.last_turn_at else "?"
+        console.print(
+            f"version {v.version}  {v.version_at.isoformat()[:16]}  {v.extractor}  "
+            f"{first} .. {last} ({v.span.turn_count} turns)",
+            highlight=False,
+            markup=False,
+        )
+        lines = [f"  + [{i.uid}] {i.type}: {i.text}" for i in v.added]
+        lines += [f"  = [{i.uid}] merged: {i.text}" for i in v.merged]
+        lines += [
+            f"  x [{i.uid}] superseded by {i.replaced_by}: {i.text} "
+            + (json.dumps(i.evidence) if i.evidence else "")
+            for i in v.superseded
+        ]
+        lines += [
+            f"  ~ [{i.uid}] {i.status_from} -> {i.status_to}: {i.text}" for i in v.status_changes
+        ]
+        lines += [f"  ! [{i.uid}] CONFLICT: {i.text}" for i in v.conflicts]
+        for label, values in (
+            ("topics +", v.topics_added),
+            ("topics -", v.topics_dropped),
+            ("entities +", v.entities_added),
+            ("entities -", v.entities_dropped),
+        ):
+            if values:
+                lines.append(f"  {label} {', '.join(values)}")
+        for line in lines:
+            console.print(line.rstrip(), highlight=False, markup=False, soft_wrap=True)

@@ -22,7 +22,14 @@ from psycopg.types.json import Jsonb
 from archivist.config import SourceTables, redact, redact_url
 from archivist.embed.base import Vector
 from archivist.errors import ConcurrentUpdateError, StoreError
-from archivist.models import Extraction, Message, SessionState, SessionSummary, Watermark
+from archivist.models import (
+    ArchivedVersion,
+    Extraction,
+    Message,
+    SessionState,
+    SessionSummary,
+    Watermark,
+)
 from archivist.store.migrate import apply_migrations, pending_migrations
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -284,6 +291,27 @@ class PostgresStore:
             summary_at=summary_at,
             extraction=Extraction.model_validate(extraction),
         )
+
+    def versions(self, session_id: str, limit: int) -> list[ArchivedVersion]:
+        """The session's last `limit` versions, oldest first, with their extractions."""
+        rows = self.conn.execute(
+            """
+            SELECT version, version_at, extractor, extractor_version, extraction
+            FROM (SELECT * FROM jarvis_archive WHERE session_id = %s
+                  ORDER BY version DESC LIMIT %s) v
+            ORDER BY version
+            """,
+            [session_id, limit],
+        ).fetchall()
+        return [
+            ArchivedVersion(
+                version=number,
+                version_at=at,
+                extractor=f"{extractor}/{extractor_version}",
+                extraction=Extraction.model_validate(extraction),
+            )
+            for number, at, extractor, extractor_version, extraction in rows
+        ]
 
     def new_messages(self, session_id: str, after: Watermark | None, limit: int) -> list[Message]:
         """Up to `limit` messages after the watermark, in `(created_at, id)` order."""
