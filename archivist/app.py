@@ -10,6 +10,8 @@ from archivist.embed.base import Embedder
 from archivist.models import RunReport
 from archivist.pipeline import Archiver, ArchiveRequest, Progress
 from archivist.prune_check import PruneCheck, prune_check
+from archivist.state.history import History, history
+from archivist.state.view import StateView, state_view
 from archivist.status import Status, archive_status
 from archivist.store.postgres import EmbeddingConfig
 
@@ -51,3 +53,26 @@ def status(settings: Settings) -> Status:
     with open_store(settings) as store:
         store.check_ready(make_embedder(settings).model)
         return archive_status(store)
+
+
+HISTORY_MAX_VERSIONS = 100
+
+
+def session_state(settings: Settings, session_id: str) -> StateView:
+    """The compact state block of a session's latest version."""
+    with open_store(settings) as store:
+        store.check_ready(make_embedder(settings).model)
+        latest = store.versions(session_id, 1)
+        return state_view(session_id, latest[0] if latest else None)
+
+
+def session_history(settings: Settings, session_id: str) -> History:
+    """A session's last versions and what changed between them."""
+    with open_store(settings) as store:
+        store.check_ready(make_embedder(settings).model)
+        # One version before the window, so the window's first version has a diff too.
+        versions = store.versions(session_id, HISTORY_MAX_VERSIONS + 1)
+        shown = history(session_id, versions)
+        if len(versions) > HISTORY_MAX_VERSIONS:
+            shown.versions = shown.versions[1:]
+        return shown

@@ -13,9 +13,11 @@ import uuid
 from collections.abc import Sequence
 
 from archivist.models import Chunk, ChunkSource, Extraction, Message, Span
+from archivist.state.items import StateItem
 
 SUMMARY_SLOT = "summary"
 EXTRACTION_SLOT = "extraction"
+STATE_SLOT = "state"
 
 
 def window_slot(index: int) -> str:
@@ -154,3 +156,40 @@ def _coverage(index: int | None, messages: Sequence[Message]) -> dict[str, objec
         "first_at": messages[0].created_at.isoformat(),
         "last_at": messages[-1].created_at.isoformat(),
     }
+
+
+def state_item_chunks(
+    session_id: str, items: Sequence[StateItem], model: str, version: int
+) -> list[Chunk]:
+    """One chunk per item that is not superseded, its content exactly the item's text.
+
+    The content is the text alone so that the chunk's vector is the one reconciliation compares
+    the next candidates with; the id also covers status and conflict, so a changed item gets a
+    fresh chunk with fresh metadata while an unchanged one keeps its chunk and its vector.
+    """
+    chunks = []
+    for item in items:
+        if item.status == "superseded":
+            continue
+        key = "\x1f".join([item.uid, item.status, str(item.conflict), item.text])
+        chunks.append(
+            Chunk(
+                id=chunk_id(session_id, "state_item", STATE_SLOT, 0, key, model),
+                session_id=session_id,
+                source="state_item",
+                slot=STATE_SLOT,
+                content=item.text,
+                content_hash=hashlib.sha256(item.text.encode()).hexdigest(),
+                metadata={
+                    "uid": item.uid,
+                    "type": item.type,
+                    "status": item.status,
+                    "conflict": item.conflict,
+                    "topic_tags": item.topic_tags,
+                    "first_at": item.created_at.isoformat() if item.created_at else None,
+                    "last_at": item.last_seen_at.isoformat() if item.last_seen_at else None,
+                    "version": version,
+                },
+            )
+        )
+    return chunks

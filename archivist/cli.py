@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -64,6 +65,33 @@ ActionText = Annotated[
 ModeFlag = Annotated[
     str | None,
     typer.Option("--mode", help="Ranking: vector, text or hybrid [default: hybrid]."),
+]
+
+
+class ItemTypeChoice(StrEnum):
+    decision = "decision"
+    constraint = "constraint"
+    action = "action"
+    question = "question"
+    risk = "risk"
+
+
+class ItemStatusChoice(StrEnum):
+    active = "active"
+    open = "open"
+    blocked = "blocked"
+    done = "done"
+    answered = "answered"
+    superseded = "superseded"
+
+
+ItemTypes = Annotated[
+    list[ItemTypeChoice] | None,
+    typer.Option("--type", help="Sessions with a state item of this type (repeatable)."),
+]
+ItemStatuses = Annotated[
+    list[ItemStatusChoice] | None,
+    typer.Option("--status", help="Sessions with a state item of this status (repeatable)."),
 ]
 EmbedderFlag = Annotated[
     str | None, typer.Option("--embedder", help="`ollama` (default) or the offline `hash`.")
@@ -242,6 +270,36 @@ def status(json_output: JsonFlag = False) -> None:
     render.status_result(stdout, result, json_output)
 
 
+@cli.command("state")
+def state(
+    session_id: Annotated[str, typer.Argument(help="The session to show.")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Show a session's active state items as the compact block prompt builders use.
+
+    Example: archivist state jarvis-ui-abc123 --json
+    """
+    settings = _settings()
+    with _errors_reported(settings):
+        result = operations.session_state(settings, session_id)
+    render.state_result(stdout, result, json_output)
+
+
+@cli.command("history")
+def history(
+    session_id: Annotated[str, typer.Argument(help="The session to show.")],
+    json_output: JsonFlag = False,
+) -> None:
+    """List a session's versions and what changed from each to the next.
+
+    Example: archivist history jarvis-ui-abc123
+    """
+    settings = _settings()
+    with _errors_reported(settings):
+        result = operations.session_history(settings, session_id)
+    render.history_result(stdout, result, json_output)
+
+
 @cli.command("prune-check")
 def prune_check(
     older_than: Annotated[str, typer.Option(help="The prune's cutoff age: 30d, 12h, 90m or 2w.")],
@@ -267,8 +325,12 @@ def _filters(
     session_id: list[str] | None,
     since: datetime | None,
     until: datetime | None,
+    item_types: list[ItemTypeChoice] | None = None,
+    item_statuses: list[ItemStatusChoice] | None = None,
 ) -> ArchiveFilters:
     return ArchiveFilters(
+        item_types=[t.value for t in item_types or []],
+        item_statuses=[s.value for s in item_statuses or []],
         topics=topic or [],
         all_topics=all_topics,
         decision=decision,
@@ -331,14 +393,29 @@ def archive_search(
         bool, typer.Option("--all-versions", help="Every version, not only the latest.")
     ] = False,
     limit: Annotated[int, typer.Option(min=1, help="Rows wanted (at most 20).")] = 20,
+    item_type: ItemTypes = None,
+    item_status: ItemStatuses = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Find sessions by structured fact: topics, decisions, entities, actions.
+    """Find sessions by structured fact: topics, decisions, entities, actions, state items.
 
     Example: archivist archive-search --topic deployment --decision vercel --entity tool:vercel
+
+    Example: archivist archive-search --type action --status open
     """
     settings = _settings()
-    filters = _filters(topic, all_topics, decision, entity, action, session_id, since, until)
+    filters = _filters(
+        topic,
+        all_topics,
+        decision,
+        entity,
+        action,
+        session_id,
+        since,
+        until,
+        item_type,
+        item_status,
+    )
     with _errors_reported(settings):
         result = search_module.archive_search(filters, limit, all_versions, settings)
     render.archive_result(stdout, result, json_output)

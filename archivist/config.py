@@ -16,7 +16,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from archivist.errors import ConfigError
 
@@ -96,7 +96,19 @@ class Settings(BaseModel):
     search_recency_weight: float = Field(0.0, ge=0, le=1)
     search_recency_half_life_days: float = Field(14.0, gt=0)
 
+    # State items: reconciliation thresholds on cosine similarity (+0.02 for a shared topic)
+    # and the most candidates one version reconciles.
+    state_merge_threshold: float = Field(0.92, gt=0, le=1)
+    state_conflict_threshold: float = Field(0.85, gt=0, le=1)
+    state_max_candidates: int = Field(25, ge=1, le=500)
+
     sources: SourceTables = Field(default_factory=SourceTables)
+
+    @model_validator(mode="after")
+    def _thresholds_ordered(self) -> Settings:
+        if self.state_conflict_threshold > self.state_merge_threshold:
+            raise ValueError("state_conflict_threshold must not exceed state_merge_threshold")
+        return self
 
     @property
     def uses_embedded_database(self) -> bool:

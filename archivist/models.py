@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from archivist.state.items import StateChange, StateItem
+
 
 class Message(BaseModel):
     """One row of `session_messages`, with the id as text whatever its SQL type."""
@@ -101,9 +103,14 @@ class Extraction(BaseModel):
     extractor: ExtractorRecord | None = Field(
         default=None, description="The extractor that produced this version (absent in old ones)."
     )
+    state_items: list[StateItem] = Field(
+        default_factory=list,
+        description="Typed state items (decision, constraint, action, question, risk), "
+        "superseded ones included; absent in versions written before state items existed.",
+    )
 
 
-ChunkSource = Literal["session_summary", "archive_extraction", "session_turn"]
+ChunkSource = Literal["session_summary", "archive_extraction", "session_turn", "state_item"]
 
 
 class Chunk(BaseModel):
@@ -136,6 +143,15 @@ class SessionState(BaseModel):
     extraction: Extraction
 
 
+class ArchivedVersion(BaseModel):
+    """One stored version of a session, as the state and history views read it."""
+
+    version: int
+    version_at: datetime
+    extractor: str
+    extraction: Extraction
+
+
 SessionStatus = Literal["archived", "planned", "unchanged", "skipped", "failed"]
 
 
@@ -156,6 +172,10 @@ class SessionOutcome(BaseModel):
     clipped: dict[str, int] = Field(
         default_factory=dict, description="limit name -> how many values it clipped"
     )
+    state_changes: list[StateChange] = Field(
+        default_factory=list, description="what reconciliation did (or would do) to state items"
+    )
+    state_dropped: int = Field(0, description="candidates dropped: refs outside the batch")
     reason: str | None = None
     extractor_fallback: str | None = Field(
         default=None, description="why the LLM extractor's answer was not used, if it was not"

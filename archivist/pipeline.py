@@ -20,9 +20,11 @@ import psycopg
 
 from archivist.chunking import (
     EXTRACTION_SLOT,
+    STATE_SLOT,
     SUMMARY_SLOT,
     extraction_chunks,
     late_slot,
+    state_item_chunks,
     summary_chunks,
     window_chunks,
     window_slot,
@@ -43,6 +45,8 @@ from archivist.models import (
     Watermark,
 )
 from archivist.sanitize import clean_message
+from archivist.state.items import CandidateItem
+from archivist.state.reconcile import Admitted, Reconciliation, Thresholds, admit, reconcile
 from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection
 
 log = logging.getLogger(__name__)
@@ -63,6 +67,17 @@ class ArchiveRequest:
 
 
 @dataclass
+class StatePlan:
+    """The state items of the next version: what reconciliation did, and the vectors it made."""
+
+    result: Reconciliation
+    admitted: Admitted
+    vectors: dict[str, Vector]  # item text -> vector, reused for the new items' chunks
+    embed_calls: int = 0
+    texts_embedded: int = 0
+
+
+@dataclass
 class VersionPlan:
     """The next version of one session: what it covers and which chunks it writes."""
 
@@ -78,6 +93,7 @@ class VersionPlan:
     existing: dict[str, str]  # chunk id -> slot, already stored in those slots
     repairs: Counter[str]
     record: ExtractorRecord
+    state: StatePlan
 
     @property
     def to_embed(self) -> list[Chunk]:
@@ -176,9 +192,10 @@ class Archiver:
                 outcome.status = "planned"
                 outcome.version_to = plan.from_version + 1
                 outcome.chunks_removed = len(plan.to_remove)
-                outcome.embed_calls = -(-len(plan.to_embed) // self.embedder.batch_size)
+                unknown = [c for c in plan.to_embed if c.content not in plan.state.vectors]
+                outcome.embed_calls = -(-len(unknown) // self.embedder.batch_size)
                 break
-            vectors, calls = self._embed(plan.to_embed)
+            vectors, calls, embedded = self._embed_chunks(plan)
             result = self.store.commit_version(
                 session_id,
                 plan.from_version,
@@ -191,7 +208,7 @@ class Archiver:
             outcome.version_to = result.version
             outcome.chunks_removed += result.chunks_deleted
             outcome.embed_calls += calls
-            outcome.texts_embedded += len(vectors)
+            outcome.texts_embedded += embedded
             rebuild = False
             state = self.store.session_state(session_id)
         return outcome
@@ -220,15 +237,26 @@ class Archiver:
         if late:
             repairs["late_arrivals"] += len(late)
         version = (state.version if state else 0) + 1
+        batch = late + messages
         result = self.extractor.extract(
-            base.extraction if base else None, session_id, late + messages, summary, ()
+            base.extraction if base else None,
+            session_id,
+            batch,
+            summary,
+            base.extraction.state_items if base else (),
         )
         extraction = result.extraction
         if result.dropped_items:
             repairs["llm_items_dropped"] += result.dropped_items
+        state_plan = self._plan_state(session_id, base, batch, result.candidates)
+        extraction.state_items = state_plan.result.items
         chunks, slots = self._plan_chunks(
             session_id, base is not None, messages, extraction, version
         )
+        chunks += state_item_chunks(
+            session_id, extraction.state_items, self.embedder.model, version
+        )
+        slots.append(STATE_SLOT)
         if late:
             slot = late_slot(version)
             chunks += window_chunks(
@@ -249,7 +277,7 @@ class Archiver:
         return VersionPlan(
             session_id=session_id,
             from_version=state.version if state else 0,
-            new_messages=late + messages,
+            new_messages=batch,
             extraction=extraction,
             watermark=(
                 Watermark(created_at=messages[-1].created_at, message_id=messages[-1].id)
@@ -263,7 +291,41 @@ class Archiver:
             existing=self.store.chunk_ids(session_id, None if rebuild else slots),
             repairs=repairs,
             record=result.record,
+            state=state_plan,
         )
+
+    def _plan_state(
+        self,
+        session_id: str,
+        base: SessionState | None,
+        batch: list[Message],
+        candidates: list[CandidateItem],
+    ) -> StatePlan:
+        """Reconcile the batch's candidates with the previous version's state items.
+
+        Only admitted candidates' texts are embedded, and only those no stored item chunk holds;
+        the previous items' vectors are read back from their chunks.
+        """
+        previous = list(base.extraction.state_items) if base else []
+        admitted = admit(candidates, batch, self.settings.state_max_candidates)
+        if not admitted.candidates:
+            return StatePlan(Reconciliation(previous), admitted, {})
+        stored = self.store.state_item_vectors(session_id, self.embedder.model)
+        by_text = {text: vector for _, text, vector in stored}
+        texts = list(dict.fromkeys(c.text.strip() for c in admitted.candidates))
+        unknown = [t for t in texts if t not in by_text]
+        fresh, calls = self._embed_texts(unknown)
+        by_text.update(zip(unknown, fresh, strict=True))
+        vectors = [by_text[c.text.strip()] for c in admitted.candidates]
+        by_uid = {uid: vector for uid, _, vector in stored} if previous else {}
+        thresholds = Thresholds(
+            merge=self.settings.state_merge_threshold,
+            conflict=self.settings.state_conflict_threshold,
+            max_candidates=self.settings.state_max_candidates,
+        )
+        result = reconcile(previous, admitted.candidates, batch, by_uid, vectors, thresholds)
+        known = {t: by_text[t] for t in texts}
+        return StatePlan(result, admitted, known, calls, len(unknown))
 
     def _load_new_messages(self, session_id: str, after: Watermark | None) -> list[Message]:
         """Up to `max_messages_per_version` new messages, fetched in bounded pages."""
@@ -348,13 +410,32 @@ class Archiver:
         outcome.topics = list(plan.extraction.topics)
         if plan.record.fallback_reason:
             outcome.extractor_fallback = plan.record.fallback_reason
+        outcome.state_changes += plan.state.result.changes
+        outcome.state_dropped += plan.state.admitted.dropped_refs
+        outcome.embed_calls += plan.state.embed_calls
+        outcome.texts_embedded += plan.state.texts_embedded
+        if plan.state.admitted.over_cap:
+            over = plan.state.admitted.over_cap
+            outcome.clipped["state_candidates"] = outcome.clipped.get("state_candidates", 0) + over
         for name, count in plan.repairs.items():
             outcome.clipped[name] = outcome.clipped.get(name, 0) + count
 
-    def _embed(self, chunks: list[Chunk]) -> tuple[list[Vector], int]:
-        if not chunks:
+    def _embed_chunks(self, plan: VersionPlan) -> tuple[list[Vector], int, int]:
+        """Vectors of the chunks to write, calls and texts embedded for them.
+
+        A text already embedded this version (a state item's, as a candidate) is not sent again.
+        """
+        unknown = list(
+            dict.fromkeys(c.content for c in plan.to_embed if c.content not in plan.state.vectors)
+        )
+        fresh, calls = self._embed_texts(unknown)
+        by_text = {**plan.state.vectors, **dict(zip(unknown, fresh, strict=True))}
+        return [by_text[c.content] for c in plan.to_embed], calls, len(unknown)
+
+    def _embed_texts(self, texts: list[str]) -> tuple[list[Vector], int]:
+        if not texts:
             return [], 0
-        vectors, calls = embed_documents(self.embedder, [c.content for c in chunks])
+        vectors, calls = embed_documents(self.embedder, texts)
         assert self._embedding is not None
         wrong = {len(v) for v in vectors} - {self._embedding.dim}
         if wrong:

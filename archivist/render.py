@@ -17,6 +17,9 @@ from archivist.doctor import DoctorReport
 from archivist.models import RunReport, SessionOutcome, SessionStatus
 from archivist.prune_check import PruneCheck
 from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
+from archivist.state.history import History
+from archivist.state.items import StateChange
+from archivist.state.view import StateView
 from archivist.status import Status
 
 if TYPE_CHECKING:
@@ -81,7 +84,7 @@ def run_report(console: Console, report: RunReport, as_json: bool) -> None:
         _print_json(report.model_dump_json(indent=2))
         return
     title = (
-        "archive plan (dry run: nothing written, nothing embedded)"
+        "archive plan (dry run: nothing written; only state candidates embedded)"
         if report.dry_run
         else (f"archive run ({report.embedder}: {report.embedding_model})")
     )
@@ -103,6 +106,9 @@ def run_report(console: Console, report: RunReport, as_json: bool) -> None:
             detail,
         )
     console.print(table)
+    for s in report.sessions:
+        if s.state_changes:
+            _state_changes(console, s.session_id, s.state_changes, report.dry_run)
     counts = (
         ", ".join(f"{report.count(st)} {st}" for st in _STATUS_STYLE if report.count(st))
         or "no sessions to archive"
@@ -110,6 +116,33 @@ def run_report(console: Console, report: RunReport, as_json: bool) -> None:
     console.print(f"{len(report.sessions)} sessions: {counts}", highlight=False)
     for note in report.notes:
         console.print(f"[yellow]note:[/yellow] {note}", highlight=False)
+
+
+_CHANGE_VERB = {
+    "added": ("would add", "added"),
+    "merged": ("would merge", "merged"),
+    "superseded": ("would supersede", "superseded"),
+    "conflict": ("would flag", "flagged"),
+    "status": ("would change status", "status changed"),
+    "ignored": ("would ignore", "ignored"),
+}
+
+
+def _state_changes(
+    console: Console, session_id: str, changes: list[StateChange], planned: bool
+) -> None:
+    """The state items a session's run changed (or would change), one line each."""
+    console.print(f"state items of {session_id}:", highlight=False)
+    for c in changes:
+        verb = _CHANGE_VERB[c.kind][0 if planned else 1]
+        extra = f" ({c.status_from} -> {c.status_to})" if c.kind == "status" else ""
+        if c.kind == "superseded" and c.other_uid:
+            extra = f" -> {c.other_uid}"
+        elif c.kind == "conflict" and c.other_uid:
+            extra = f" CONFLICT with {c.other_uid}"
+        console.print(
+            f"  {verb} [{c.uid}] {c.type}: {c.text}{extra}", highlight=False, markup=False
+        )
 
 
 def demo_result(console: Console, result: DemoResult, as_json: bool) -> None:
@@ -176,6 +209,8 @@ def archive_result(console: Console, result: ArchiveSearchResult, as_json: bool)
     for hit in result.hits:
         matched = [f"decision: {d.text}" for d in hit.decisions[:3]]
         matched += [f"action: {a.description}" for a in hit.actions[:2]]
+        live = [i for i in hit.state_items if i.status != "superseded"] or hit.state_items
+        matched += [f"[{i.uid}] {i.type} ({i.status}): {i.text}" for i in live[:3]]
         last = hit.span.last_turn_at.isoformat()[:16] if hit.span.last_turn_at else ""
         table.add_row(
             hit.session_id, str(hit.version), last, _snippet(hit.summary, 100), "\n".join(matched)
@@ -274,3 +309,47 @@ def doctor_result(
         fix = f" -> {check.fix}" if check.fix and not check.ok else ""
         line = f"{mark} {check.name}: {check.detail}{fix}"
         console.print(redact(line, secrets), highlight=False, soft_wrap=True)
+
+
+def state_result(console: Console, result: StateView, as_json: bool) -> None:
+    if as_json:
+        _print_json(result.model_dump_json(indent=2))
+        return
+    text = result.text or f"State of {result.session_id}: no active items"
+    console.print(text, highlight=False, markup=False, soft_wrap=True)
+
+
+def history_result(console: Console, result: History, as_json: bool) -> None:
+    if as_json:
+        _print_json(result.model_dump_json(indent=2))
+        return
+    for v in result.versions:
+        first = v.span.first_turn_at.isoformat()[:16] if v.span.first_turn_at else "?"
+        last = v.span.last_turn_at.isoformat()[:16] if v.span.last_turn_at else "?"
+        console.print(
+            f"version {v.version}  {v.version_at.isoformat()[:16]}  {v.extractor}  "
+            f"{first} .. {last} ({v.span.turn_count} turns)",
+            highlight=False,
+            markup=False,
+        )
+        lines = [f"  + [{i.uid}] {i.type}: {i.text}" for i in v.added]
+        lines += [f"  = [{i.uid}] merged: {i.text}" for i in v.merged]
+        lines += [
+            f"  x [{i.uid}] superseded by {i.replaced_by}: {i.text} "
+            + (json.dumps(i.evidence) if i.evidence else "")
+            for i in v.superseded
+        ]
+        lines += [
+            f"  ~ [{i.uid}] {i.status_from} -> {i.status_to}: {i.text}" for i in v.status_changes
+        ]
+        lines += [f"  ! [{i.uid}] CONFLICT: {i.text}" for i in v.conflicts]
+        for label, values in (
+            ("topics +", v.topics_added),
+            ("topics -", v.topics_dropped),
+            ("entities +", v.entities_added),
+            ("entities -", v.entities_dropped),
+        ):
+            if values:
+                lines.append(f"  {label} {', '.join(values)}")
+        for line in lines:
+            console.print(line.rstrip(), highlight=False, markup=False, soft_wrap=True)

@@ -24,6 +24,7 @@ from archivist.embed.base import Embedder, embed_query
 from archivist.errors import ArchivistError, ConfigError
 from archivist.models import Action, ChunkSource, Decision, Entity, Span
 from archivist.sanitize import clean_text
+from archivist.state.items import ItemStatus, ItemType, StateItem
 from archivist.store.postgres import PostgresStore
 
 MEMORY_MAX_RESULTS = 10  # the same bounds are written into sql/003
@@ -71,6 +72,9 @@ class ArchiveHit(BaseModel):
     decisions: list[Decision] = Field(description="the decisions that matched, or all")
     entities: list[Entity] = Field(description="the entities that matched, or all")
     actions: list[Action] = Field(description="the actions that matched, or all")
+    state_items: list[StateItem] = Field(
+        default_factory=list, description="the state items that matched, or all"
+    )
 
 
 class ArchiveSearchResult(BaseModel):
@@ -111,6 +115,8 @@ class ArchiveFilters(BaseModel):
     session_ids: list[str] = Field(default_factory=list)
     since: datetime | None = None
     until: datetime | None = None
+    item_types: list[ItemType] = Field(default_factory=list)
+    item_statuses: list[ItemStatus] = Field(default_factory=list)
 
     @field_validator("topics", "session_ids", mode="after")
     @classmethod
@@ -125,7 +131,13 @@ class ArchiveFilters(BaseModel):
     @property
     def empty(self) -> bool:
         return not (
-            self.topics or self.decision or self.entity or self.action or self.session_ids
+            self.topics
+            or self.decision
+            or self.entity
+            or self.action
+            or self.session_ids
+            or self.item_types
+            or self.item_statuses
         ) and (self.since is None and self.until is None)
 
 
@@ -237,7 +249,8 @@ class Searcher:
             deadline,
             "SELECT * FROM search_jarvis_archive(p_topics => %s, p_all_topics => %s, "
             "p_decision => %s, p_entity => %s, p_action => %s, p_session_ids => %s, "
-            "p_since => %s, p_until => %s, p_all_versions => %s, p_limit => %s)",
+            "p_since => %s, p_until => %s, p_all_versions => %s, p_limit => %s, "
+            "p_item_types => %s, p_item_statuses => %s)",
             [
                 filters.topics or None,
                 filters.all_topics,
@@ -249,6 +262,8 @@ class Searcher:
                 filters.until,
                 all_versions,
                 limit,
+                list(filters.item_types) or None,
+                list(filters.item_statuses) or None,
             ],
         )
         hits = [_archive_hit(r) for r in rows]
@@ -323,7 +338,9 @@ class Searcher:
 
 
 def _archive_hit(row: tuple[Any, ...]) -> ArchiveHit:
-    session_id, version, version_at, span, summary, topics, decisions, entities, actions = row
+    session_id, version, version_at, span, summary, topics, decisions, entities, actions, items = (
+        row
+    )
     return ArchiveHit(
         session_id=session_id,
         version=version,
@@ -334,6 +351,7 @@ def _archive_hit(row: tuple[Any, ...]) -> ArchiveHit:
         decisions=decisions,
         entities=entities,
         actions=actions,
+        state_items=items or [],
     )
 
 

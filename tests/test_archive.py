@@ -87,7 +87,7 @@ def test_first_run_writes_a_version_chunks_and_the_watermark(
     assert span["turn_count"] == len(DEPLOY_CHAT)
     assert any("vercel" in d["text"].lower() for d in extraction["decisions"])
     sources = {row[2] for row in chunk_rows(source, "olive")}
-    assert sources == {"session_summary", "archive_extraction", "session_turn"}
+    assert sources == {"session_summary", "archive_extraction", "session_turn", "state_item"}
     assert sorted(covered_message_ids(source, "olive")) == sorted(str(i) for i in ids)
     archive_id = source.conn.execute("SELECT id FROM jarvis_archive").fetchone()[0]
     assert all(row[3]["archive_id"] == str(archive_id) for row in chunk_rows(source, "olive"))
@@ -211,7 +211,7 @@ def test_a_failure_inside_the_commit_leaves_the_previous_version_intact(
     assert len(covered_message_ids(source, "olive")) == len(DEPLOY_CHAT)
 
 
-def test_dry_run_writes_nothing_and_embeds_nothing_but_shows_the_plan(
+def test_dry_run_writes_nothing_embeds_only_candidates_and_shows_the_plan(
     source: SourceDB, settings: Settings
 ) -> None:
     source.add("olive", DEPLOY_CHAT)
@@ -225,7 +225,10 @@ def test_dry_run_writes_nothing_and_embeds_nothing_but_shows_the_plan(
     assert (plan.version_from, plan.version_to, plan.new_messages) == (0, 1, len(DEPLOY_CHAT))
     assert plan.chunks_added >= 2 and plan.embed_calls == 1
     assert any("vercel" in d.lower() for d in plan.decisions)
-    assert embedder.calls == 0
+    # Only the state candidates' texts are embedded (to reconcile them); nothing is written.
+    added = [c.text for c in plan.state_changes if c.kind == "added"]
+    assert any("vercel" in t.lower() for t in added)
+    assert embedder.calls == 1 and sorted(embedder.texts) == sorted(set(added))
     assert source.snapshot() == before
     # The real run then does what the plan said.
     real = run(settings).sessions[0]

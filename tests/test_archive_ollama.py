@@ -77,7 +77,7 @@ def test_archive_embeds_through_ollama_and_a_rerun_makes_no_request(
     assert ollama_server.embed_requests == []
 
 
-def test_dry_run_sends_no_embedding_request(
+def test_dry_run_embeds_only_the_state_candidates_and_writes_nothing(
     nomic_db: SourceDB, ollama_server: OllamaTestServer, tmp_path: Path
 ) -> None:
     nomic_db.add("auth", CHAT)
@@ -86,8 +86,12 @@ def test_dry_run_sends_no_embedding_request(
     result = archivist(["archive", "--dry-run", "--json"], nomic_db, ollama_server, tmp_path)
 
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["sessions"][0]["status"] == "planned"
-    assert ollama_server.requests == []
+    [plan] = json.loads(result.stdout)["sessions"]
+    assert plan["status"] == "planned"
+    added = {c["text"] for c in plan["state_changes"] if c["kind"] == "added"}
+    assert added  # the decision and the action of the chat
+    # One embedding request with the candidates' texts only, no chunk embedded, no write.
+    assert [r.inputs for r in ollama_server.embed_requests] == [len(added)]
     assert nomic_db.snapshot() == before
 
 

@@ -86,6 +86,10 @@ def test_dry_run_table_for_people(source: SourceDB, env: dict[str, str]) -> None
     assert result.exit_code == 0
     assert "dry run: nothing written" in result.stdout
     assert "olive" in result.stdout and "planned" in result.stdout
+    assert (
+        "would add [d_" in result.stdout
+        and "decision: Use Vercel for the frontend" in result.stdout
+    )
     assert source.count("jarvis_archive") == 0
 
 

@@ -24,6 +24,7 @@ from archivist.extract.llm import OllamaExtractor
 from archivist.extract.llm_output import answer_schema
 from archivist.extract.prompt import PROMPT_VERSION, SYSTEM, PromptTooLong, build_prompt
 from archivist.extract.rules import extend_extraction
+from archivist.extract.state_rules import rules_candidates
 from archivist.models import Message
 from archivist.state.items import StateItem, compute_uid
 
@@ -105,8 +106,10 @@ def run(
     return extractor(server).extract(None, "s", messages(), None, existing or [])
 
 
-def fallback_reason(result: ExtractionResult) -> str:
-    assert result.record.name == "rules" and result.candidates == []
+def fallback_reason(result: ExtractionResult, batch: list[Message] | None = None) -> str:
+    assert result.record.name == "rules"
+    # the rules' candidates, not the LLM's
+    assert result.candidates == rules_candidates(messages() if batch is None else batch)
     assert result.extraction.extractor == result.record
     reason = result.record.fallback_reason
     assert reason is not None
@@ -324,7 +327,8 @@ def test_a_batch_too_long_for_the_prompt_falls_back_without_a_call(
     chat = [(f"m{i}", "user", "word " * 200) for i in range(40)]
     llm = extractor(server, max_prompt_chars=5_000)
     result = llm.extract(None, "s", messages(chat), None, [])
-    assert fallback_reason(result).startswith("prompt_too_long: 40 messages do not fit in 5000")
+    reason = fallback_reason(result, messages(chat))
+    assert reason.startswith("prompt_too_long: 40 messages do not fit in 5000")
     assert server.chat_requests == []
 
 

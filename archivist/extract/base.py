@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from archivist.extract.rules import EXTRACTOR_NAME, EXTRACTOR_VERSION, extend_extraction
+from archivist.extract.state_rules import rules_candidates
 from archivist.models import Extraction, ExtractorRecord, Message, SessionSummary
 from archivist.state.items import CandidateItem, StateItem
 
@@ -51,11 +52,8 @@ def stamped(extraction: Extraction, record: ExtractorRecord) -> Extraction:
 
 
 class RulesExtractor:
-    """The deterministic default: `rules.extend_extraction`, no model, no network.
-
-    It proposes no candidate items on its own (`candidates` is empty): the rules for state
-    items live apart from the v1 fields' rules.
-    """
+    """The deterministic default, no model, no network: the v1 fields from
+    `rules.extend_extraction`, the candidate state items from `state_rules.rules_candidates`."""
 
     record = ExtractorRecord(name=EXTRACTOR_NAME, version=EXTRACTOR_VERSION)
 
@@ -82,4 +80,4 @@ class RulesExtractor:
         """Version N+1 by the rules, recording why another extractor was not used."""
         record = replace(self.record, fallback_reason=reason)
         extraction = extend_extraction(previous, session_id, messages, summary)
-        return ExtractionResult(stamped(extraction, record), [], record)
+        return ExtractionResult(stamped(extraction, record), rules_candidates(messages), record)

@@ -441,6 +441,11 @@ def _units(text: str) -> Iterator[tuple[str, Literal["planned", "done"] | None]]
                 yield sentence, None
 
 
+def units(text: str) -> list[tuple[str, Literal["planned", "done"] | None]]:
+    """The sentences of a message's prose, each with its task-list outcome (see `_units`)."""
+    return list(_units(prepare(text)))
+
+
 # --- phrases ---
 
 _CUT = re.compile(
@@ -600,7 +605,7 @@ _DECISIONS: tuple[re.Pattern[str], ...] = tuple(
         r"\bdecided\s+(?P<neg>not\s+)?(?P<link>(?:that\s+)?(?:we|i)(?:'ll|\s+will|\s+should"
         rf"|\s+need\s+to|\s+would)?|to|on|that)\s+{_OBJ}",
         rf"\bdecided\s*:\s*{_OBJ}",
-        r"\b(?:we|i|everyone|both of us)\s+(?:(?:'ve|have|all)\s+)?agreed\s+"
+        r"\b(?:we|i|everyone|both of us)(?:'ve|\s+have|\s+all|\s+have all|'ve all)?\s+agreed\s+"
         rf"(?P<link>to|on|that)\s+{_OBJ}",
         rf"^agreed\s*(?::\s*|\s+(?P<link>to|on|that)\s+){_OBJ}",
         r"\b(?:the\s+|our\s+|my\s+)?(?:final\s+)?decision\s*(?::|(?:is|was)\s+(?:to|that))\s*"

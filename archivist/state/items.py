@@ -13,10 +13,12 @@ import unicodedata
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+ChangeKind = Literal["added", "merged", "superseded", "conflict", "status", "ignored"]
 ItemType = Literal["decision", "constraint", "action", "question", "risk"]
 Confidence = Literal["low", "medium", "high"]
+ItemStatus = Literal["active", "open", "blocked", "done", "answered", "superseded"]
 
 UID_PREFIX: dict[ItemType, str] = {
     "decision": "d_",
@@ -36,6 +38,20 @@ STATUS_PRECEDENCE: dict[ItemType, tuple[str, ...]] = {
 }
 
 _CONFIDENCE_ORDER: tuple[Confidence, ...] = ("low", "medium", "high")
+
+# Change language. A supersession needs a trigger *and* a replacement verb (and a ref to a user
+# message, checked by reconciliation): "actually" alone is everyday speech, so it only counts
+# next to a verb that names the new choice.
+_TRIGGER = re.compile(
+    r"\b(?P<t>instead|no longer|not anymore|replac(?:e|ed|es|ing)|switch(?:ed|ing)? from"
+    r"|switched|changed (?:it )?to|change (?:it )?to|actually)\b",
+    re.I,
+)
+_REPLACEMENT_VERB = re.compile(
+    r"\b(?P<v>use|using|choose|chose|chosen|switch(?:ed|ing)?|go(?:ing)? with|went with"
+    r"|adopt(?:ed|ing)?|move(?:d)? to|migrat(?:e|ed|ing) to|replac(?:e|ed|es|ing)|pick(?:ed)?)\b",
+    re.I,
+)
 _QUOTES = re.compile(r"[\"'`\u2018\u2019\u201c\u201d]")
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]+|\d+[.)])\s*")
 _SPACE = re.compile(r"\s+")
@@ -70,6 +86,18 @@ def max_confidence(a: Confidence, b: Confidence) -> Confidence:
     return max(a, b, key=_CONFIDENCE_ORDER.index)
 
 
+def supersession_trigger(text: str) -> str | None:
+    """The change word in `text` ("instead", "no longer", "switched", ...), lower case."""
+    match = _TRIGGER.search(text)
+    return " ".join(match.group("t").lower().split()) if match else None
+
+
+def replacement_verb(text: str) -> str | None:
+    """The verb naming a new choice ("use", "switch", "go with", ...), lower case."""
+    match = _REPLACEMENT_VERB.search(text)
+    return " ".join(match.group("v").lower().split()) if match else None
+
+
 class CandidateItem(BaseModel):
     """An item an extractor proposes from one batch of messages; reconciliation decides its fate.
 
@@ -86,6 +114,17 @@ class CandidateItem(BaseModel):
     topic_tags: list[str] = Field(default_factory=list, max_length=3)
     refs: list[str] = Field(default_factory=list)
     supersedes: str | None = None
+    # The sentence the rules extractor found the item in, where its change language is looked
+    # for. Private, so not part of the JSON schema an LLM is asked to fill.
+    _context: str | None = PrivateAttr(default=None)
+
+    def signal_text(self) -> str:
+        """Where reconciliation looks for change language: the item and its sentence."""
+        return f"{self.text}\n{self._context}" if self._context else self.text
+
+    def with_context(self, context: str) -> CandidateItem:
+        self._context = context
+        return self
 
 
 class StateItem(BaseModel):
@@ -118,3 +157,17 @@ def validated_status(item_type: ItemType, status: str | None) -> tuple[str, bool
     if status in allowed:
         return status, True
     return default_status(item_type), False
+
+
+class StateChange(BaseModel):
+    """One thing reconciliation did, for the dry run, the run report and the history."""
+
+    kind: ChangeKind
+    uid: str
+    type: str
+    text: str
+    other_uid: str | None = None
+    score: float | None = None
+    status_from: str | None = None
+    status_to: str | None = None
+    evidence: dict[str, str] | None = None

@@ -14,13 +14,22 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from archivist.config import SourceTables, redact, redact_url
+from archivist.embed.base import Vector
 from archivist.errors import ConcurrentUpdateError, StoreError
-from archivist.models import Extraction, Message, SessionState, SessionSummary, Watermark
+from archivist.models import (
+    ArchivedVersion,
+    Extraction,
+    Message,
+    SessionState,
+    SessionSummary,
+    Watermark,
+)
 from archivist.store.migrate import apply_migrations, pending_migrations
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -283,6 +292,27 @@ class PostgresStore:
             extraction=Extraction.model_validate(extraction),
         )
 
+    def versions(self, session_id: str, limit: int) -> list[ArchivedVersion]:
+        """The session's last `limit` versions, oldest first, with their extractions."""
+        rows = self.conn.execute(
+            """
+            SELECT version, version_at, extractor, extractor_version, extraction
+            FROM (SELECT * FROM jarvis_archive WHERE session_id = %s
+                  ORDER BY version DESC LIMIT %s) v
+            ORDER BY version
+            """,
+            [session_id, limit],
+        ).fetchall()
+        return [
+            ArchivedVersion(
+                version=number,
+                version_at=at,
+                extractor=f"{extractor}/{extractor_version}",
+                extraction=Extraction.model_validate(extraction),
+            )
+            for number, at, extractor, extractor_version, extraction in rows
+        ]
+
     def new_messages(self, session_id: str, after: Watermark | None, limit: int) -> list[Message]:
         """Up to `limit` messages after the watermark, in `(created_at, id)` order."""
         condition = sql.SQL("")
@@ -518,6 +548,19 @@ class PostgresStore:
             query += " AND slot = ANY(%s)"
             params.append(list(slots))
         return {str(i): str(slot) for i, slot in self.conn.execute(query, params)}
+
+    def state_item_vectors(self, session_id: str, model: str) -> list[tuple[str, str, Vector]]:
+        """The stored vectors of a session's state items (from their chunks): uid, text, vector."""
+        rows = self.conn.execute(
+            "SELECT metadata ->> 'uid', content, embedding::real[] FROM jarvis_memory_chunks "
+            "WHERE session_id = %s AND source = 'state_item' AND embedding_model = %s",
+            [session_id, model],
+        )
+        return [
+            (str(uid), str(text), np.asarray(vector, dtype=np.float32))
+            for uid, text, vector in rows
+            if uid
+        ]
 
     @contextmanager
     def session_lock(self, session_id: str) -> Iterator[bool]:

@@ -1,0 +1,212 @@
+"""Candidate state items from chat text, by rules: deterministic, fast, conservative.
+
+Decisions and actions come from the same patterns as the v1 extraction (`patterns.analyse`),
+so the two never disagree about what was decided; constraints, risks and questions have their
+own sentence patterns here. Each candidate refs the message it was found in and keeps its
+sentence (`CandidateItem.signal_text`), where reconciliation looks for change language.
+Statuses: an action is `done` when a checkbox is ticked or a later sentence of the batch says
+it was done, `blocked` on blocking language; a question is `answered` when a later user
+message says so. Nothing here knows the previous items: that is reconciliation's job.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from archivist.extract import patterns
+from archivist.extract.rules import NON_CONVERSATIONAL_ROLES, USER_ROLES
+from archivist.models import Message
+from archivist.state.items import CandidateItem, ItemType
+
+MAX_ITEM_WORDS = 16
+
+_CONSTRAINT = re.compile(
+    r"\b(?:must(?:n't| not)?(?! have been)|has to be|have to be|needs to be|need to stay"
+    r"|has to stay|have to stay|cannot exceed|can't exceed|can not exceed|no more than|at most"
+    r"|no later than|hard limit|hard requirement|is a requirement|are required|is required"
+    r"|not allowed|only allowed|is capped at|are capped at|budget is|budget of|deadline is"
+    r"|has to run|have to run|has to support|have to support|required to|mandatory)\b",
+    re.I,
+)
+_RISK = re.compile(
+    r"\b(?:risk|risky|risks|danger(?:ous)?|concern(?:ed)?|worried|worry|could break|might break"
+    r"|may break|could fail|might fail|may fail|could lose|might lose|single point of failure"
+    r"|vulnerab\w*|exposed|leak(?:s|ing)?|bottleneck|could go down|might go down|at stake"
+    r"|caveat|downside|gotcha|could hit|might hit|rate.limit\w*)\b",
+    re.I,
+)
+_NOT_RISK = re.compile(r"\b(?:no risk|not worried|no concern|don't worry|no worries)\b", re.I)
+_BLOCKED = re.compile(
+    r"\b(?:blocked|blocking|stuck on|stuck|waiting (?:on|for)|can't (?:\w+ ){0,3}until"
+    r"|cannot (?:\w+ ){0,3}until|on hold|held up)\b",
+    re.I,
+)
+_ANSWERED = re.compile(
+    r"\b(?:that answers|answers my question|question answered|answered|that settles it"
+    r"|got my answer|that clears it up)\b",
+    re.I,
+)
+_REQUEST = re.compile(
+    r"^(?:can|could|would|will) you\b|^(?:any thoughts|thoughts)\b"
+    r"|\b(?:how are you|how's it going|how is it going|what's up|how have you been)\b",
+    re.I,
+)
+_QUESTION_WORDS = 4
+_CHOICE_DONE = re.compile(r"(?:switched|migrated|moved)\b", re.I)
+
+
+def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
+    """The candidate items the messages state, in message order (duplicates collapsed)."""
+    found = _Found()
+    for message in messages:
+        role = message.role.strip().lower()
+        if role in NON_CONVERSATIONAL_ROLES:
+            continue
+        user = role in USER_ROLES
+        for sentence, list_outcome in patterns.units(message.content):
+            found.sentence(message, sentence, list_outcome, user=user)
+    return found.items
+
+
+class _Found:
+    def __init__(self) -> None:
+        self.items: list[CandidateItem] = []
+        self._keys: dict[tuple[str, str], int] = {}
+
+    def add(
+        self, item_type: ItemType, text: str, message: Message, sentence: str, **kw: str
+    ) -> None:
+        key = (item_type, text.lower())
+        if key in self._keys:
+            item = self.items[self._keys[key]]
+            if message.id not in item.refs:
+                item.refs.append(message.id)
+            if "status" in kw:
+                item.status = kw["status"]
+            return
+        candidate = CandidateItem(
+            type=item_type,
+            text=text,
+            status=kw.get("status"),
+            confidence="high" if item_type == "decision" else "medium",
+            topic_tags=topic_tags(f"{text} {sentence}"),
+            refs=[message.id],
+        ).with_context(sentence)
+        self._keys[key] = len(self.items)
+        self.items.append(candidate)
+
+    def sentence(
+        self, message: Message, sentence: str, list_outcome: str | None, *, user: bool
+    ) -> None:
+        if list_outcome is not None:
+            text = patterns.tidy(patterns.clause(sentence), MAX_ITEM_WORDS)
+            if patterns.has_substance(text):
+                status = "done" if list_outcome == "done" else "open"
+                self.add("action", text, message, sentence, status=status)
+            return
+        findings = patterns.analyse(sentence, user=user, conversational=True).findings
+        blocked = bool(_BLOCKED.search(sentence))
+        decided = any(isinstance(f, patterns.DecisionHit) for f in findings)
+        typed = False
+        for finding in findings:
+            if isinstance(finding, patterns.DecisionHit):
+                self.add("decision", finding.text, message, sentence)
+                typed = True
+            elif isinstance(finding, patterns.ActionHit):
+                status = "blocked" if blocked else "open"
+                self.add("action", finding.text, message, sentence, status=status)
+                typed = True
+            elif isinstance(finding, patterns.Completion):
+                if decided and _CHOICE_DONE.match(finding.text):
+                    continue  # "we switched to X": the decision says it
+                typed = self._complete(finding, message, sentence) or typed
+        if typed:
+            return
+        if blocked and self._block(message, sentence):
+            return
+        if patterns.is_question(sentence):
+            self._question(message, sentence, user=user)
+            return
+        if user and _ANSWERED.search(sentence):
+            self._answer(message)
+            return
+        if _CONSTRAINT.search(sentence):
+            self.add("constraint", _phrase(sentence), message, sentence)
+        elif _RISK.search(sentence) and not _NOT_RISK.search(sentence):
+            self.add("risk", _phrase(sentence), message, sentence)
+
+    def _complete(self, done: patterns.Completion, message: Message, sentence: str) -> bool:
+        """Mark the batch's matching planned action done, or note a done action."""
+        for item in reversed(self.items):
+            if item.type == "action" and done.stems & patterns.content_stems(item.text):
+                overlap = len(done.stems & patterns.content_stems(item.text))
+                if overlap >= min(2, len(done.stems)):
+                    item.status = "done"
+                    if message.id not in item.refs:
+                        item.refs.append(message.id)
+                    return True
+        if patterns.has_substance(done.text):
+            self.add("action", done.text, message, sentence, status="done")
+            return True
+        return False
+
+    def _block(self, message: Message, sentence: str) -> bool:
+        stems = patterns.content_stems(sentence)
+        for item in reversed(self.items):
+            if item.type == "action" and len(stems & patterns.content_stems(item.text)) >= 1:
+                item.status = "blocked"
+                if message.id not in item.refs:
+                    item.refs.append(message.id)
+                return True
+        if patterns.has_substance(_phrase(sentence)):
+            self.add("action", _phrase(sentence), message, sentence, status="blocked")
+            return True
+        return False
+
+    def _question(self, message: Message, sentence: str, *, user: bool) -> None:
+        body = patterns.strip_fillers(sentence)
+        if not user or _REQUEST.search(body) or len(body.split()) < _QUESTION_WORDS:
+            return
+        text = _phrase(body, keep_mark=True)
+        if patterns.has_substance(text):
+            self.add("question", text, message, sentence)
+
+    def _answer(self, message: Message) -> None:
+        for item in reversed(self.items):
+            if item.type == "question" and item.status in (None, "open"):
+                item.status = "answered"
+                item.refs.append(message.id)
+                return
+
+
+def _phrase(sentence: str, *, keep_mark: bool = False) -> str:
+    """A sentence as an item text: fillers off, at most `MAX_ITEM_WORDS` words."""
+    body = patterns.strip_fillers(sentence)
+    words = body.split()
+    text = " ".join(words[:MAX_ITEM_WORDS]).rstrip(" .,;:!")
+    if not keep_mark:
+        text = text.rstrip("?")
+    elif len(words) > MAX_ITEM_WORDS and not text.endswith("?"):
+        text += "?"
+    return text[:1].upper() + text[1:]
+
+
+def topic_tags(text: str) -> list[str]:
+    """1-3 short labels: the sentence's broad area, then the tools it names, then a key word."""
+    tags: list[str] = []
+    domain = patterns.domain_of(text)
+    if domain:
+        tags.append(domain)
+    for finding in patterns.entities_in(text):
+        if isinstance(finding, patterns.EntityHit) and finding.type in ("tool", "product", "org"):
+            tags.append(finding.name.lower())
+    if not tags:
+        words = [
+            t
+            for t in patterns.tokens(text)
+            if len(t) >= 4 and t not in patterns.TOPIC_STOPWORDS and t not in patterns.COMMON_VERBS
+        ]
+        tags += sorted(words, key=len, reverse=True)[:1]
+    unique = list(dict.fromkeys(tags))
+    return unique[:3]

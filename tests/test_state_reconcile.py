@@ -1,0 +1,205 @@
+"""Reconciliation: merge, supersede, conflict, insert, and every guardrail around them."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+
+from archivist.embed.base import Vector
+from archivist.models import Message
+from archivist.state.items import CandidateItem, ItemType, StateItem, compute_uid
+from archivist.state.reconcile import Thresholds, admit, reconcile
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def vec(similarity: float) -> Vector:
+    """A unit vector whose cosine with `vec(1.0)` is `similarity`."""
+    return np.array([similarity, math.sqrt(max(0.0, 1 - similarity**2))], dtype=np.float32)
+
+
+def msg(mid: str, role: str = "user", minutes: int = 0, text: str = "") -> Message:
+    return Message(
+        id=mid, session_id="s", role=role, content=text, created_at=T0 + timedelta(minutes=minutes)
+    )
+
+
+def old_item(
+    text: str = "Use Redis for caching",
+    item_type: ItemType = "decision",
+    status: str = "active",
+    tags: list[str] | None = None,
+    seen: datetime = T0,
+) -> StateItem:
+    return StateItem(
+        uid=compute_uid(item_type, text),
+        type=item_type,
+        text=text,
+        status=status,
+        topic_tags=tags if tags is not None else ["caching"],
+        refs=["old1"],
+        created_at=seen,
+        last_seen_at=seen,
+    )
+
+
+def cand(
+    text: str,
+    item_type: ItemType = "decision",
+    refs: list[str] | None = None,
+    tags: list[str] | None = None,
+    status: str | None = None,
+    context: str | None = None,
+) -> CandidateItem:
+    candidate = CandidateItem(
+        type=item_type, text=text, refs=refs or ["m1"], topic_tags=tags or [], status=status
+    )
+    return candidate.with_context(context) if context else candidate
+
+
+def run(
+    old: StateItem, candidate: CandidateItem, similarity: float, batch: list[Message] | None = None
+):  # type: ignore[no-untyped-def]
+    batch = batch or [msg("m1", minutes=5)]
+    return reconcile([old], [candidate], batch, {old.uid: vec(1.0)}, [vec(similarity)])
+
+
+def test_merge_above_threshold_unites_and_keeps_the_old_uid() -> None:
+    old = old_item(item_type="action", text="Deploy the frontend", status="open")
+    result = run(old, cand("Deploy frontend", "action", tags=["deploy"], status="done"), 0.95)
+    assert [c.kind for c in result.changes] == ["status", "merged"]
+    (item,) = result.items
+    assert item.uid == old.uid and item.status == "done"
+    assert item.refs == ["old1", "m1"] and item.topic_tags == ["caching", "deploy"]
+
+
+def test_supersession_needs_trigger_verb_and_user_ref() -> None:
+    old = old_item()
+    text = "Use Memcached instead of Redis for caching"
+    result = run(old, cand(text, tags=["caching"]), 0.86)
+    superseded, added = result.items
+    assert superseded.status == "superseded" and superseded.replaced_by == added.uid
+    assert superseded.supersession_evidence == {
+        "trigger": "instead",
+        "ref_msg_id": "m1",
+        "candidate_uid": added.uid,
+    }
+    assert not added.conflict and not superseded.conflict
+    assert [c.kind for c in result.changes] == ["superseded", "added"]
+
+
+def test_no_trigger_means_conflict_on_both() -> None:
+    result = run(old_item(), cand("Use Memcached for caching"), 0.88)
+    old, new = result.items
+    assert old.conflict and new.conflict and old.status == "active"
+    assert result.count("conflict") == 1
+
+
+def test_no_replacement_verb_means_conflict() -> None:
+    result = run(old_item(), cand("Memcached instead of Redis for caching"), 0.88)
+    assert all(i.conflict for i in result.items) and result.count("superseded") == 0
+
+
+def test_assistant_ref_alone_cannot_supersede() -> None:
+    batch = [msg("m1", role="assistant", minutes=5)]
+    result = run(old_item(), cand("Use Memcached instead of Redis"), 0.88, batch)
+    assert result.count("superseded") == 0 and all(i.conflict for i in result.items)
+
+
+def test_trigger_in_the_sentence_counts() -> None:
+    candidate = cand("Use Memcached", context="Actually, let's use Memcached for the cache.")
+    result = run(old_item(), candidate, 0.88)
+    assert result.items[0].supersession_evidence == {
+        "trigger": "actually",
+        "ref_msg_id": "m1",
+        "candidate_uid": result.items[1].uid,
+    }
+
+
+def test_below_conflict_threshold_inserts() -> None:
+    result = run(old_item(), cand("Use Memcached instead of Redis"), 0.80)
+    assert [c.kind for c in result.changes] == ["added"]
+    assert result.items[0].status == "active" and not result.items[0].conflict
+
+
+def test_topic_overlap_adds_exactly_two_hundredths() -> None:
+    just_below = 0.9001  # 0.9001 + 0.02 >= 0.92 only with a shared topic
+    shared = run(old_item(), cand("Cache with Redis", tags=["caching"]), just_below)
+    assert shared.count("merged") == 1
+    assert shared.changes[0].score == round(just_below + 0.02, 4)
+    other = run(old_item(), cand("Cache with Redis", tags=["db"]), just_below)
+    assert other.count("merged") == 0 and other.count("conflict") == 1
+    limit = run(old_item(), cand("Cache with Redis", tags=["caching"]), 0.8299)
+    assert limit.count("conflict") == 0  # 0.8499 < 0.85
+
+
+def test_no_cross_type_merges() -> None:
+    old = old_item(item_type="action", text="Use Redis for caching", status="open")
+    result = run(old, cand("Use Redis for caching", "decision"), 1.0)
+    assert [c.kind for c in result.changes] == ["added"] and len(result.items) == 2
+
+
+def test_superseded_items_are_never_compared_or_resurrected() -> None:
+    gone = old_item(status="superseded")
+    same = run(gone, cand("Use Redis for caching"), 1.0)
+    assert [c.kind for c in same.changes] == ["ignored"] and same.items[0].status == "superseded"
+    near = run(gone, cand("Use Redis caching"), 0.95)
+    assert [c.kind for c in near.changes] == ["added"] and near.items[0].status == "superseded"
+
+
+def test_refs_outside_the_batch_are_dropped() -> None:
+    batch = [msg("m1"), msg("m2")]
+    admitted = admit(
+        [cand("A thing to do", refs=["m1", "ghost"]), cand("Invented", refs=["ghost"])], batch, 25
+    )
+    assert [c.refs for c in admitted.candidates] == [["m1"]]
+    assert admitted.dropped_refs == 1
+
+
+def test_candidate_cap() -> None:
+    many = [cand(f"Decision number {i}") for i in range(30)]
+    admitted = admit(many, [msg("m1")], 25)
+    assert len(admitted.candidates) == 25 and admitted.over_cap == 5
+    assert admitted.candidates[-1].text == "Decision number 24"
+    assert (
+        len(admit(many, [msg("m1")], Thresholds(max_candidates=3).max_candidates).candidates) == 3
+    )
+
+
+def test_last_seen_at_on_insert_is_the_newest_ref() -> None:
+    batch = [msg("m1", minutes=1), msg("m2", minutes=9)]
+    result = reconcile([], [cand("Use Fly", refs=["m2", "m1"])], batch, {}, [vec(1.0)])
+    (item,) = result.items
+    assert item.last_seen_at == T0 + timedelta(minutes=9)
+    assert item.created_at == T0 + timedelta(minutes=1)
+
+
+def test_last_seen_at_on_merge_never_goes_back() -> None:
+    old = old_item(seen=T0 + timedelta(days=1))
+    result = run(old, cand("Use Redis for caching!"), 0.99, [msg("m1", minutes=5)])
+    assert result.items[0].last_seen_at == T0 + timedelta(days=1)
+    later = run(old_item(), cand("Use Redis for caching!"), 0.99, [msg("m1", minutes=5)])
+    assert later.items[0].last_seen_at == T0 + timedelta(minutes=5)
+
+
+def test_invalid_status_lowers_confidence() -> None:
+    result = reconcile(
+        [], [cand("Ship it today", "action", status="finished")], [msg("m1")], {}, [vec(1.0)]
+    )
+    assert result.items[0].status == "open" and result.items[0].confidence == "low"
+
+
+def test_candidates_of_one_run_merge_with_each_other() -> None:
+    batch = [msg("m1"), msg("m2", minutes=1)]
+    candidates = [cand("Use Fly", refs=["m1"]), cand("Use Fly.", refs=["m2"])]
+    result = reconcile([], candidates, batch, {}, [vec(1.0), vec(1.0)])
+    assert len(result.items) == 1 and result.items[0].refs == ["m1", "m2"]
+
+
+def test_reconciliation_is_deterministic_and_leaves_its_input_alone() -> None:
+    old = old_item()
+    first = run(old, cand("Use Memcached instead of Redis"), 0.86)
+    second = run(old, cand("Use Memcached instead of Redis"), 0.86)
+    assert first.items == second.items and old.status == "active"
