@@ -11,6 +11,7 @@ from archivist.models import RunReport
 from archivist.pipeline import Archiver, ArchiveRequest, Progress
 from archivist.prune_check import PruneCheck, prune_check
 from archivist.status import Status, archive_status
+from archivist.store.migrate import migration_script
 from archivist.store.postgres import EmbeddingConfig
 
 
@@ -22,6 +23,12 @@ def init_database(settings: Settings) -> tuple[list[str], EmbeddingConfig]:
     """Apply migrations and record the embedding model; safe to repeat."""
     with open_store(settings) as store:
         return store.init(embedding_config(settings, make_embedder(settings)))
+
+
+def schema_script(settings: Settings) -> str:
+    """What `init` would do to an empty database, as one SQL script; needs no database."""
+    wanted = embedding_config(settings, make_embedder(settings))
+    return migration_script(wanted.model, wanted.dim)
 
 
 def archive(

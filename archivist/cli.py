@@ -113,6 +113,14 @@ def init(
     embedding_dim: Annotated[
         int | None, typer.Option(help="Its vector dimension, e.g. 384 for all-minilm.")
     ] = None,
+    print_sql: Annotated[
+        bool,
+        typer.Option(
+            "--print-sql",
+            help="Print the migrations as one SQL script (for the Supabase SQL editor or "
+            "supabase/migrations/) instead of applying them; needs no database.",
+        ),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Apply the sql/ migrations and record the embedding model. Safe to repeat.
@@ -122,6 +130,10 @@ def init(
     settings = _settings(
         embedder=embedder, embedding_model=embedding_model, embedding_dim=embedding_dim
     )
+    if print_sql:
+        with _errors_reported(settings):
+            typer.echo(operations.schema_script(settings), nl=False)
+        return
     with _errors_reported(settings):
         applied, recorded = operations.init_database(settings)
     render.init_result(stdout, applied, recorded.model, recorded.dim, json_output)
