@@ -10,8 +10,9 @@ from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.embed.hashing import HashEmbedder
 from archivist.embed.ollama import OllamaEmbedder
+from archivist.store.connection import connect
 from archivist.store.embedded import embedded_url, start_embedded
-from archivist.store.postgres import PostgresStore, connect
+from archivist.store.postgres import PostgresStore
 
 
 @contextmanager
@@ -23,7 +24,7 @@ def open_store(settings: Settings) -> Iterator[PostgresStore]:
     else:
         server = start_embedded(settings.data_dir)
         url = embedded_url(server)
-    store = PostgresStore(connect(url, settings.secrets()), settings.sources)
+    store = PostgresStore(connect(url, settings), settings.sources)
     try:
         yield store
     finally:

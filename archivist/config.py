@@ -56,6 +56,8 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     database_url: SecretStr | None = None
+    # Through a transaction pooler prepared statements break; None: guess from the URL.
+    database_pooler: bool | None = None
     data_dir: Path = Field(default_factory=default_data_dir)
 
     embedder: Literal["ollama", "hash"] = "ollama"

@@ -18,7 +18,7 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from archivist.config import SourceTables, redact, redact_url
+from archivist.config import SourceTables
 from archivist.errors import ConcurrentUpdateError, StoreError
 from archivist.models import Extraction, Message, SessionState, SessionSummary, Watermark
 from archivist.store.migrate import apply_migrations, pending_migrations
@@ -62,19 +62,6 @@ class CommitResult:
 
 def _identifier(name: str) -> sql.Identifier:
     return sql.Identifier(*name.split("."))
-
-
-def connect(url: str, secrets: list[str]) -> Conn:
-    """Open an autocommit connection, turning failures into one readable line."""
-    try:
-        return psycopg.connect(
-            url, autocommit=True, connect_timeout=10, application_name="archivist"
-        )
-    except psycopg.Error as exc:
-        detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "", secrets)
-        raise StoreError(
-            f"cannot connect to the database at {redact(redact_url(url), secrets)}: {detail}"
-        ) from None
 
 
 class PostgresStore:
