@@ -7,9 +7,12 @@ from datetime import timedelta
 from archivist.backends import make_embedder, open_store
 from archivist.config import Settings
 from archivist.embed.base import Embedder
+from archivist.errors import ConfigError
 from archivist.models import RunReport
 from archivist.pipeline import Archiver, ArchiveRequest, Progress
 from archivist.prune_check import PruneCheck, prune_check
+from archivist.reembed import Progress as ReembedProgress
+from archivist.reembed import ReembedReport, reembed
 from archivist.status import Status, archive_status
 from archivist.store.migrate import migration_script
 from archivist.store.postgres import EmbeddingConfig
@@ -57,3 +60,17 @@ def status(settings: Settings) -> Status:
     with open_store(settings) as store:
         store.check_ready(make_embedder(settings).model)
         return archive_status(store)
+
+
+def reembed_chunks(
+    settings: Settings, dim: int | None, progress: ReembedProgress | None = None
+) -> ReembedReport:
+    """Move every chunk to the settings' embedding model (resumable); records it when done."""
+    embedder = make_embedder(settings)
+    if embedder.model != settings.embedding_model:
+        raise ConfigError(
+            f"the {embedder.name} embedder's model is {embedder.model}, not "
+            f"{settings.embedding_model}; pass --model {embedder.model}"
+        )
+    with open_store(settings) as store:
+        return reembed(store, embedder, dim, settings.embed_batch_size, progress)

@@ -245,6 +245,27 @@ def prune_check(
     raise typer.Exit(0 if result.safe else 1)
 
 
+@cli.command()
+def reembed(
+    model: Annotated[str, typer.Option(help="The embedding model to move to, e.g. all-minilm.")],
+    dim: Annotated[
+        int | None,
+        typer.Option(min=1, max=16000, help="Its vector dimension [default: probed]."),
+    ] = None,
+    embedder: EmbedderFlag = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Re-embed every chunk with another model, resumably, then switch the database to it.
+
+    Example: archivist reembed --model all-minilm --dim 384
+    """
+    settings = _settings(embedder=embedder, embedding_model=model, embedding_dim=dim)
+    with _errors_reported(settings):
+        with render.count_bar(stderr, not json_output, "re-embedding") as progress:
+            report = operations.reembed_chunks(settings, dim, progress)
+    render.reembed_result(stdout, report, json_output)
+
+
 def _filters(
     topic: list[str] | None,
     all_topics: bool,

@@ -26,6 +26,7 @@ COMMANDS = [
     "status",
     "prune-check",
     "doctor",
+    "reembed",
 ]
 
 

@@ -89,7 +89,8 @@ class PostgresStore:
             if recorded is not None and self._chunk_count() > 0:
                 raise StoreError(
                     f"this database holds embeddings of {recorded.model} ({recorded.dim}-d); "
-                    f"it cannot switch to {wanted.model} ({wanted.dim}-d) while chunks exist"
+                    f"it cannot switch to {wanted.model} ({wanted.dim}-d) while chunks exist; "
+                    f"run: archivist reembed --model {wanted.model} --dim {wanted.dim}"
                 )
             if self._embedding_column_type() != f"vector({wanted.dim})":
                 # Changing the type resets the column's storage to the type's default.
@@ -152,8 +153,8 @@ class PostgresStore:
         if recorded.model != model:
             raise StoreError(
                 f"the database holds embeddings of {recorded.model} ({recorded.dim}-d) but "
-                f"{model} is configured; set ARCHIVIST_EMBEDDING_MODEL={recorded.model} "
-                "or use a database initialised for the new model"
+                f"{model} is configured; set ARCHIVIST_EMBEDDING_MODEL={recorded.model}, "
+                f"or move the database to {model} with: archivist reembed --model {model}"
             )
         return recorded
 
