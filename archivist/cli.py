@@ -24,7 +24,7 @@ from archivist import doctor as doctor_module
 from archivist import prune_check as prune_check_module
 from archivist import render
 from archivist import search as search_module
-from archivist.config import Settings, load_settings, redact
+from archivist.config import Settings, explain_settings, load_settings, redact
 from archivist.errors import ArchivistError, ConfigError
 from archivist.models import ChunkSource
 from archivist.pipeline import ArchiveRequest
@@ -264,6 +264,23 @@ def reembed(
         with render.count_bar(stderr, not json_output, "re-embedding") as progress:
             report = operations.reembed_chunks(settings, dim, progress)
     render.reembed_result(stdout, report, json_output)
+
+
+@cli.command("config")
+def show_config(
+    embedder: EmbedderFlag = None,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="Where the embedded database lives.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Show the effective settings (secrets redacted) and where each came from.
+
+    Example: archivist config --json
+    """
+    with _errors_reported():
+        rows = explain_settings({"embedder": embedder, "data_dir": data_dir})
+    render.config_result(stdout, rows, json_output)
 
 
 def _filters(

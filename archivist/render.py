@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from archivist.config import redact
+from archivist.config import SettingOrigin, redact
 from archivist.doctor import DoctorReport
 from archivist.models import RunReport, SessionOutcome, SessionStatus
 from archivist.prune_check import PruneCheck
@@ -89,6 +89,19 @@ def reembed_result(console: Console, report: ReembedReport, as_json: bool) -> No
         f"ARCHIVIST_EMBEDDING_DIM={report.dim}",
         highlight=False,
     )
+
+
+def config_result(console: Console, rows: list[SettingOrigin], as_json: bool) -> None:
+    if as_json:
+        shown = {r.name: {"value": r.value, "origin": r.origin} for r in rows}
+        _print_json(json.dumps(shown, indent=2))
+        return
+    table = Table(title="effective settings", title_justify="left")
+    for column in ("setting", "value", "from"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row.name, "" if row.value is None else str(row.value), row.origin)
+    console.print(table, highlight=False)
 
 
 def _print_json(data: str) -> None:

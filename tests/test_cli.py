@@ -27,6 +27,7 @@ COMMANDS = [
     "prune-check",
     "doctor",
     "reembed",
+    "config",
 ]
 
 
