@@ -16,6 +16,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from archivist.errors import ConfigError
@@ -101,8 +103,22 @@ class Settings(BaseModel):
         """Secret values that must never be printed."""
         if self.database_url is None:
             return []
-        password = urlsplit(self.database_url.get_secret_value()).password
-        return [self.database_url.get_secret_value(), *([password] if password else [])]
+        url = self.database_url.get_secret_value()
+        return [url, *_passwords(url)]
+
+
+def _passwords(dsn: str) -> list[str]:
+    """A DSN's password as written (percent-encoded in a URL) and decoded; none if malformed."""
+    found: list[str] = []
+    try:
+        found.append(urlsplit(dsn).password or "")
+    except ValueError:
+        pass
+    try:
+        found.append(str(conninfo_to_dict(dsn).get("password") or ""))
+    except psycopg.Error:
+        pass
+    return [p for p in dict.fromkeys(found) if p]
 
 
 def load_settings(
