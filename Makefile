@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck check bench bench-search eval clean
+.PHONY: demo test lint typecheck check bench bench-search bench-reembed eval clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ bench: $(STAMP)  ## archive throughput and memory
 
 bench-search: $(STAMP)  ## search latency and recall at 100k chunks / versions
 	$(BIN)/python scripts/bench_search.py
+
+bench-reembed: $(STAMP)  ## reembed throughput at 10k chunks (768-d -> 384-d)
+	$(BIN)/python scripts/bench_reembed.py
 
 eval: $(STAMP)  ## retrieval quality on the labelled set, per ranking mode
 	$(BIN)/python scripts/eval_retrieval.py

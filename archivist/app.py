@@ -7,12 +7,16 @@ from datetime import timedelta
 from archivist.backends import make_embedder, make_extractor, open_store
 from archivist.config import Settings
 from archivist.embed.base import Embedder
+from archivist.errors import ConfigError
 from archivist.models import RunReport
 from archivist.pipeline import Archiver, ArchiveRequest, Progress
 from archivist.prune_check import PruneCheck, prune_check
+from archivist.reembed import Progress as ReembedProgress
+from archivist.reembed import ReembedReport, reembed
 from archivist.state.history import History, history
 from archivist.state.view import StateView, state_view
 from archivist.status import Status, archive_status
+from archivist.store.migrate import migration_script
 from archivist.store.postgres import EmbeddingConfig
 
 
@@ -24,6 +28,12 @@ def init_database(settings: Settings) -> tuple[list[str], EmbeddingConfig]:
     """Apply migrations and record the embedding model; safe to repeat."""
     with open_store(settings) as store:
         return store.init(embedding_config(settings, make_embedder(settings)))
+
+
+def schema_script(settings: Settings) -> str:
+    """What `init` would do to an empty database, as one SQL script; needs no database."""
+    wanted = embedding_config(settings, make_embedder(settings))
+    return migration_script(wanted.model, wanted.dim)
 
 
 def archive(
@@ -76,3 +86,17 @@ def session_history(settings: Settings, session_id: str) -> History:
         if len(versions) > HISTORY_MAX_VERSIONS:
             shown.versions = shown.versions[1:]
         return shown
+
+
+def reembed_chunks(
+    settings: Settings, dim: int | None, progress: ReembedProgress | None = None
+) -> ReembedReport:
+    """Move every chunk to the settings' embedding model (resumable); records it when done."""
+    embedder = make_embedder(settings)
+    if embedder.model != settings.embedding_model:
+        raise ConfigError(
+            f"the {embedder.name} embedder's model is {embedder.model}, not "
+            f"{settings.embedding_model}; pass --model {embedder.model}"
+        )
+    with open_store(settings) as store:
+        return reembed(store, embedder, dim, settings.embed_batch_size, progress)

@@ -12,8 +12,9 @@ from archivist.embed.hashing import HashEmbedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.extract.base import Extractor, RulesExtractor
 from archivist.extract.llm import OllamaExtractor
+from archivist.store.connection import connect
 from archivist.store.embedded import embedded_url, start_embedded
-from archivist.store.postgres import PostgresStore, connect
+from archivist.store.postgres import PostgresStore
 
 
 @contextmanager
@@ -25,7 +26,7 @@ def open_store(settings: Settings) -> Iterator[PostgresStore]:
     else:
         server = start_embedded(settings.data_dir)
         url = embedded_url(server)
-    store = PostgresStore(connect(url, settings.secrets()), settings.sources)
+    store = PostgresStore(connect(url, settings), settings.sources)
     try:
         yield store
     finally:

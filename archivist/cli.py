@@ -25,7 +25,7 @@ from archivist import doctor as doctor_module
 from archivist import prune_check as prune_check_module
 from archivist import render
 from archivist import search as search_module
-from archivist.config import Settings, load_settings, redact
+from archivist.config import Settings, explain_settings, load_settings, redact
 from archivist.errors import ArchivistError, ConfigError
 from archivist.models import ChunkSource
 from archivist.pipeline import ArchiveRequest
@@ -152,6 +152,14 @@ def init(
     embedding_dim: Annotated[
         int | None, typer.Option(help="Its vector dimension, e.g. 384 for all-minilm.")
     ] = None,
+    print_sql: Annotated[
+        bool,
+        typer.Option(
+            "--print-sql",
+            help="Print the migrations as one SQL script (for the Supabase SQL editor or "
+            "supabase/migrations/) instead of applying them; needs no database.",
+        ),
+    ] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Apply the sql/ migrations and record the embedding model. Safe to repeat.
@@ -161,6 +169,10 @@ def init(
     settings = _settings(
         embedder=embedder, embedding_model=embedding_model, embedding_dim=embedding_dim
     )
+    if print_sql:
+        with _errors_reported(settings):
+            typer.echo(operations.schema_script(settings), nl=False)
+        return
     with _errors_reported(settings):
         applied, recorded = operations.init_database(settings)
     render.init_result(stdout, applied, recorded.model, recorded.dim, json_output)
@@ -314,6 +326,44 @@ def prune_check(
         result = operations.check_prune(settings, prune_check_module.parse_age(older_than))
     render.prune_result(stdout, result, json_output)
     raise typer.Exit(0 if result.safe else 1)
+
+
+@cli.command()
+def reembed(
+    model: Annotated[str, typer.Option(help="The embedding model to move to, e.g. all-minilm.")],
+    dim: Annotated[
+        int | None,
+        typer.Option(min=1, max=16000, help="Its vector dimension [default: probed]."),
+    ] = None,
+    embedder: EmbedderFlag = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Re-embed every chunk with another model, resumably, then switch the database to it.
+
+    Example: archivist reembed --model all-minilm --dim 384
+    """
+    settings = _settings(embedder=embedder, embedding_model=model, embedding_dim=dim)
+    with _errors_reported(settings):
+        with render.count_bar(stderr, not json_output, "re-embedding") as progress:
+            report = operations.reembed_chunks(settings, dim, progress)
+    render.reembed_result(stdout, report, json_output)
+
+
+@cli.command("config")
+def show_config(
+    embedder: EmbedderFlag = None,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="Where the embedded database lives.")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Show the effective settings (secrets redacted) and where each came from.
+
+    Example: archivist config --json
+    """
+    with _errors_reported():
+        rows = explain_settings({"embedder": embedder, "data_dir": data_dir})
+    render.config_result(stdout, rows, json_output)
 
 
 def _filters(

@@ -16,6 +16,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from archivist.errors import ConfigError
@@ -56,6 +58,8 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     database_url: SecretStr | None = None
+    # Through a transaction pooler prepared statements break; None: guess from the URL.
+    database_pooler: bool | None = None
     data_dir: Path = Field(default_factory=default_data_dir)
 
     embedder: Literal["ollama", "hash"] = "ollama"
@@ -118,8 +122,22 @@ class Settings(BaseModel):
         """Secret values that must never be printed."""
         if self.database_url is None:
             return []
-        password = urlsplit(self.database_url.get_secret_value()).password
-        return [self.database_url.get_secret_value(), *([password] if password else [])]
+        url = self.database_url.get_secret_value()
+        return [url, *_passwords(url)]
+
+
+def _passwords(dsn: str) -> list[str]:
+    """A DSN's password as written (percent-encoded in a URL) and decoded; none if malformed."""
+    found: list[str] = []
+    try:
+        found.append(urlsplit(dsn).password or "")
+    except ValueError:
+        pass
+    try:
+        found.append(str(conninfo_to_dict(dsn).get("password") or ""))
+    except psycopg.Error:
+        pass
+    return [p for p in dict.fromkeys(found) if p]
 
 
 def load_settings(
@@ -130,15 +148,79 @@ def load_settings(
     """Build settings from defaults, the TOML file, the environment and `overrides` (flags)."""
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {}
-    values.update(_from_toml(config_path or _config_path(env)))
-    values.update(_from_env(env))
-    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    flags = {k: v for k, v in (overrides or {}).items() if v is not None}
+    for layer in (_from_toml(config_path or _config_path(env)), _from_env(env), flags):
+        for key, value in layer.items():
+            if key == "sources" and isinstance(value, dict) and isinstance(values.get(key), dict):
+                value = {**values["sources"], **value}  # column by column, not all or nothing
+            values[key] = value
     try:
         return Settings.model_validate(values)
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"]) or "settings"
         raise ConfigError(f"invalid setting {where}: {error['msg']}") from None
+
+
+class SettingOrigin(BaseModel):
+    """One effective setting, redacted, and the layer it came from."""
+
+    name: str
+    value: Any
+    origin: str  # "flag", "env NAME", "toml PATH" or "default"
+
+
+def explain_settings(
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    config_path: Path | None = None,
+) -> list[SettingOrigin]:
+    """Every setting's effective value (secrets redacted) and where it came from."""
+    env = os.environ if environ is None else environ
+    path = config_path or _config_path(env)
+    settings = load_settings(overrides, env, path)
+    origins: dict[str, str] = {}
+    for key, value in _from_toml(path).items():
+        for name in _flat_keys(key, value):
+            origins[name] = f"toml {path}"
+    for name, field in _ALIASES.items():
+        if env.get(name):
+            origins[field] = f"env {name}"
+    for name, value in env.items():
+        if name.startswith(_ENV_PREFIX) and name != "ARCHIVIST_CONFIG" and value != "":
+            key = name[len(_ENV_PREFIX) :].lower()
+            origins[f"sources.{key}" if key in SourceTables.model_fields else key] = f"env {name}"
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            origins[key] = "flag"
+    secrets = settings.secrets()
+    rows: list[SettingOrigin] = []
+    for model, prefix in ((settings, ""), (settings.sources, "sources.")):
+        for field in type(model).model_fields:
+            if field == "sources":
+                continue
+            value = _shown(getattr(model, field), secrets)
+            name = prefix + field
+            rows.append(SettingOrigin(name=name, value=value, origin=origins.get(name, "default")))
+    return rows
+
+
+def _flat_keys(key: str, value: Any) -> list[str]:
+    if key == "sources" and isinstance(value, dict):
+        return [f"sources.{k}" for k in value]
+    return [key]
+
+
+def _shown(value: Any, secrets: list[str]) -> Any:
+    """A setting's value as it may be printed: secrets redacted, paths as text."""
+    if isinstance(value, SecretStr):
+        secret = value.get_secret_value()
+        return redact(redact_url(secret), secrets) if "://" in secret else "***"
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, str):
+        return redact(redact_url(value) if "://" in value else value, secrets)
+    return value
 
 
 def _config_path(env: Mapping[str, str]) -> Path:

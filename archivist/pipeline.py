@@ -442,7 +442,8 @@ class Archiver:
             raise DimensionMismatchError(
                 f"{self.embedder.model} returns {wrong.pop()}-d vectors but the database "
                 f"stores {self._embedding.dim}-d ones; use a model of that dimension or a "
-                "database initialised for this one (archivist init --embedding-dim ...)"
+                "database initialised for this one (archivist init --embedding-dim ...), or "
+                f"move this one: archivist reembed --model {self.embedder.model}"
             )
         return vectors, calls
 

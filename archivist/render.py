@@ -12,10 +12,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from archivist.config import redact
+from archivist.config import SettingOrigin, redact
 from archivist.doctor import DoctorReport
 from archivist.models import RunReport, SessionOutcome, SessionStatus
 from archivist.prune_check import PruneCheck
+from archivist.reembed import Progress as ReembedProgress
+from archivist.reembed import ReembedReport
 from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
 from archivist.state.history import History
 from archivist.state.items import StateChange
@@ -63,6 +65,46 @@ def progress_bar(console: Console, enabled: bool) -> Iterator[_RichProgress | _N
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
         yield _RichProgress(progress)
+
+
+@contextmanager
+def count_bar(console: Console, enabled: bool, description: str) -> Iterator[ReembedProgress]:
+    """A progress bar of (done, total) counts on a terminal; a no-op otherwise."""
+    if not enabled or not console.is_terminal:
+        yield lambda done, total: None
+        return
+    columns = (TextColumn(description), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
+        task = progress.add_task(description, total=None)
+        yield lambda done, total: progress.update(task, completed=done, total=total)
+
+
+def reembed_result(console: Console, report: ReembedReport, as_json: bool) -> None:
+    if as_json:
+        _print_json(report.model_dump_json(indent=2))
+        return
+    resumed = f" ({report.resumed_from} staged by an earlier run)" if report.resumed_from else ""
+    console.print(
+        f"moved {report.chunks} chunks from {report.previous_model} ({report.previous_dim}-d) "
+        f"to {report.model} ({report.dim}-d): embedded {report.embedded}{resumed} in "
+        f"{report.requests} requests; HNSW index rebuilt\n"
+        f"now configure it: ARCHIVIST_EMBEDDING_MODEL={report.model} "
+        f"ARCHIVIST_EMBEDDING_DIM={report.dim}",
+        highlight=False,
+    )
+
+
+def config_result(console: Console, rows: list[SettingOrigin], as_json: bool) -> None:
+    if as_json:
+        shown = {r.name: {"value": r.value, "origin": r.origin} for r in rows}
+        _print_json(json.dumps(shown, indent=2))
+        return
+    table = Table(title="effective settings", title_justify="left")
+    for column in ("setting", "value", "from"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row.name, "" if row.value is None else str(row.value), row.origin)
+    console.print(table, highlight=False)
 
 
 def _print_json(data: str) -> None:

@@ -8,7 +8,8 @@ the way Ollama does, so the real `ollama` client can talk to it over real HTTP:
     GET  /api/version  {"version": ...}
     POST /api/show     {"model"} -> details and model_info with the embedding length
 
-Embeddings are deterministic: the archivist's offline `HashEmbedder` of `dimension` (768).
+Embeddings are deterministic: the archivist's offline `HashEmbedder` of `dimension` (768),
+or of the model's own dimension in `dimensions` (e.g. {"all-minilm": 384}).
 Unknown models get Ollama's 404 ("model ... not found, try pulling it first").
 
 Misbehaviour is set at runtime on the server object: `fault` is one of
@@ -23,7 +24,9 @@ Misbehaviour is set at runtime on the server object: `fault` is one of
                  /api/embed answers one vector too few, vectors of unequal length, or
                  strings instead of numbers
 and `fail_times` limits it to the first N requests it applies to (None: every request), so a
-test can check that a retry succeeds. Every request is recorded in `requests`.
+test can check that a retry succeeds; `fail_after` lets the first N such requests pass before
+the fault starts (a failure in the middle of a long job). Every request is recorded in
+`requests`.
 
 Chat (for the LLM extractor) is separate from the faults above:
 
@@ -93,12 +96,18 @@ class OllamaTestServer:
     """The test double; see the module docstring. Attributes may be changed at any time."""
 
     def __init__(
-        self, dimension: int = 768, models: tuple[str, ...] = ("nomic-embed-text:latest",)
+        self,
+        dimension: int = 768,
+        models: tuple[str, ...] = ("nomic-embed-text:latest",),
+        dimensions: dict[str, int] | None = None,
     ) -> None:
         self.dimension = dimension
-        self.models = set(models)
+        self.dimensions = {_with_tag(m): d for m, d in (dimensions or {}).items()}
+        self.models = set(models) | set(self.dimensions)
         self.fault: Fault | None = None
         self.fail_times: int | None = None
+        self.fail_after: int | None = None
+        self._passed = 0
         self.delay_s = 5.0
         self.max_input_chars = 8000
         self.requests: list[RecordedRequest] = []
@@ -126,7 +135,9 @@ class OllamaTestServer:
         with self._lock:
             self.fault = None
             self.fail_times = None
+            self.fail_after = None
             self._faults_served = 0
+            self._passed = 0
             self.requests.clear()
 
     def close(self) -> None:
@@ -146,6 +157,9 @@ class OllamaTestServer:
             if fault is None or fault not in _FAULTS_BY_PATH.get(path, set()):
                 return None
             if fault == "400_long" and all(len(t) <= self.max_input_chars for t in inputs):
+                return None
+            if self.fail_after is not None and self._passed < self.fail_after:
+                self._passed += 1
                 return None
             if self.fail_times is not None and self._faults_served >= self.fail_times:
                 return None
@@ -170,6 +184,9 @@ class OllamaTestServer:
 
     def knows(self, model: str) -> bool:
         return _with_tag(model) in {_with_tag(m) for m in self.models}
+
+    def dimension_of(self, model: str) -> int:
+        return self.dimensions.get(_with_tag(model), self.dimension)
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -256,11 +273,11 @@ class _Handler(BaseHTTPRequestHandler):
             if not isinstance(model, str) or not state.knows(model):
                 self._json(404, {"error": f'model "{model}" not found, try pulling it first'})
             elif self.path == "/api/show":
-                self._json(200, _show(state.dimension))
+                self._json(200, _show(state.dimension_of(model)))
             elif inputs is None:
                 self._json(400, {"error": "invalid input type"})
             else:
-                dimension = WRONG_DIMENSION if wrong_dimension else state.dimension
+                dimension = WRONG_DIMENSION if wrong_dimension else state.dimension_of(model)
                 self._json(200, _embed_answer(model, inputs, dimension))
         else:
             self._send(404, b"404 page not found", "text/plain")

@@ -26,6 +26,8 @@ COMMANDS = [
     "status",
     "prune-check",
     "doctor",
+    "reembed",
+    "config",
 ]
 
 

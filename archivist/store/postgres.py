@@ -19,7 +19,7 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from archivist.config import SourceTables, redact, redact_url
+from archivist.config import SourceTables
 from archivist.embed.base import Vector
 from archivist.errors import ConcurrentUpdateError, StoreError
 from archivist.models import (
@@ -73,19 +73,6 @@ def _identifier(name: str) -> sql.Identifier:
     return sql.Identifier(*name.split("."))
 
 
-def connect(url: str, secrets: list[str]) -> Conn:
-    """Open an autocommit connection, turning failures into one readable line."""
-    try:
-        return psycopg.connect(
-            url, autocommit=True, connect_timeout=10, application_name="archivist"
-        )
-    except psycopg.Error as exc:
-        detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "", secrets)
-        raise StoreError(
-            f"cannot connect to the database at {redact(redact_url(url), secrets)}: {detail}"
-        ) from None
-
-
 class PostgresStore:
     """The archivist's reads and writes on one Postgres connection."""
 
@@ -111,7 +98,8 @@ class PostgresStore:
             if recorded is not None and self._chunk_count() > 0:
                 raise StoreError(
                     f"this database holds embeddings of {recorded.model} ({recorded.dim}-d); "
-                    f"it cannot switch to {wanted.model} ({wanted.dim}-d) while chunks exist"
+                    f"it cannot switch to {wanted.model} ({wanted.dim}-d) while chunks exist; "
+                    f"run: archivist reembed --model {wanted.model} --dim {wanted.dim}"
                 )
             if self._embedding_column_type() != f"vector({wanted.dim})":
                 # Changing the type resets the column's storage to the type's default.
@@ -174,8 +162,8 @@ class PostgresStore:
         if recorded.model != model:
             raise StoreError(
                 f"the database holds embeddings of {recorded.model} ({recorded.dim}-d) but "
-                f"{model} is configured; set ARCHIVIST_EMBEDDING_MODEL={recorded.model} "
-                "or use a database initialised for the new model"
+                f"{model} is configured; set ARCHIVIST_EMBEDDING_MODEL={recorded.model}, "
+                f"or move the database to {model} with: archivist reembed --model {model}"
             )
         return recorded
 
