@@ -43,7 +43,7 @@ from archivist.models import (
     Watermark,
 )
 from archivist.sanitize import clean_message
-from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection
+from archivist.store.postgres import EmbeddingConfig, SessionSelection, Store
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class VersionPlan:
 class Archiver:
     """Archives sessions from the bot's tables into versions and embedded chunks."""
 
-    def __init__(self, store: PostgresStore, embedder: Embedder, settings: Settings) -> None:
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
@@ -119,7 +119,7 @@ class Archiver:
             report.sessions.append(outcome)
             if progress:
                 progress.advance(outcome)
-            if self.store.conn.broken:
+            if self.store.broken:
                 report.notes.append(
                     f"lost the database connection; {len(session_ids) - n - 1} sessions "
                     "not attempted"
@@ -129,7 +129,7 @@ class Archiver:
             if worked and not request.dry_run and request.delay_ms and n + 1 < len(session_ids):
                 time.sleep(request.delay_ms / 1000)
         report.finished_at = datetime.now(UTC)
-        if run_id is not None and not self.store.conn.broken:
+        if run_id is not None and not self.store.broken:
             counts = {status: report.count(status) for status in get_args(SessionStatus)}
             failures = {s.session_id: s.reason or "" for s in report.failed}
             self.store.finish_run(run_id, counts, failures)
