@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from archivist.backends import make_embedder, make_extractor, open_store
+from archivist.backends import make_embedder, make_extractor, open_postgres_store, open_store
 from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.errors import ConfigError
@@ -98,5 +98,10 @@ def reembed_chunks(
             f"the {embedder.name} embedder's model is {embedder.model}, not "
             f"{settings.embedding_model}; pass --model {embedder.model}"
         )
-    with open_store(settings) as store:
+    if settings.uses_supabase:
+        raise ConfigError(
+            "reembed rewrites the chunk table and its index, which the Supabase REST transport "
+            "cannot do; run it with DATABASE_URL set to the database's direct connection"
+        )
+    with open_postgres_store(settings) as store:
         return reembed(store, embedder, dim, settings.embed_batch_size, progress)

@@ -10,16 +10,50 @@ from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.embed.hashing import HashEmbedder
 from archivist.embed.ollama import OllamaEmbedder
+from archivist.errors import ConfigError
 from archivist.extract.base import Extractor, RulesExtractor
 from archivist.extract.llm import OllamaExtractor
 from archivist.store.connection import connect
 from archivist.store.embedded import embedded_url, start_embedded
-from archivist.store.postgres import PostgresStore
+from archivist.store.postgres import PostgresStore, Store
 
 
 @contextmanager
-def open_store(settings: Settings) -> Iterator[PostgresStore]:
-    """Connect to `DATABASE_URL`, or start the embedded database when none is set."""
+def open_store(settings: Settings) -> Iterator[Store]:
+    """Connect to `DATABASE_URL`, or to Supabase over REST, or start the embedded database."""
+    if settings.uses_supabase:
+        with _supabase_store(settings) as store:
+            yield store
+        return
+    with open_postgres_store(settings) as postgres:
+        yield postgres
+
+
+@contextmanager
+def _supabase_store(settings: Settings) -> Iterator[Store]:
+    from archivist.store.supabase import SupabaseRpc  # supabase-py is slow to import
+
+    if settings.supabase_service_role_key is None or settings.supabase_url is None:
+        raise ConfigError(
+            "SUPABASE_URL is set but SUPABASE_SERVICE_ROLE_KEY is not; set both "
+            "(Project Settings > API), or DATABASE_URL for a direct connection"
+        )
+    rpc = SupabaseRpc(
+        settings.supabase_url,
+        settings.supabase_service_role_key.get_secret_value(),
+        settings.secrets(),
+        claim_ttl_s=settings.claim_ttl_s,
+    )
+    store = Store(rpc, settings.sources)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@contextmanager
+def open_postgres_store(settings: Settings) -> Iterator[PostgresStore]:
+    """A direct connection: `DATABASE_URL`, or the embedded database when none is set."""
     server: Any = None
     if settings.database_url is not None:
         url = settings.database_url.get_secret_value()

@@ -1,8 +1,10 @@
 """Settings: flags > environment > `archivist.toml` > defaults, validated, with secrets redacted.
 
 Environment variables are `ARCHIVIST_<FIELD>` (e.g. `ARCHIVIST_MAX_SESSIONS=10`), plus the
-conventional `DATABASE_URL` and `OLLAMA_HOST`. The TOML file is `./archivist.toml` or the path
-in `ARCHIVIST_CONFIG`; its keys are the field names.
+conventional `DATABASE_URL`, `OLLAMA_HOST`, `SUPABASE_URL` and `SUPABASE_SERVICE_ROLE_KEY`
+(the two Supabase settings, without `DATABASE_URL`, select the Supabase REST transport).
+The TOML file is `./archivist.toml` or the path in `ARCHIVIST_CONFIG`; its keys are the
+field names.
 """
 
 from __future__ import annotations
@@ -23,7 +25,12 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, m
 from archivist.errors import ConfigError
 
 SearchMode = Literal["vector", "text", "hybrid"]
-_ALIASES = {"DATABASE_URL": "database_url", "OLLAMA_HOST": "ollama_host"}
+_ALIASES = {
+    "DATABASE_URL": "database_url",
+    "OLLAMA_HOST": "ollama_host",
+    "SUPABASE_URL": "supabase_url",
+    "SUPABASE_SERVICE_ROLE_KEY": "supabase_service_role_key",
+}
 _ENV_PREFIX = "ARCHIVIST_"
 _IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$"
 
@@ -61,6 +68,11 @@ class Settings(BaseModel):
     # Through a transaction pooler prepared statements break; None: guess from the URL.
     database_pooler: bool | None = None
     data_dir: Path = Field(default_factory=default_data_dir)
+    # The Supabase REST transport (used when both are set and database_url is not).
+    supabase_url: str | None = Field(None, pattern=r"^https?://")
+    supabase_service_role_key: SecretStr | None = None
+    # Over REST a session is claimed, not locked; a claim left by a dead worker expires.
+    claim_ttl_s: int = Field(900, ge=10)
 
     embedder: Literal["ollama", "hash"] = "ollama"
     embedding_model: str = Field("nomic-embed-text", min_length=1)
@@ -115,15 +127,23 @@ class Settings(BaseModel):
         return self
 
     @property
+    def uses_supabase(self) -> bool:
+        """Supabase over REST: its URL is set and no `DATABASE_URL` takes precedence."""
+        return self.database_url is None and self.supabase_url is not None
+
+    @property
     def uses_embedded_database(self) -> bool:
-        return self.database_url is None
+        return self.database_url is None and not self.uses_supabase
 
     def secrets(self) -> list[str]:
         """Secret values that must never be printed."""
-        if self.database_url is None:
-            return []
-        url = self.database_url.get_secret_value()
-        return [url, *_passwords(url)]
+        found = []
+        if self.supabase_service_role_key is not None:
+            found.append(self.supabase_service_role_key.get_secret_value())
+        if self.database_url is not None:
+            url = self.database_url.get_secret_value()
+            found += [url, *_passwords(url)]
+        return [s for s in found if s]
 
 
 def _passwords(dsn: str) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 from rich.console import Console
 
 from archivist.app import archive
-from archivist.backends import make_embedder, open_store
+from archivist.backends import make_embedder, open_postgres_store, open_store
 from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.embed.hashing import HashEmbedder
@@ -62,13 +62,18 @@ def sample_conversations() -> list[dict[str, Any]]:
 def run_demo(settings: Settings, console: Console) -> DemoResult:
     """Load the samples (once), archive them, and return what was archived."""
     settings = settings.model_copy(
-        update={"database_url": None, "data_dir": settings.data_dir / "demo"}
+        update={
+            "database_url": None,
+            "supabase_url": None,
+            "supabase_service_role_key": None,
+            "data_dir": settings.data_dir / "demo",
+        }
     )
     embedder, note = _choose_embedder(settings)
     settings = settings.model_copy(update={"embedder": embedder.name})
     console.print(f"embedded database in {settings.data_dir}; {note}", highlight=False)
     conversations = sample_conversations()
-    with open_store(settings) as store:
+    with open_postgres_store(settings) as store:
         loaded = _load_samples(store, conversations)
     report = archive(settings, ArchiveRequest(delay_ms=0), embedder=embedder)
     with open_store(settings) as store:

@@ -16,7 +16,7 @@ from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
-from archivist.store.postgres import PostgresStore
+from archivist.store.postgres import Store
 
 T = TypeVar("T")
 
@@ -80,7 +80,7 @@ def _llm_check(settings: Settings, checks: list[Check]) -> None:
         checks[-1].fix = f"run: ollama pull {extractor.model} (until then the rules extract)"
 
 
-def _database_checks(store: PostgresStore, settings: Settings, checks: list[Check]) -> int | None:
+def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> int | None:
     """pgvector, migrations, indexes and the recorded model; returns the recorded dimension."""
     installed, available = store.vector_extension()
     if installed is None:

@@ -47,7 +47,7 @@ from archivist.models import (
 from archivist.sanitize import clean_message
 from archivist.state.items import CandidateItem
 from archivist.state.reconcile import Admitted, Reconciliation, Thresholds, admit, reconcile
-from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection
+from archivist.store.postgres import EmbeddingConfig, SessionSelection, Store
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ class Archiver:
 
     def __init__(
         self,
-        store: PostgresStore,
+        store: Store,
         embedder: Embedder,
         settings: Settings,
         extractor: Extractor | None = None,
@@ -143,7 +143,7 @@ class Archiver:
             report.sessions.append(outcome)
             if progress:
                 progress.advance(outcome)
-            if self.store.conn.broken:
+            if self.store.broken:
                 report.notes.append(
                     f"lost the database connection; {len(session_ids) - n - 1} sessions "
                     "not attempted"
@@ -153,7 +153,7 @@ class Archiver:
             if worked and not request.dry_run and request.delay_ms and n + 1 < len(session_ids):
                 time.sleep(request.delay_ms / 1000)
         report.finished_at = datetime.now(UTC)
-        if run_id is not None and not self.store.conn.broken:
+        if run_id is not None and not self.store.broken:
             counts = {status: report.count(status) for status in get_args(SessionStatus)}
             failures = {s.session_id: s.reason or "" for s in report.failed}
             self.store.finish_run(run_id, counts, failures)

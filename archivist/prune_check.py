@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from archivist.errors import ConfigError
 from archivist.models import Watermark
-from archivist.store.postgres import PostgresStore
+from archivist.store.postgres import Store
 
 
 class SessionAtRisk(BaseModel):
@@ -36,7 +36,7 @@ class PruneCheck(BaseModel):
     sessions: list[SessionAtRisk]
 
 
-def prune_check(store: PostgresStore, older_than: timedelta) -> PruneCheck:
+def prune_check(store: Store, older_than: timedelta) -> PruneCheck:
     """Check messages older than `older_than` (from now) against the committed archive."""
     cutoff = datetime.now(UTC) - older_than
     at_risk = store.uncovered_before(cutoff)

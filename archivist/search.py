@@ -14,8 +14,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-import psycopg
-from psycopg.types.json import Jsonb
 from pydantic import BaseModel, Field, field_validator
 
 from archivist.backends import make_embedder, open_store
@@ -25,7 +23,8 @@ from archivist.errors import ArchivistError, ConfigError
 from archivist.models import Action, ChunkSource, Decision, Entity, Span
 from archivist.sanitize import clean_text
 from archivist.state.items import ItemStatus, ItemType, StateItem
-from archivist.store.postgres import PostgresStore
+from archivist.store.postgres import Store
+from archivist.store.rpc import Json, QueryTimeoutError
 
 MEMORY_MAX_RESULTS = 10  # the same bounds are written into sql/003
 ARCHIVE_MAX_ROWS = 20
@@ -165,7 +164,7 @@ def _clamp(name: str, requested: int, ceiling: int, clamped: dict[str, Clamp]) -
 class Searcher:
     """Runs searches on one store with one embedder, within the settings' limits."""
 
-    def __init__(self, store: PostgresStore, embedder: Embedder, settings: Settings) -> None:
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
@@ -197,40 +196,33 @@ class Searcher:
         if until:
             filter_["until"] = until.isoformat()
         mode = mode or self.settings.search_mode
-        columns = "id::text, session_id, source, content, similarity, created_at, metadata"
-        if mode == "vector":
-            query_sql = (
-                f"SELECT {columns}, NULL FROM match_jarvis_memory_chunks(%s::vector, %s, %s)"
-            )
-            params: list[Any] = [vector.tolist(), limit, Jsonb(filter_)]
-        else:
+        args: dict[str, Any] = {
+            "query_embedding": _vector_text(vector.tolist()),
+            "match_count": limit,
+            "filter": Json(filter_),
+        }
+        function = "match_jarvis_memory_chunks"
+        if mode != "vector":
             s = self.settings
-            query_sql = (
-                f"SELECT {columns}, score "
-                "FROM hybrid_jarvis_memory_chunks(%s::vector, %s, %s, %s, %s, %s, %s, %s)"
+            function = "hybrid_jarvis_memory_chunks"
+            args.update(
+                query_text=text,
+                vector_weight=s.search_vector_weight if mode == "hybrid" else 0.0,
+                text_weight=s.search_text_weight,
+                recency_weight=s.search_recency_weight,
+                half_life_days=s.search_recency_half_life_days,
             )
-            vector_weight = s.search_vector_weight if mode == "hybrid" else 0.0
-            params = [
-                vector.tolist(),
-                text,
-                limit,
-                Jsonb(filter_),
-                vector_weight,
-                s.search_text_weight,
-                s.search_recency_weight,
-                s.search_recency_half_life_days,
-            ]
-        rows = self._timed(deadline, query_sql, params)
+        rows = self._timed(deadline, function, args)
         hits = [
             MemoryHit(
-                id=r[0],
-                session_id=r[1],
-                source=r[2],
-                content=r[3],
-                similarity=r[4],
-                created_at=r[5],
-                metadata=r[6],
-                score=r[7],
+                id=str(r["id"]),
+                session_id=r["session_id"],
+                source=r["source"],
+                content=r["content"],
+                similarity=r["similarity"],
+                created_at=r["created_at"],
+                metadata=r["metadata"] or {},
+                score=r.get("score"),
             )
             for r in rows
         ]
@@ -247,24 +239,21 @@ class Searcher:
         limit = _clamp("limit", limit, self.settings.archive_search_max_rows, clamped)
         rows = self._timed(
             deadline,
-            "SELECT * FROM search_jarvis_archive(p_topics => %s, p_all_topics => %s, "
-            "p_decision => %s, p_entity => %s, p_action => %s, p_session_ids => %s, "
-            "p_since => %s, p_until => %s, p_all_versions => %s, p_limit => %s, "
-            "p_item_types => %s, p_item_statuses => %s)",
-            [
-                filters.topics or None,
-                filters.all_topics,
-                filters.decision,
-                filters.entity,
-                filters.action,
-                filters.session_ids or None,
-                filters.since,
-                filters.until,
-                all_versions,
-                limit,
-                list(filters.item_types) or None,
-                list(filters.item_statuses) or None,
-            ],
+            "search_jarvis_archive",
+            {
+                "p_topics": filters.topics or None,
+                "p_all_topics": filters.all_topics,
+                "p_decision": filters.decision,
+                "p_entity": filters.entity,
+                "p_action": filters.action,
+                "p_session_ids": filters.session_ids or None,
+                "p_since": filters.since,
+                "p_until": filters.until,
+                "p_all_versions": all_versions,
+                "p_limit": limit,
+                "p_item_types": list(filters.item_types) or None,
+                "p_item_statuses": list(filters.item_statuses) or None,
+            },
         )
         hits = [_archive_hit(r) for r in rows]
         return ArchiveSearchResult(limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped))
@@ -321,37 +310,41 @@ class Searcher:
             text = text[:ceiling]
         return text
 
-    def _timed(self, deadline: _Deadline, query: str, params: list[Any]) -> list[tuple[Any, ...]]:
-        """Run one query under what is left of the deadline, as a statement timeout."""
-        conn = self.store.conn
+    def _timed(
+        self, deadline: _Deadline, function: str, args: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """Call one search function under what is left of the deadline, as a statement timeout.
+
+        Over REST the function's own `statement_timeout` (sql/007) bounds it in the database.
+        """
         try:
-            with conn.transaction():
-                conn.execute(
-                    "SELECT set_config('statement_timeout', %s, true)",
-                    [str(deadline.remaining_ms())],
-                )
-                return conn.execute(query.encode(), params).fetchall()
-        except psycopg.errors.QueryCanceled:
+            rows: list[dict[str, Any]] = self.store.call(
+                function, timeout_ms=deadline.remaining_ms(), **args
+            )
+        except QueryTimeoutError:
             raise SearchTimeoutError(
                 f"the search ran out of its {deadline.seconds:g} s in the database"
             ) from None
+        return rows
 
 
-def _archive_hit(row: tuple[Any, ...]) -> ArchiveHit:
-    session_id, version, version_at, span, summary, topics, decisions, entities, actions, items = (
-        row
-    )
+def _vector_text(values: list[float]) -> str:
+    """A vector in pgvector's text form, which both transports pass as it is."""
+    return "[" + ",".join(repr(float(v)) for v in values) + "]"
+
+
+def _archive_hit(row: dict[str, Any]) -> ArchiveHit:
     return ArchiveHit(
-        session_id=session_id,
-        version=version,
-        version_at=version_at,
-        span=Span.model_validate(span or {}),
-        summary=summary or "",
-        topics=topics or [],
-        decisions=decisions,
-        entities=entities,
-        actions=actions,
-        state_items=items or [],
+        session_id=row["session_id"],
+        version=row["version"],
+        version_at=row["version_at"],
+        span=Span.model_validate(row["span"] or {}),
+        summary=row["summary"] or "",
+        topics=row["topics"] or [],
+        decisions=row["decisions"],
+        entities=row["entities"],
+        actions=row["actions"],
+        state_items=row["state_items"] or [],
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from archivist.store.postgres import PostgresStore
+from archivist.store.postgres import Store
 
 _FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 
@@ -29,7 +29,7 @@ class Status(BaseModel):
     last_runs: list[RunRecord]
 
 
-def archive_status(store: PostgresStore, runs: int = 5) -> Status:
+def archive_status(store: Store, runs: int = 5) -> Status:
     """Sessions archived, sessions and messages no committed version covers yet, recent runs."""
     uncovered = store.uncovered_before(_FAR_FUTURE)
     return Status(

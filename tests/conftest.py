@@ -12,6 +12,7 @@ from typing import Any
 import psycopg
 import pytest
 from ollama_server import ollama_server  # noqa: F401  (fixture)
+from postgrest_double import SERVICE_KEY, PostgrestDouble
 from sources import SourceDB
 
 from archivist.config import Settings
@@ -75,6 +76,37 @@ def source(db_url: str) -> Iterator[SourceDB]:
         yield db
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """`@pytest.mark.both_transports` runs a test on direct Postgres and on Supabase REST."""
+    marked = metafunc.definition.get_closest_marker("both_transports")
+    if marked and "transport" in metafunc.fixturenames:
+        metafunc.parametrize("transport", ["postgres", "supabase"])
+
+
 @pytest.fixture
-def settings(db_url: str, tmp_path: Path) -> Settings:
+def transport() -> str:
+    """The transport `settings` describe; tests marked both_transports get each in turn."""
+    return "postgres"
+
+
+@pytest.fixture
+def postgrest(db_url: str) -> Iterator[PostgrestDouble]:
+    """The test double of Supabase's REST gateway over the test database."""
+    double = PostgrestDouble(db_url).start()
+    yield double
+    double.stop()
+
+
+@pytest.fixture
+def settings(
+    db_url: str, tmp_path: Path, transport: str, request: pytest.FixtureRequest
+) -> Settings:
+    if transport == "supabase":
+        double: PostgrestDouble = request.getfixturevalue("postgrest")
+        return Settings(
+            supabase_url=double.url,
+            supabase_service_role_key=SERVICE_KEY,
+            embedder="hash",
+            data_dir=tmp_path / "data",
+        )
     return Settings(database_url=db_url, embedder="hash", data_dir=tmp_path / "data")

@@ -103,12 +103,21 @@ class SourceDB:
 
 def run_cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     """`python -m archivist ARGS` against the settings' database with the offline embedder."""
-    assert settings.database_url is not None
     env = {
-        **os.environ,
-        "DATABASE_URL": settings.database_url.get_secret_value(),
+        **{k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "SUPABASE_"))},
+        **_database_env(settings),
         "ARCHIVIST_EMBEDDER": "hash",
         "ARCHIVIST_CONFIG": str(settings.data_dir / "absent.toml"),
     }
     command = [sys.executable, "-m", "archivist", *args]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+
+
+def _database_env(settings: Settings) -> dict[str, str]:
+    if settings.database_url is not None:
+        return {"DATABASE_URL": settings.database_url.get_secret_value()}
+    assert settings.supabase_url and settings.supabase_service_role_key
+    return {
+        "SUPABASE_URL": settings.supabase_url,
+        "SUPABASE_SERVICE_ROLE_KEY": settings.supabase_service_role_key.get_secret_value(),
+    }

@@ -63,6 +63,7 @@ def covered_message_ids(source: SourceDB, session_id: str) -> list[str]:
     return [r[0] for r in rows]
 
 
+@pytest.mark.both_transports
 def test_first_run_writes_a_version_chunks_and_the_watermark(
     source: SourceDB, settings: Settings
 ) -> None:
@@ -93,6 +94,7 @@ def test_first_run_writes_a_version_chunks_and_the_watermark(
     assert all(row[3]["archive_id"] == str(archive_id) for row in chunk_rows(source, "olive"))
 
 
+@pytest.mark.both_transports
 def test_second_run_on_unchanged_data_writes_nothing_and_embeds_nothing(
     source: SourceDB, settings: Settings
 ) -> None:
@@ -114,6 +116,7 @@ def test_second_run_on_unchanged_data_writes_nothing_and_embeds_nothing(
     assert source.snapshot() == before
 
 
+@pytest.mark.both_transports
 def test_incremental_run_embeds_only_new_and_changed_chunks(
     source: SourceDB, settings: Settings
 ) -> None:
@@ -235,6 +238,7 @@ def test_dry_run_writes_nothing_embeds_only_candidates_and_shows_the_plan(
     assert (real.chunks_added, real.version_to) == (plan.chunks_added, plan.version_to)
 
 
+@pytest.mark.both_transports
 def test_rebuild_recomputes_from_the_first_message_and_keeps_nothing_stale(
     source: SourceDB, settings: Settings
 ) -> None:
@@ -276,6 +280,7 @@ def test_null_content_odd_roles_and_huge_messages_are_archived_not_lost(
     assert longest <= settings.chunk_max_chars
 
 
+@pytest.mark.both_transports
 def test_summary_only_session_and_summary_updates_are_archived(
     source: SourceDB, settings: Settings
 ) -> None:
@@ -292,6 +297,7 @@ def test_summary_only_session_and_summary_updates_are_archived(
     assert text == [("Now the user decided to use Postgres.",)]
 
 
+@pytest.mark.both_transports
 def test_max_sessions_takes_the_oldest_pending_first(source: SourceDB, settings: Settings) -> None:
     for n in range(5):
         source.add(f"s{n}", ["hi", "hello"], start=T0 + timedelta(days=5 - n))
@@ -310,6 +316,7 @@ def test_a_session_locked_by_another_run_is_skipped(source: SourceDB, settings: 
     assert run(settings).sessions[0].status == "archived"
 
 
+@pytest.mark.both_transports
 def test_a_late_arrival_is_archived_without_moving_the_turn_windows(
     source: SourceDB, settings: Settings
 ) -> None:
@@ -338,6 +345,7 @@ def test_a_late_arrival_is_archived_without_moving_the_turn_windows(
     assert run(settings).sessions == []  # counted as covered now
 
 
+@pytest.mark.both_transports
 def test_late_arrivals_and_new_messages_in_one_run(source: SourceDB, settings: Settings) -> None:
     source.add("mix", [f"message {i}" for i in range(5)])
     run(settings)
@@ -353,6 +361,7 @@ def test_late_arrivals_and_new_messages_in_one_run(source: SourceDB, settings: S
     assert len(windows) == 1 and len(windows[0]) == 7  # the partial window grew by the new two
 
 
+@pytest.mark.both_transports
 def test_pruned_messages_stay_archived_and_the_session_goes_on(
     source: SourceDB, settings: Settings
 ) -> None:
@@ -385,6 +394,7 @@ def test_an_edited_message_is_kept_as_archived_until_a_rebuild(
     assert "Render" in text and "Heroku" not in text
 
 
+@pytest.mark.both_transports
 def test_a_pruned_partial_window_is_not_rewritten(source: SourceDB, settings: Settings) -> None:
     ids = source.add("idle", ["we chose Postgres for the ledger", "noted"])  # window 0: 2 of 8
     run(settings)

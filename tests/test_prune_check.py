@@ -18,6 +18,7 @@ from archivist.prune_check import parse_age
 THIRTY_DAYS = timedelta(days=30)
 
 
+@pytest.mark.both_transports
 def test_everything_old_archived_is_safe(source: SourceDB, settings: Settings) -> None:
     source.add("a", ["hello", "hi"])
     source.add("b", ["let's use Redis", "ok"])
@@ -30,6 +31,7 @@ def test_everything_old_archived_is_safe(source: SourceDB, settings: Settings) -
     assert (result.messages_older, result.sessions_older) == (4, 2)
 
 
+@pytest.mark.both_transports
 def test_unarchived_and_late_messages_are_at_risk(source: SourceDB, settings: Settings) -> None:
     source.add("done", ["hello", "hi"])
     archive(settings, ArchiveRequest(delay_ms=0))

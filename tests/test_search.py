@@ -52,6 +52,7 @@ def archived(source: SourceDB, settings: Settings) -> Settings:
     return settings
 
 
+@pytest.mark.both_transports
 def test_memory_search_finds_the_conversation_by_its_words(archived: Settings) -> None:
     result = memory_search("Vercel frontend deploy preview", settings=archived)
     assert result.mode == "hybrid"
@@ -63,6 +64,7 @@ def test_memory_search_finds_the_conversation_by_its_words(archived: Settings) -
     assert turn.metadata["message_ids"] and turn.metadata["version"] == 1
 
 
+@pytest.mark.both_transports
 def test_each_ranking_mode(archived: Settings) -> None:
     vector = memory_search("Redis cache TTL", mode="vector", settings=archived)
     assert vector.hits[0].session_id == "cache" and vector.hits[0].score is None
@@ -97,6 +99,7 @@ def test_recency_weight_prefers_newer_conversation(source: SourceDB, settings: S
         assert hit.score == pytest.approx(before[hit.session_id] * factor[hit.session_id], rel=0.01)
 
 
+@pytest.mark.both_transports
 def test_memory_search_limit_is_clamped_and_said_so(source: SourceDB, settings: Settings) -> None:
     for n in range(15):
         source.add(f"s{n:02d}", [f"note {n} about deployments", "ok"])
@@ -128,6 +131,7 @@ def test_long_query_is_cut_and_empty_query_refused(archived: Settings) -> None:
         memory_search(" \x00 ", settings=archived)
 
 
+@pytest.mark.both_transports
 def test_memory_search_filters(archived: Settings) -> None:
     only = memory_search("caching", session_ids=["oauth"], settings=archived)
     assert only.hits and {h.session_id for h in only.hits} == {"oauth"}
@@ -200,6 +204,7 @@ def test_a_slow_database_is_cancelled_with_a_timeout_error(
     assert memory_search("Vercel", settings=quick).hits
 
 
+@pytest.mark.both_transports
 def test_archive_search_filters(archived: Settings) -> None:
     def sessions(**filters: Any) -> list[str]:
         return sorted(h.session_id for h in archive_search(settings=archived, **filters).hits)
@@ -229,6 +234,7 @@ def test_archive_search_topics_any_and_all(archived: Settings) -> None:
     }
 
 
+@pytest.mark.both_transports
 def test_latest_version_by_default_all_versions_on_request(
     source: SourceDB, archived: Settings
 ) -> None:
@@ -240,6 +246,7 @@ def test_latest_version_by_default_all_versions_on_request(
     assert [h.version for h in every] == [2, 1]
 
 
+@pytest.mark.both_transports
 def test_archive_search_limit_is_clamped(source: SourceDB, settings: Settings) -> None:
     for n in range(25):
         source.add(f"s{n:02d}", ["we decided to use Postgres", "ok"])
@@ -249,6 +256,7 @@ def test_archive_search_limit_is_clamped(source: SourceDB, settings: Settings) -
     assert result.clamped["limit"].applied == 20
 
 
+@pytest.mark.both_transports
 def test_hybrid_search_groups_by_session_and_applies_structured_filters(
     archived: Settings,
 ) -> None:

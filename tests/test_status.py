@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+import pytest
 from sources import T0, SourceDB, run_cli
 
 from archivist.app import archive, status
@@ -12,6 +13,7 @@ from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 
 
+@pytest.mark.both_transports
 def test_status_counts_and_the_run_log(source: SourceDB, settings: Settings) -> None:
     source.add("a", ["hello", "hi"])
     source.add("b", ["let's use Redis", "ok"])
@@ -31,6 +33,7 @@ def test_status_counts_and_the_run_log(source: SourceDB, settings: Settings) -> 
     assert run.arguments["max_sessions"] == 50
 
 
+@pytest.mark.both_transports
 def test_a_failed_session_is_in_the_run_log(source: SourceDB, settings: Settings) -> None:
     source.add("bad", ["hello"])
     source.conn.execute(

@@ -1,27 +1,25 @@
-"""The archive store on Postgres through psycopg 3: reads the bot's tables, commits versions.
+"""The archive store: every read and write is a call of a SQL function (sql/002, 003, 005, 007).
 
-Every value is a bound parameter; table and column names come from settings and go through
-`psycopg.sql.Identifier`. Writes happen only in `archivist_commit_version` (sql/002), so a
-session's version, chunks and watermark land together or not at all.
+`Store` is built on one primitive, `Rpc.call(function, args)`, so the direct Postgres path
+(`PsycopgRpc`) and the Supabase REST path (`SupabaseRpc`) run the same SQL. Writes happen only
+in `archivist_commit_version` (sql/002), so a session's version, chunks and watermark land
+together or not at all. `PostgresStore` adds what only a direct connection can do: apply
+migrations (DDL) and read the catalog before any migration exists.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 import psycopg
-from psycopg import sql
-from psycopg.types.json import Jsonb
 
 from archivist.config import SourceTables
 from archivist.embed.base import Vector
-from archivist.errors import ConcurrentUpdateError, StoreError
+from archivist.errors import ConcurrentUpdateError, ConfigError, StoreError
 from archivist.models import (
     ArchivedVersion,
     Extraction,
@@ -30,20 +28,10 @@ from archivist.models import (
     SessionSummary,
     Watermark,
 )
-from archivist.store.migrate import apply_migrations, pending_migrations
+from archivist.store.migrate import apply_migrations, load_migrations
+from archivist.store.rpc import Json, MissingFunctionError, PsycopgRpc, Rpc, RpcError
 
 Conn = psycopg.Connection[tuple[Any, ...]]
-
-# SQL types a message id may have, and the cast that compares a stored watermark id with it.
-_ID_CASTS = {
-    "bigint": "bigint",
-    "integer": "integer",
-    "smallint": "smallint",
-    "text": "text",
-    "character varying": "text",
-    "uuid": "uuid",
-}
-_LOCK_NAMESPACE = "archivist:session:"
 
 
 @dataclass(frozen=True)
@@ -69,85 +57,82 @@ class CommitResult:
     chunks_deleted: int
 
 
-def _identifier(name: str) -> sql.Identifier:
-    return sql.Identifier(*name.split("."))
+class MigrationsMissingError(ConfigError):
+    """The database lacks migrations that this transport cannot apply itself."""
 
 
-class PostgresStore:
-    """The archivist's reads and writes on one Postgres connection."""
+def _at(value: Any) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
 
-    def __init__(self, conn: Conn, sources: SourceTables) -> None:
-        self.conn = conn
+
+def _at_or_none(value: Any) -> datetime | None:
+    return None if value is None else _at(value)
+
+
+class Store:
+    """The archivist's reads and writes, as calls of its SQL functions over one transport."""
+
+    # Over REST a claim stands in for the advisory lock; it expires if its worker dies.
+    transport = "rpc"
+
+    def __init__(self, rpc: Rpc, sources: SourceTables) -> None:
+        self.rpc = rpc
         self.sources = sources
-        self._id_cast: sql.SQL | None = None
-        self._summary_time: str | None = None
-        self._has_summaries: bool | None = None
+        self._sources = Json(sources.model_dump())
 
     def close(self) -> None:
-        self.conn.close()
+        self.rpc.close()
+
+    @property
+    def broken(self) -> bool:
+        """True once the transport lost the database for good."""
+        return self.rpc.broken
+
+    def call(self, function: str, timeout_ms: int | None = None, **args: Any) -> Any:
+        return self.rpc.call(function, args, timeout_ms)
 
     # -- schema -----------------------------------------------------------------------------
 
     def init(self, wanted: EmbeddingConfig) -> tuple[list[str], EmbeddingConfig]:
-        """Apply pending migrations; record the embedding model (while no chunk exists)."""
-        applied = apply_migrations(self.conn)
-        with self.conn.transaction():
-            recorded = self.recorded_embedding()
-            if recorded == wanted:
-                return applied, wanted
-            if recorded is not None and self._chunk_count() > 0:
-                raise StoreError(
-                    f"this database holds embeddings of {recorded.model} ({recorded.dim}-d); "
-                    f"it cannot switch to {wanted.model} ({wanted.dim}-d) while chunks exist; "
-                    f"run: archivist reembed --model {wanted.model} --dim {wanted.dim}"
-                )
-            if self._embedding_column_type() != f"vector({wanted.dim})":
-                # Changing the type resets the column's storage to the type's default.
-                self.conn.execute(
-                    sql.SQL(
-                        "ALTER TABLE jarvis_memory_chunks ALTER COLUMN embedding TYPE vector({}), "
-                        "ALTER COLUMN embedding SET STORAGE PLAIN"
-                    ).format(sql.Literal(wanted.dim))
-                )
-            for key, value in (("embedding_model", wanted.model), ("embedding_dim", wanted.dim)):
-                self.conn.execute(
-                    "INSERT INTO archivist_meta (key, value) VALUES (%s, %s) ON CONFLICT (key) "
-                    "DO UPDATE SET value = excluded.value, updated_at = now()",
-                    [key, str(value)],
-                )
-        return applied, wanted
+        """Check that every migration is applied; record the embedding model (no chunk yet)."""
+        missing = self.pending_migrations()
+        if missing:
+            raise MigrationsMissingError(
+                f"the database lacks migrations {', '.join(missing)}; this transport cannot "
+                "apply them: run `archivist init --print-sql` and execute its output in the "
+                "Supabase SQL editor (or add it to supabase/migrations/), then run init again"
+            )
+        self._record_embedding(wanted)
+        return [], wanted
+
+    def _record_embedding(self, wanted: EmbeddingConfig) -> None:
+        self.call("archivist_record_embedding", p_model=wanted.model, p_dim=wanted.dim)
+
+    def _schema_info(self) -> dict[str, Any] | None:
+        try:
+            info: dict[str, Any] = self.call("archivist_schema_info")
+        except MissingFunctionError:
+            return None
+        return info
 
     def vector_extension(self) -> tuple[str | None, str | None]:
         """pgvector's installed version in this database and the version the server offers."""
-        row = self.conn.execute(
-            "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'vector'), "
-            "(SELECT default_version FROM pg_available_extensions WHERE name = 'vector')"
-        ).fetchone()
-        return (row[0], row[1]) if row else (None, None)
+        info = self._schema_info() or {}
+        return info.get("vector_installed"), info.get("vector_available")
 
     def index_names(self) -> set[str]:
-        rows = self.conn.execute(
-            "SELECT indexname FROM pg_indexes WHERE tablename IN "
-            "('jarvis_memory_chunks', 'jarvis_archive', 'jarvis_archive_sessions')"
-        )
-        return {str(r[0]) for r in rows}
+        return set((self._schema_info() or {}).get("indexes", []))
 
     def pending_migrations(self) -> list[str]:
-        return [m.name for m in pending_migrations(self.conn)]
+        done = self.rpc.applied_migrations()
+        return [m.name for m in load_migrations() if m.name not in done]
 
     def recorded_embedding(self) -> EmbeddingConfig | None:
         """The embedding model and dimension recorded at init, if any."""
-        if not self.conn.execute("SELECT to_regclass('archivist_meta')").fetchone()[0]:  # type: ignore[index]
+        info = self._schema_info()
+        if not info or info.get("embedding_model") is None or info.get("embedding_dim") is None:
             return None
-        rows: dict[str, str] = dict(
-            self.conn.execute(
-                "SELECT key, value FROM archivist_meta WHERE key IN "
-                "('embedding_model', 'embedding_dim')"
-            ).fetchall()
-        )
-        if "embedding_model" not in rows or "embedding_dim" not in rows:
-            return None
-        return EmbeddingConfig(rows["embedding_model"], int(rows["embedding_dim"]))
+        return EmbeddingConfig(str(info["embedding_model"]), int(info["embedding_dim"]))
 
     def check_ready(self, model: str) -> EmbeddingConfig:
         """Refuse to run on a database that is not initialised, or initialised for another model."""
@@ -167,17 +152,6 @@ class PostgresStore:
             )
         return recorded
 
-    def _embedding_column_type(self) -> str:
-        row = self.conn.execute(
-            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
-            "WHERE attrelid = 'jarvis_memory_chunks'::regclass AND attname = 'embedding'"
-        ).fetchone()
-        return str(row[0]) if row else ""
-
-    def _chunk_count(self) -> int:
-        row = self.conn.execute("SELECT count(*) FROM jarvis_memory_chunks").fetchone()
-        return int(row[0]) if row else 0
-
     # -- sources ----------------------------------------------------------------------------
 
     def pending_sessions(self, selection: SessionSelection) -> list[str]:
@@ -188,379 +162,177 @@ class PostgresStore:
         """
         if selection.session_ids:
             return list(dict.fromkeys(selection.session_ids))[: selection.limit]
-        activity = sql.SQL("")
-        params: dict[str, Any] = {"limit": selection.limit}
-        if selection.active_within_days is not None:
-            activity = sql.SQL(
-                "AND m.{sid} IN (SELECT a.{sid} FROM {msgs} a "
-                "WHERE a.{ts} >= now() - make_interval(days => %(days)s))"
-            )
-            params["days"] = selection.active_within_days
-        names = self._message_names()
-        query = sql.SQL(
-            """
-            SELECT session_id FROM (
-                SELECT m.{sid}::text AS session_id, min(m.{ts}) AS oldest
-                FROM {msgs} m
-                LEFT JOIN jarvis_archive_sessions w ON w.session_id = m.{sid}::text
-                WHERE m.{ts} IS NOT NULL
-                  AND (w.watermark_at IS NULL
-                       OR (m.{ts}, m.{mid}) > (w.watermark_at, w.watermark_id::{cast}))
-                  {activity}
-                GROUP BY 1
-                UNION ALL
-                SELECT m.{sid}::text, min(m.{ts})
-                FROM {msgs} m
-                JOIN jarvis_archive_sessions w ON w.session_id = m.{sid}::text
-                WHERE w.watermark_at IS NOT NULL
-                  AND (m.{ts}, m.{mid}) <= (w.watermark_at, w.watermark_id::{cast})
-                  {activity}
-                GROUP BY 1, w.message_count
-                HAVING count(*) > w.message_count
-                {summaries}
-            ) pending
-            GROUP BY session_id
-            ORDER BY min(oldest), session_id
-            LIMIT %(limit)s
-            """
-        ).format(
-            activity=activity.format(**names),
-            summaries=self._changed_summaries_union(selection),
-            **names,
+        ids = self.call(
+            "archivist_pending_sessions",
+            p_sources=self._sources,
+            p_active_days=selection.active_within_days,
+            p_limit=selection.limit,
         )
-        return [str(r[0]) for r in self.conn.execute(query, params)]
-
-    def _changed_summaries_union(self, selection: SessionSelection) -> sql.Composable:
-        """Sessions whose bot summary changed since their last version (summary-only included)."""
-        if not self._summaries_exist():
-            return sql.SQL("")
-        s = self.sources
-        activity: sql.Composable = sql.SQL("")
-        if selection.active_within_days is not None:
-            activity = sql.SQL("AND ss.{ts} >= now() - make_interval(days => %(days)s)").format(
-                ts=sql.Identifier(self._summary_timestamp_column())
-            )
-        return sql.SQL(
-            """
-            UNION ALL
-            SELECT ss.{sid}::text, ss.{ts}
-            FROM {sums} ss
-            LEFT JOIN jarvis_archive_sessions w ON w.session_id = ss.{sid}::text
-            WHERE ss.{ts} IS NOT NULL
-              AND (w.session_id IS NULL OR w.summary_at IS NULL OR ss.{ts} > w.summary_at)
-              {activity}
-            """
-        ).format(
-            sid=sql.Identifier(s.summary_session_id),
-            ts=sql.Identifier(self._summary_timestamp_column()),
-            sums=_identifier(s.summaries_table),
-            activity=activity,
-        )
+        return [str(i) for i in ids]
 
     def session_state(self, session_id: str) -> SessionState | None:
         """The latest committed version of a session, or None if it was never archived."""
-        row = self.conn.execute(
-            """
-            SELECT w.latest_version, w.watermark_at, w.watermark_id, w.message_count,
-                   w.summary_at, a.extraction
-            FROM jarvis_archive_sessions w JOIN jarvis_archive a ON a.id = w.archive_id
-            WHERE w.session_id = %s
-            """,
-            [session_id],
-        ).fetchone()
+        row = self.call("archivist_session_state", p_session_id=session_id)
         if row is None:
             return None
-        version, wm_at, wm_id, count, summary_at, extraction = row
         return SessionState(
             session_id=session_id,
-            version=version,
-            watermark=Watermark(created_at=wm_at, message_id=wm_id) if wm_at else None,
-            message_count=count,
-            summary_at=summary_at,
-            extraction=Extraction.model_validate(extraction),
+            version=row["version"],
+            watermark=(
+                Watermark(created_at=row["watermark_at"], message_id=row["watermark_id"])
+                if row["watermark_at"]
+                else None
+            ),
+            message_count=row["message_count"],
+            summary_at=row["summary_at"],
+            extraction=Extraction.model_validate(row["extraction"]),
         )
 
     def versions(self, session_id: str, limit: int) -> list[ArchivedVersion]:
         """The session's last `limit` versions, oldest first, with their extractions."""
-        rows = self.conn.execute(
-            """
-            SELECT version, version_at, extractor, extractor_version, extraction
-            FROM (SELECT * FROM jarvis_archive WHERE session_id = %s
-                  ORDER BY version DESC LIMIT %s) v
-            ORDER BY version
-            """,
-            [session_id, limit],
-        ).fetchall()
+        rows = self.call("archivist_versions", p_session_id=session_id, p_limit=limit)
         return [
             ArchivedVersion(
-                version=number,
-                version_at=at,
-                extractor=f"{extractor}/{extractor_version}",
-                extraction=Extraction.model_validate(extraction),
+                version=row["version"],
+                version_at=_at(row["version_at"]),
+                extractor=f"{row['extractor']}/{row['extractor_version']}",
+                extraction=Extraction.model_validate(row["extraction"]),
             )
-            for number, at, extractor, extractor_version, extraction in rows
+            for row in rows
         ]
 
     def new_messages(self, session_id: str, after: Watermark | None, limit: int) -> list[Message]:
         """Up to `limit` messages after the watermark, in `(created_at, id)` order."""
-        condition = sql.SQL("")
-        params: dict[str, Any] = {"sid": session_id, "limit": limit}
-        if after is not None:
-            condition = sql.SQL("AND (m.{ts}, m.{mid}) > (%(at)s, %(id)s::{cast})")
-            params.update(at=after.created_at, id=after.message_id)
-        return self._messages(condition, "ASC", params)
+        return self._messages(session_id, "after", after, None, limit)
 
     def count_up_to(self, session_id: str, upto: Watermark) -> int:
         """How many of the session's messages sit at or before the watermark."""
-        query = sql.SQL(
-            "SELECT count(*) FROM {msgs} m WHERE m.{sid} = %s "
-            "AND (m.{ts}, m.{mid}) <= (%s, %s::{cast})"
-        ).format(**self._message_names())
-        row = self.conn.execute(query, [session_id, upto.created_at, upto.message_id]).fetchone()
-        return int(row[0]) if row else 0
+        count = self.call(
+            "archivist_count_up_to",
+            p_sources=self._sources,
+            p_session_id=session_id,
+            p_at=upto.created_at,
+            p_id=upto.message_id,
+        )
+        return int(count or 0)
 
     def uncovered_up_to(self, session_id: str, upto: Watermark, limit: int) -> list[Message]:
         """Messages at or before the watermark that no turn chunk covers (late arrivals)."""
-        condition = sql.SQL(
-            "AND (m.{ts}, m.{mid}) <= (%(at)s, %(id)s::{cast}) AND NOT EXISTS ("
-            "SELECT 1 FROM jarvis_memory_chunks c WHERE c.session_id = %(sid)s "
-            "AND c.source = 'session_turn' AND c.metadata -> 'message_ids' ? m.{mid}::text)"
-        )
-        params = {"sid": session_id, "limit": limit, "at": upto.created_at, "id": upto.message_id}
-        return self._messages(condition, "ASC", params)
+        return self._messages(session_id, "uncovered", upto, None, limit)
 
     def messages_by_ids(self, session_id: str, ids: Sequence[str]) -> list[Message]:
         """The session's messages with these ids, in `(created_at, id)` order."""
-        condition = sql.SQL("AND m.{mid}::text = ANY(%(ids)s)")
-        return self._messages(condition, "ASC", {"sid": session_id, "limit": len(ids), "ids": ids})
+        return self._messages(session_id, "ids", None, list(ids), max(len(ids), 1))
+
+    def _messages(
+        self,
+        session_id: str,
+        mode: str,
+        mark: Watermark | None,
+        ids: list[str] | None,
+        limit: int,
+    ) -> list[Message]:
+        rows = self.call(
+            "archivist_read_messages",
+            p_sources=self._sources,
+            p_session_id=session_id,
+            p_mode=mode,
+            p_at=mark.created_at if mark else None,
+            p_id=mark.message_id if mark else None,
+            p_ids=ids,
+            p_limit=limit,
+        )
+        return [
+            Message(
+                id=r["id"],
+                session_id=session_id,
+                role=r["role"] or "",
+                content=r["content"] if r["content"] is not None else "",
+                created_at=r["created_at"],
+            )
+            for r in rows
+        ]
 
     def last_window(self, session_id: str) -> tuple[int, list[str]] | None:
         """The index of the session's last turn window and the message ids its chunks cover."""
-        rows = self.conn.execute(
-            """
-            SELECT slot, metadata -> 'message_ids' FROM jarvis_memory_chunks
-            WHERE session_id = %(sid)s AND slot = (
-                SELECT max(slot) FROM jarvis_memory_chunks
-                WHERE session_id = %(sid)s AND slot LIKE 'turns:%%')
-            ORDER BY metadata ->> 'first_at', id
-            """,
-            {"sid": session_id},
-        ).fetchall()
-        if not rows:
+        row = self.call("archivist_last_window", p_session_id=session_id)
+        if row is None:
             return None
-        ids = list(dict.fromkeys(i for _, covered in rows for i in covered))
-        return int(str(rows[0][0]).split(":", 1)[1]), ids
-
-    def _messages(
-        self, condition: sql.SQL, direction: str, params: dict[str, Any]
-    ) -> list[Message]:
-        s = self.sources
-        names = self._message_names()
-        query = sql.SQL(
-            """
-            SELECT m.{mid}::text, m.{role}::text, m.{content}::text, m.{ts}
-            FROM {msgs} m
-            WHERE m.{sid} = %(sid)s AND m.{ts} IS NOT NULL {condition}
-            ORDER BY m.{ts} {dir}, m.{mid} {dir}
-            LIMIT %(limit)s
-            """
-        ).format(
-            role=sql.Identifier(s.message_role),
-            content=sql.Identifier(s.message_content),
-            condition=condition.format(**names),
-            dir=sql.SQL(direction),
-            **names,
-        )
-        session_id = str(params["sid"])
-        return [
-            Message(
-                id=mid,
-                session_id=session_id,
-                role=role or "",
-                content=content if content is not None else "",
-                created_at=ts,
-            )
-            for mid, role, content, ts in self.conn.execute(query, params)
-        ]
-
-    def _message_names(self) -> dict[str, sql.Composable]:
-        s = self.sources
-        return {
-            "msgs": _identifier(s.messages_table),
-            "sid": sql.Identifier(s.message_session_id),
-            "ts": sql.Identifier(s.message_created_at),
-            "mid": sql.Identifier(s.message_id),
-            "cast": self._message_id_cast(),
-        }
+        return int(row["index"]), [str(i) for i in row["message_ids"]]
 
     def uncovered_before(self, cutoff: datetime) -> list[tuple[str, int, datetime]]:
         """Per session, the messages older than `cutoff` that no committed chunk covers."""
-        query = sql.SQL(
-            """
-            SELECT m.{sid}::text, count(*), min(m.{ts})
-            FROM {msgs} m
-            WHERE m.{ts} < %(cutoff)s
-              AND NOT EXISTS (
-                  SELECT 1 FROM jarvis_memory_chunks c
-                  WHERE c.session_id = m.{sid}::text AND c.source = 'session_turn'
-                    AND c.metadata -> 'message_ids' ? m.{mid}::text)
-            GROUP BY 1
-            ORDER BY 3, 1
-            """
-        ).format(**self._message_names())
-        return [(str(s), int(n), t) for s, n, t in self.conn.execute(query, {"cutoff": cutoff})]
+        rows = self.call("archivist_uncovered_before", p_sources=self._sources, p_cutoff=cutoff)
+        return [(str(s), int(n), _at(t)) for s, n, t in rows]
 
     def messages_before(self, cutoff: datetime) -> tuple[int, int]:
         """How many messages, in how many sessions, are older than `cutoff`."""
-        query = sql.SQL(
-            "SELECT count(*), count(DISTINCT m.{sid}) FROM {msgs} m WHERE m.{ts} < %s"
-        ).format(**self._message_names())
-        row = self.conn.execute(query, [cutoff]).fetchone()
-        return (int(row[0]), int(row[1])) if row else (0, 0)
+        row = self.call("archivist_messages_before", p_sources=self._sources, p_cutoff=cutoff)
+        return int(row["messages"]), int(row["sessions"])
 
     def watermarks(self, session_ids: Sequence[str]) -> dict[str, Watermark]:
         """The committed watermark of each of these sessions that has one."""
-        rows = self.conn.execute(
-            "SELECT session_id, watermark_at, watermark_id FROM jarvis_archive_sessions "
-            "WHERE session_id = ANY(%s) AND watermark_at IS NOT NULL",
-            [list(session_ids)],
-        )
-        return {s: Watermark(created_at=at, message_id=mid) for s, at, mid in rows}
+        rows: Mapping[str, Any] = self.call("archivist_watermarks", p_session_ids=list(session_ids))
+        return {s: Watermark.model_validate(w) for s, w in rows.items()}
 
     def start_run(self, arguments: dict[str, Any]) -> int:
         """Record a run as started; returns its id."""
-        row = self.conn.execute(
-            "INSERT INTO archivist_runs (arguments) VALUES (%s) RETURNING id", [Jsonb(arguments)]
-        ).fetchone()
-        assert row is not None
-        return int(row[0])
+        return int(self.call("archivist_start_run", p_arguments=Json(arguments)))
 
     def finish_run(self, run_id: int, counts: dict[str, int], failures: dict[str, str]) -> None:
         """Record a run as finished, with its counts and each failed session's reason."""
-        self.conn.execute(
-            "UPDATE archivist_runs SET finished_at = now(), counts = %s, failures = %s "
-            "WHERE id = %s",
-            [Jsonb(counts), Jsonb(failures), run_id],
+        self.call(
+            "archivist_finish_run",
+            p_run_id=run_id,
+            p_counts=Json(counts),
+            p_failures=Json(failures),
         )
 
     def recent_runs(self, limit: int) -> list[dict[str, Any]]:
         """The latest runs, newest first."""
-        rows = self.conn.execute(
-            "SELECT id, started_at, finished_at, arguments, counts, failures "
-            "FROM archivist_runs ORDER BY started_at DESC, id DESC LIMIT %s",
-            [limit],
-        )
-        names = ("id", "started_at", "finished_at", "arguments", "counts", "failures")
-        return [dict(zip(names, row, strict=True)) for row in rows]
+        rows: list[dict[str, Any]] = self.call("archivist_recent_runs", p_limit=limit)
+        for row in rows:
+            row["started_at"] = _at(row["started_at"])
+            row["finished_at"] = _at_or_none(row["finished_at"])
+        return rows
 
     def archived_session_count(self) -> int:
-        row = self.conn.execute(
-            "SELECT count(*) FROM jarvis_archive_sessions WHERE latest_version > 0"
-        ).fetchone()
-        return int(row[0]) if row else 0
+        return int(self.call("archivist_archived_session_count"))
 
     def session_summary(self, session_id: str) -> SessionSummary | None:
         """The bot's latest summary of the session, if the summaries table has one."""
-        if not self._summaries_exist():
-            return None
-        s = self.sources
-        query = sql.SQL(
-            "SELECT ss.{text}::text, ss.{ts} FROM {sums} ss WHERE ss.{sid}::text = %s "
-            "ORDER BY ss.{ts} DESC NULLS LAST LIMIT 1"
-        ).format(
-            text=sql.Identifier(s.summary_text),
-            ts=sql.Identifier(self._summary_timestamp_column()),
-            sums=_identifier(s.summaries_table),
-            sid=sql.Identifier(s.summary_session_id),
+        row = self.call(
+            "archivist_session_summary", p_sources=self._sources, p_session_id=session_id
         )
-        row = self.conn.execute(query, [session_id]).fetchone()
-        if row is None or row[0] is None:
+        if row is None:
             return None
-        return SessionSummary(session_id=session_id, summary_text=row[0], updated_at=row[1])
-
-    def _summaries_exist(self) -> bool:
-        if self._has_summaries is None:
-            row = self.conn.execute(
-                "SELECT to_regclass(%s) IS NOT NULL", [self.sources.summaries_table]
-            ).fetchone()
-            self._has_summaries = bool(row and row[0])
-        return self._has_summaries
-
-    def _summary_timestamp_column(self) -> str:
-        if self._summary_time is None:
-            configured = self.sources.summary_updated_at
-            columns = self._columns(self.sources.summaries_table)
-            for candidate in [configured] if configured else ["updated_at", "created_at"]:
-                if candidate in columns:
-                    self._summary_time = candidate
-                    break
-            else:
-                raise StoreError(
-                    f"{self.sources.summaries_table} has no updated_at or created_at column; "
-                    "set ARCHIVIST_SUMMARY_UPDATED_AT to its timestamp column"
-                )
-        return self._summary_time
-
-    def _message_id_cast(self) -> sql.SQL:
-        if self._id_cast is None:
-            table, column = self.sources.messages_table, self.sources.message_id
-            types = self._columns(table)
-            if not types:
-                raise StoreError(
-                    f"source table {table} not found; create it or set "
-                    "ARCHIVIST_MESSAGES_TABLE to the table holding the bot's messages"
-                )
-            if column not in types:
-                raise StoreError(f"source table {table} has no column {column}")
-            cast = _ID_CASTS.get(types[column])
-            if cast is None:
-                raise StoreError(f"{table}.{column} has unsupported type {types[column]}")
-            self._id_cast = sql.SQL(cast)
-        return self._id_cast
-
-    def _columns(self, table: str) -> dict[str, str]:
-        rows = self.conn.execute(
-            "SELECT attname, format_type(atttypid, NULL) FROM pg_attribute "
-            "WHERE attrelid = to_regclass(%s) AND attnum > 0 AND NOT attisdropped",
-            [table],
-        ).fetchall()
-        return {str(name): str(typ) for name, typ in rows}
+        return SessionSummary(
+            session_id=session_id, summary_text=row["summary_text"], updated_at=row["updated_at"]
+        )
 
     # -- chunks and commits -----------------------------------------------------------------
 
     def chunk_ids(self, session_id: str, slots: Sequence[str] | None) -> dict[str, str]:
         """Ids of a session's chunks in the given slots (all slots if None), mapped to slot."""
-        query = "SELECT id::text, slot FROM jarvis_memory_chunks WHERE session_id = %s"
-        params: list[Any] = [session_id]
-        if slots is not None:
-            query += " AND slot = ANY(%s)"
-            params.append(list(slots))
-        return {str(i): str(slot) for i, slot in self.conn.execute(query, params)}
+        rows: dict[str, str] = self.call(
+            "archivist_chunk_ids",
+            p_session_id=session_id,
+            p_slots=None if slots is None else list(slots),
+        )
+        return rows
 
     def state_item_vectors(self, session_id: str, model: str) -> list[tuple[str, str, Vector]]:
         """The stored vectors of a session's state items (from their chunks): uid, text, vector."""
-        rows = self.conn.execute(
-            "SELECT metadata ->> 'uid', content, embedding::real[] FROM jarvis_memory_chunks "
-            "WHERE session_id = %s AND source = 'state_item' AND embedding_model = %s",
-            [session_id, model],
-        )
+        rows = self.call("archivist_state_item_vectors", p_session_id=session_id, p_model=model)
         return [
-            (str(uid), str(text), np.asarray(vector, dtype=np.float32))
-            for uid, text, vector in rows
-            if uid
+            (str(row["uid"]), str(row["content"]), np.asarray(row["embedding"], dtype=np.float32))
+            for row in rows
+            if row["uid"]
         ]
 
-    @contextmanager
-    def session_lock(self, session_id: str) -> Iterator[bool]:
-        """Hold the session's advisory lock while the body runs; yields False if another has it."""
-        key = _LOCK_NAMESPACE + session_id
-        row = self.conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", [key])
-        locked = bool(row.fetchone()[0])  # type: ignore[index]
-        try:
-            yield locked
-        finally:
-            if locked and not self.conn.closed:
-                self.conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [key])
+    def session_lock(self, session_id: str) -> Any:
+        """Hold the session while the body runs; yields False if another worker has it."""
+        return self.rpc.session_lock(session_id)
 
     def commit_version(
         self,
@@ -573,24 +345,49 @@ class PostgresStore:
     ) -> CommitResult:
         """Write a version, its chunks and the watermark in one transaction (sql/002)."""
         try:
-            row = self.conn.execute(
-                "SELECT * FROM archivist_commit_version(%s, %s, %s, %s, %s, %s)",
-                [
-                    session_id,
-                    expected_version,
-                    Jsonb(version),
-                    Jsonb(chunks, dumps=_dumps),
-                    slots,
-                    model,
-                ],
-            ).fetchone()
-        except psycopg.errors.SerializationFailure as exc:
-            raise ConcurrentUpdateError(
-                f"session {session_id} was archived by another run meanwhile; nothing written"
-            ) from exc
-        assert row is not None
-        return CommitResult(str(row[0]), int(row[1]), int(row[2]), int(row[3]))
+            rows = self.call(
+                "archivist_commit_version",
+                p_session_id=session_id,
+                p_expected_version=expected_version,
+                p_version=Json(version),
+                p_chunks=Json(chunks),
+                p_slots=slots,
+                p_embedding_model=model,
+            )
+        except RpcError as exc:
+            if exc.code == "40001":
+                raise ConcurrentUpdateError(
+                    f"session {session_id} was archived by another run meanwhile; nothing written"
+                ) from exc
+            raise
+        row = rows[0]
+        return CommitResult(
+            str(row["archive_id"]),
+            int(row["version"]),
+            int(row["chunks_inserted"]),
+            int(row["chunks_deleted"]),
+        )
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), default=str)
+class PostgresStore(Store):
+    """The store on a direct Postgres connection: it can also apply migrations."""
+
+    transport = "postgres"
+
+    def __init__(self, conn: Conn, sources: SourceTables) -> None:
+        super().__init__(PsycopgRpc(conn), sources)
+        self.conn = conn
+
+    def init(self, wanted: EmbeddingConfig) -> tuple[list[str], EmbeddingConfig]:
+        """Apply pending migrations; record the embedding model (while no chunk exists)."""
+        applied = apply_migrations(self.conn)
+        self._record_embedding(wanted)
+        return applied, wanted
+
+    def vector_extension(self) -> tuple[str | None, str | None]:
+        """Read from the catalog: this works before any migration (doctor on a bare database)."""
+        row = self.conn.execute(
+            "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'vector'), "
+            "(SELECT default_version FROM pg_available_extensions WHERE name = 'vector')"
+        ).fetchone()
+        return (row[0], row[1]) if row else (None, None)

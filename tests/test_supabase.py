@@ -1,0 +1,174 @@
+"""The Supabase transport's own behaviour, through the gateway test double (postgrest_double):
+the key never shows, init over REST names missing migrations, claims keep two workers apart,
+gateway failures are one line, and every search function carries its statement_timeout."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import psycopg
+import pytest
+from postgrest_double import SERVICE_KEY, PostgrestDouble
+from sources import SourceDB, run_cli
+
+from archivist.app import archive
+from archivist.backends import open_store
+from archivist.config import Settings, load_settings, redact
+from archivist.errors import StoreError
+from archivist.models import RunReport
+from archivist.pipeline import ArchiveRequest
+from archivist.store.postgres import SessionSelection
+from archivist.store.rpc import RpcError
+
+CHAT = ["We will deploy the olive frontend on Vercel.", "OK, Vercel it is.", "Ship it Friday."]
+SEARCH_FUNCTIONS = (
+    "match_jarvis_memory_chunks",
+    "hybrid_jarvis_memory_chunks",
+    "search_jarvis_archive",
+)
+
+
+def rest_settings(url: str, tmp_path: Path, key: str = SERVICE_KEY) -> Settings:
+    return Settings(
+        supabase_url=url, supabase_service_role_key=key, embedder="hash", data_dir=tmp_path
+    )
+
+
+def test_supabase_settings_come_from_the_environment_and_the_key_is_a_secret() -> None:
+    env = {"SUPABASE_URL": "https://x.supabase.co", "SUPABASE_SERVICE_ROLE_KEY": SERVICE_KEY}
+    settings = load_settings(environ=env, config_path=Path("/nonexistent.toml"))
+    assert settings.uses_supabase and not settings.uses_embedded_database
+    assert SERVICE_KEY in settings.secrets()
+    assert SERVICE_KEY not in repr(settings) and SERVICE_KEY not in settings.model_dump_json()
+    assert redact(f"auth failed for {SERVICE_KEY}", settings.secrets()) == "auth failed for ***"
+    # DATABASE_URL wins: the direct path.
+    both = load_settings(
+        environ={**env, "DATABASE_URL": "postgresql://u@h/db"}, config_path=Path("/none.toml")
+    )
+    assert not both.uses_supabase
+
+
+def test_a_wrong_key_is_one_line_without_the_key(
+    postgrest: PostgrestDouble, tmp_path: Path
+) -> None:
+    wrong = "sb-wrong-key-with-secret-material-0001"
+    with (
+        pytest.raises(RpcError) as caught,
+        open_store(rest_settings(postgrest.url, tmp_path, wrong)) as store,
+    ):
+        store.archived_session_count()
+    assert "Invalid API key" in str(caught.value)
+    assert wrong not in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("mode", ["error500", "down", "stopped"])
+def test_gateway_failures_are_one_clear_line(
+    source: SourceDB, postgrest: PostgrestDouble, tmp_path: Path, mode: str
+) -> None:
+    source.add("s1", CHAT)
+    settings = rest_settings(postgrest.url, tmp_path)
+    if mode == "stopped":
+        postgrest.stop()
+    else:
+        postgrest.mode = mode
+    result = run_cli(settings, "status")
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert SERVICE_KEY not in result.stderr + result.stdout
+    assert "Supabase" in lines[0]
+
+
+def test_init_over_rest_names_the_missing_migrations(empty_db_url: str, tmp_path: Path) -> None:
+    with psycopg.connect(empty_db_url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE TABLE archivist_migrations (name text PRIMARY KEY, checksum text, "
+            "applied_at timestamptz DEFAULT now());"
+            "INSERT INTO archivist_migrations (name, checksum) VALUES ('001_tables', 'x')"
+        )
+    double = PostgrestDouble(empty_db_url).start()
+    try:
+        result = run_cli(rest_settings(double.url, tmp_path), "init")
+    finally:
+        double.stop()
+    assert result.returncode == 2, result.stderr
+    assert "002_commit_version" in result.stderr and "007_supabase_transport" in result.stderr
+    assert "001_tables" not in result.stderr
+    assert "archivist init --print-sql" in result.stderr
+    assert SERVICE_KEY not in result.stderr + result.stdout
+
+
+def test_init_over_rest_on_a_migrated_database_records_the_model(
+    postgrest: PostgrestDouble, tmp_path: Path
+) -> None:
+    result = run_cli(rest_settings(postgrest.url, tmp_path), "init")
+    assert result.returncode == 0, result.stderr
+    assert SERVICE_KEY not in result.stderr + result.stdout
+
+
+def test_two_workers_over_rest_never_process_one_session_twice(
+    source: SourceDB, postgrest: PostgrestDouble, tmp_path: Path
+) -> None:
+    for n in range(6):
+        source.add(f"s{n}", CHAT)
+    settings = rest_settings(postgrest.url, tmp_path)
+    reports: list[RunReport] = []
+
+    def worker() -> None:
+        request = ArchiveRequest(selection=SessionSelection(limit=50), delay_ms=0)
+        reports.append(archive(settings, request))
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    archived = [s.session_id for r in reports for s in r.sessions if s.status == "archived"]
+    assert sorted(archived) == [f"s{n}" for n in range(6)]  # each once, none twice
+    versions = source.conn.execute("SELECT max(version) FROM jarvis_archive").fetchone()
+    assert versions == (1,)
+    assert source.conn.execute("SELECT count(*) FROM archivist_session_claims").fetchone() == (0,)
+
+
+def test_a_live_claim_keeps_a_session_from_another_worker(
+    source: SourceDB, postgrest: PostgrestDouble, tmp_path: Path
+) -> None:
+    source.add("held", CHAT)
+    source.conn.execute(
+        "INSERT INTO archivist_session_claims VALUES ('held', 'other', now() + interval '1 hour')"
+    )
+    settings = rest_settings(postgrest.url, tmp_path)
+    request = ArchiveRequest(selection=SessionSelection(session_ids=["held"]), delay_ms=0)
+    assert [s.status for s in archive(settings, request).sessions] == ["skipped"]
+    # An expired claim (its worker died) no longer holds the session.
+    source.conn.execute("UPDATE archivist_session_claims SET expires_at = now() - interval '1s'")
+    assert [s.status for s in archive(settings, request).sessions] == ["archived"]
+
+
+def test_every_search_function_has_its_statement_timeout(source: SourceDB) -> None:
+    rows = dict(
+        source.conn.execute(
+            "SELECT proname, proconfig FROM pg_proc WHERE proname = ANY (%s)",
+            [list(SEARCH_FUNCTIONS)],
+        ).fetchall()
+    )
+    assert set(rows) == set(SEARCH_FUNCTIONS)
+    for name, config in rows.items():
+        assert any(c.startswith("statement_timeout=") for c in config or []), name
+
+
+def test_the_gateway_applies_the_function_timeout(
+    source: SourceDB, postgrest: PostgrestDouble, tmp_path: Path
+) -> None:
+    source.conn.execute(
+        "CREATE FUNCTION archivist_test_sleep() RETURNS int LANGUAGE sql "
+        "SET statement_timeout = '200ms' AS $$ SELECT 1 FROM pg_sleep(2) $$"
+    )
+    with (
+        open_store(rest_settings(postgrest.url, tmp_path)) as store,
+        pytest.raises(StoreError) as caught,
+    ):
+        store.call("archivist_test_sleep")
+    assert getattr(caught.value, "code", None) == "57014"
