@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck check bench bench-search eval clean
+.PHONY: demo test lint typecheck check bench bench-search eval soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ bench-search: $(STAMP)  ## search latency and recall at 100k chunks / versions
 
 eval: $(STAMP)  ## retrieval quality on the labelled set, per ranking mode
 	$(BIN)/python scripts/eval_retrieval.py
+
+soak: $(STAMP)  ## kill -9 the archive run 50+ times (ARCHIVIST_SOAK_KILLS, ARCHIVIST_FAULT_SEED)
+	$(BIN)/python scripts/soak.py
 
 clean:
 	rm -rf $(VENV) .archivist .pytest_cache .mypy_cache .ruff_cache
