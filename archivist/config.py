@@ -66,6 +66,9 @@ class Settings(BaseModel):
     ollama_retries: int = Field(3, ge=0, le=10)
     ollama_backoff_s: float = Field(0.5, ge=0)
     embed_batch_size: int = Field(64, ge=1, le=1024)
+    # Sessions failing on embedding one after another mean the embedder is down: stop the run
+    # there rather than failing every remaining session slowly.
+    stop_after_embed_failures: int = Field(3, ge=1)
 
     max_sessions: int = Field(50, ge=1)
     delay_ms: int = Field(500, ge=0)

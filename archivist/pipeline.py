@@ -29,7 +29,7 @@ from archivist.chunking import (
 )
 from archivist.config import Settings, redact
 from archivist.embed.base import Embedder, Vector, embed_documents
-from archivist.errors import ArchivistError, ConfigError, DimensionMismatchError
+from archivist.errors import ArchivistError, ConfigError, DimensionMismatchError, EmbedError
 from archivist.extract.rules import EXTRACTOR_NAME, EXTRACTOR_VERSION, extend_extraction
 from archivist.models import (
     Chunk,
@@ -95,6 +95,7 @@ class Archiver:
         self.embedder = embedder
         self.settings = settings
         self._embedding: EmbeddingConfig | None = None
+        self._embed_failures = 0  # sessions in a row that failed on embedding
 
     def run(self, request: ArchiveRequest, progress: Progress | None = None) -> RunReport:
         """Archive (or plan) every selected session.
@@ -125,6 +126,12 @@ class Archiver:
                     "not attempted"
                 )
                 break
+            if self._embed_failures >= self.settings.stop_after_embed_failures:
+                report.notes.append(
+                    f"embedding failed for {self._embed_failures} sessions in a row; stopped, "
+                    f"{len(session_ids) - n - 1} sessions not attempted"
+                )
+                break
             worked = outcome.status in ("archived", "failed")
             if worked and not request.dry_run and request.delay_ms and n + 1 < len(session_ids):
                 time.sleep(request.delay_ms / 1000)
@@ -144,13 +151,17 @@ class Archiver:
                         status="skipped",
                         reason="another archivist run is working on this session",
                     )
-                return self.archive_session(session_id, request.dry_run, request.rebuild)
+                outcome = self.archive_session(session_id, request.dry_run, request.rebuild)
         except ConfigError:
             raise  # wrong for every session alike: stop the run
         except (ArchivistError, psycopg.Error) as exc:
             reason = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc))
             log.warning("session %s failed: %s", session_id, reason)
+            self._embed_failures = self._embed_failures + 1 if isinstance(exc, EmbedError) else 0
             return SessionOutcome(session_id=session_id, status="failed", reason=reason)
+        if outcome.embed_calls:
+            self._embed_failures = 0
+        return outcome
 
     def archive_session(self, session_id: str, dry_run: bool, rebuild: bool) -> SessionOutcome:
         """Bring one session's archive up to date (the caller holds its lock)."""

@@ -23,7 +23,9 @@ Misbehaviour is set at runtime on the server object: `fault` is one of
                  /api/embed answers one vector too few, vectors of unequal length, or
                  strings instead of numbers
 and `fail_times` limits it to the first N requests it applies to (None: every request), so a
-test can check that a retry succeeds. Every request is recorded in `requests`.
+test can check that a retry succeeds; `fault_after` answers the first N /api/embed requests
+normally before the fault starts (a server that goes down, or loses its model, mid-run).
+Every request is recorded in `requests`.
 
 Use the `ollama_server` fixture: a fresh server per test, shut down after it.
 """
@@ -88,10 +90,12 @@ class OllamaTestServer:
         self.models = set(models)
         self.fault: Fault | None = None
         self.fail_times: int | None = None
+        self.fault_after = 0
         self.delay_s = 5.0
         self.max_input_chars = 8000
         self.requests: list[RecordedRequest] = []
         self._faults_served = 0
+        self._healthy_embeds = 0
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._httpd = _HTTPServer(self)
@@ -111,7 +115,9 @@ class OllamaTestServer:
         with self._lock:
             self.fault = None
             self.fail_times = None
+            self.fault_after = 0
             self._faults_served = 0
+            self._healthy_embeds = 0
             self.requests.clear()
 
     def close(self) -> None:
@@ -129,6 +135,11 @@ class OllamaTestServer:
         with self._lock:
             fault = self.fault
             if fault is None or fault not in _FAULTS_BY_PATH.get(path, set()):
+                return None
+            if path == "/api/embed" and self._healthy_embeds < self.fault_after:
+                self._healthy_embeds += 1
+                return None
+            if self._healthy_embeds < self.fault_after:
                 return None
             if fault == "400_long" and all(len(t) <= self.max_input_chars for t in inputs):
                 return None
