@@ -12,7 +12,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, get_args
 
@@ -112,28 +112,36 @@ class Archiver:
         )
         # A dry run writes nothing, not even its log row.
         run_id = None if request.dry_run else self.store.start_run(_arguments(request))
-        session_ids = self.store.pending_sessions(request.selection)
+        queue = self.store.pending_sessions(request.selection)
         if progress:
-            progress.start(len(session_ids))
-        for n, session_id in enumerate(session_ids):
+            progress.start(len(queue))
+        seen: set[str] = set()
+        attempted = 0
+        while queue:
+            session_id = queue.pop(0)
+            seen.add(session_id)
             outcome = self._archive_one(session_id, request)
             report.sessions.append(outcome)
             if progress:
                 progress.advance(outcome)
             if self.store.conn.broken:
                 report.notes.append(
-                    f"lost the database connection; {len(session_ids) - n - 1} sessions "
-                    "not attempted"
+                    f"lost the database connection; {len(queue)} sessions not attempted"
                 )
                 break
             if self._embed_failures >= self.settings.stop_after_embed_failures:
                 report.notes.append(
                     f"embedding failed for {self._embed_failures} sessions in a row; stopped, "
-                    f"{len(session_ids) - n - 1} sessions not attempted"
+                    f"{len(queue)} sessions not attempted"
                 )
                 break
-            worked = outcome.status in ("archived", "failed")
-            if worked and not request.dry_run and request.delay_ms and n + 1 < len(session_ids):
+            worked = outcome.status in ("archived", "failed", "planned")
+            attempted += worked
+            if attempted >= request.selection.limit:
+                break
+            if not queue:
+                queue = self._more_sessions(request.selection, seen, attempted)
+            if worked and not request.dry_run and request.delay_ms and queue:
                 time.sleep(request.delay_ms / 1000)
         report.finished_at = datetime.now(UTC)
         if run_id is not None and not self.store.conn.broken:
@@ -141,6 +149,19 @@ class Archiver:
             failures = {s.session_id: s.reason or "" for s in report.failed}
             self.store.finish_run(run_id, counts, failures)
         return report
+
+    def _more_sessions(
+        self, selection: SessionSelection, seen: set[str], attempted: int
+    ) -> list[str]:
+        """Pending sessions not seen yet, when some seen ones did not count against the limit.
+
+        A session another worker holds (skipped) or has just archived (unchanged) is no work
+        done, so a run with `--max-sessions N` looks further to do N sessions of work.
+        """
+        if selection.session_ids or len(seen) == attempted:
+            return []
+        wider = replace(selection, limit=selection.limit - attempted + len(seen))
+        return [s for s in self.store.pending_sessions(wider) if s not in seen]
 
     def _archive_one(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
         try:
