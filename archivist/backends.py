@@ -23,7 +23,9 @@ def open_store(settings: Settings) -> Iterator[PostgresStore]:
     else:
         server = start_embedded(settings.data_dir)
         url = embedded_url(server)
-    store = PostgresStore(connect(url, settings.secrets()), settings.sources)
+    store = PostgresStore(
+        connect(url, settings.secrets()), settings.sources, settings.max_message_chars
+    )
     try:
         yield store
     finally:

@@ -24,6 +24,7 @@ from archivist.chunking import (
     extraction_chunks,
     late_slot,
     summary_chunks,
+    undated_slot,
     window_chunks,
     window_slot,
 )
@@ -227,6 +228,9 @@ class Archiver:
         base = None if rebuild else state
         messages = self._load_new_messages(session_id, base.watermark if base else None)
         late = self._late_messages(base)
+        undated = self.store.undated_messages(
+            session_id, not rebuild, self.settings.max_messages_per_version
+        )
         summary = self.store.session_summary(session_id)
         summary_changed = summary is not None and (
             base is None
@@ -235,17 +239,22 @@ class Archiver:
                 and (base.summary_at is None or summary.updated_at > base.summary_at)
             )
         )
-        if not (messages or late or summary_changed) and (base is not None or summary is None):
+        if not (messages or late or undated or summary_changed) and (
+            base is not None or summary is None
+        ):
             return None
 
         repairs: Counter[str] = Counter()
         messages = self._clean(messages, repairs)
         late = self._clean(late, repairs)
+        undated = self._clean(undated, repairs)
         if late:
             repairs["late_arrivals"] += len(late)
+        if undated:
+            repairs["undated"] += len(undated)
         version = (state.version if state else 0) + 1
         extraction = extend_extraction(
-            base.extraction if base else None, session_id, late + messages, summary
+            base.extraction if base else None, session_id, late + messages + undated, summary
         )
         chunks, slots = self._plan_chunks(
             session_id, base is not None, messages, extraction, version
@@ -254,6 +263,17 @@ class Archiver:
             slot = late_slot(version)
             chunks += window_chunks(
                 session_id, slot, late, self.embedder.model, version, self.settings.chunk_max_chars
+            )
+            slots.append(slot)
+        if undated:
+            slot = undated_slot(version)
+            chunks += window_chunks(
+                session_id,
+                slot,
+                undated,
+                self.embedder.model,
+                version,
+                self.settings.chunk_max_chars,
             )
             slots.append(slot)
         if summary_changed:
@@ -270,7 +290,7 @@ class Archiver:
         return VersionPlan(
             session_id=session_id,
             from_version=state.version if state else 0,
-            new_messages=late + messages,
+            new_messages=late + messages + undated,
             extraction=extraction,
             watermark=(
                 Watermark(created_at=messages[-1].created_at, message_id=messages[-1].id)

@@ -5,8 +5,9 @@ session it checks that:
 
 - versions are numbered 1..N without gaps, and the session row points at version N with the
   same watermark and message count;
-- no chunk is doubled: no message is covered by turn chunks of two slots, and no two chunks of
-  a session share source, content and model (turn chunks: and the messages they cover);
+- no chunk is doubled: no message is covered by turn chunks of two slots, and no two slots of
+  a session hold chunks of the same source, content and model (turn chunks: and covering the
+  same messages); equal pieces within one slot are one repetitive text cut up;
 - every chunk belongs to the latest version's chunk set: its session is archived, its
   `archive_version` is not beyond the latest, its `archive_id` names that version of that
   session, and the extraction chunks are the latest extraction's text;
@@ -77,13 +78,15 @@ def _doubled_chunks(conn: Conn) -> list[str]:
     found = []
     rows = conn.execute(
         """
-        SELECT session_id, source, count(*) FROM jarvis_memory_chunks
+        SELECT session_id, source, count(DISTINCT slot) FROM jarvis_memory_chunks
         GROUP BY session_id, source, content, embedding_model,
                  CASE WHEN source = 'session_turn' THEN metadata -> 'message_ids' END
-        HAVING count(*) > 1
+        HAVING count(DISTINCT slot) > 1
         """
     ).fetchall()
-    found += [f"{sid}: {n} {source} chunks with the same content" for sid, source, n in rows]
+    found += [
+        f"{sid}: {source} chunks with the same content in {n} slots" for sid, source, n in rows
+    ]
     rows = conn.execute(
         """
         SELECT session_id, mid, array_agg(DISTINCT slot ORDER BY slot)
@@ -144,7 +147,7 @@ def _watermarks_and_counts(conn: Conn) -> list[str]:
             SELECT DISTINCT ON (m.session_id) m.session_id, m.created_at, m.id::text AS id
             FROM session_messages m JOIN covered v
               ON v.session_id = m.session_id AND v.mid = m.id::text
-            WHERE m.created_at IS NOT NULL AND m.created_at <> 'infinity'
+            WHERE m.created_at BETWEEN '0001-01-02' AND now() + interval '1 year'  -- dated
             ORDER BY m.session_id, m.created_at DESC, m.id DESC
         )
         SELECT s.session_id, s.watermark_at, s.watermark_id, l.created_at, l.id, s.message_count,

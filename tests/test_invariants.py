@@ -59,7 +59,7 @@ CORRUPTIONS = {
         "slot, content_hash, embedding_model, archive_version) SELECT gen_random_uuid(), "
         "session_id, source, content, embedding, metadata, 'turns:000099', content_hash, "
         "embedding_model, archive_version FROM jarvis_memory_chunks WHERE id = '{chunk}'",
-        "with the same content",
+        "with the same content in 2 slots",
     ),
     "message in two slots": (
         "UPDATE jarvis_memory_chunks SET metadata = jsonb_set(metadata, '{{message_ids}}', "

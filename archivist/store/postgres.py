@@ -16,6 +16,8 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.abc import Buffer
+from psycopg.adapt import Loader
 from psycopg.types.json import Jsonb
 
 from archivist.config import SourceTables, redact, redact_url
@@ -35,6 +37,19 @@ _ID_CASTS = {
     "uuid": "uuid",
 }
 _LOCK_NAMESPACE = "archivist:session:"
+# A message is dated when its created_at can order it: not NULL, not +/-infinity, not before
+# year 1 (Python cannot hold it) and not over a year ahead (a broken clock). Undated messages
+# are archived apart, in `undated:` slots, without moving the watermark.
+_DATED = "m.{ts} BETWEEN '0001-01-02' AND now() + interval '1 year'"
+_NO_LIMIT = 2**31 - 1
+
+
+class _LenientTextLoader(Loader):
+    """Text from a SQL_ASCII database, whose bytes may be in any encoding: read as UTF-8,
+    invalid bytes kept as lone surrogates, which `sanitize.clean_text` replaces and reports."""
+
+    def load(self, data: Buffer) -> str:
+        return bytes(data).decode("utf-8", "surrogateescape")
 
 
 @dataclass(frozen=True)
@@ -67,9 +82,13 @@ def _identifier(name: str) -> sql.Identifier:
 def connect(url: str, secrets: list[str]) -> Conn:
     """Open an autocommit connection, turning failures into one readable line."""
     try:
-        return psycopg.connect(
+        conn = psycopg.connect(
             url, autocommit=True, connect_timeout=10, application_name="archivist"
         )
+        if conn.info.encoding == "ascii":  # SQL_ASCII: psycopg would hand out bytes
+            for name in ("text", "varchar", "bpchar", "name"):
+                conn.adapters.register_loader(name, _LenientTextLoader)
+        return conn
     except psycopg.Error as exc:
         detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "", secrets)
         raise StoreError(
@@ -80,9 +99,13 @@ def connect(url: str, secrets: list[str]) -> Conn:
 class PostgresStore:
     """The archivist's reads and writes on one Postgres connection."""
 
-    def __init__(self, conn: Conn, sources: SourceTables) -> None:
+    def __init__(
+        self, conn: Conn, sources: SourceTables, max_message_chars: int | None = None
+    ) -> None:
         self.conn = conn
         self.sources = sources
+        # Contents are cut in the query, so a huge message never reaches this process whole.
+        self.max_message_chars = max_message_chars
         self._id_cast: sql.SQL | None = None
         self._summary_time: str | None = None
         self._has_summaries: bool | None = None
@@ -206,7 +229,7 @@ class PostgresStore:
                 SELECT m.{sid}::text AS session_id, min(m.{ts}) AS oldest
                 FROM {msgs} m
                 LEFT JOIN jarvis_archive_sessions w ON w.session_id = m.{sid}::text
-                WHERE m.{ts} IS NOT NULL
+                WHERE {dated}
                   AND (w.watermark_at IS NULL
                        OR (m.{ts}, m.{mid}) > (w.watermark_at, w.watermark_id::{cast}))
                   {activity}
@@ -215,11 +238,17 @@ class PostgresStore:
                 SELECT m.{sid}::text, min(m.{ts})
                 FROM {msgs} m
                 JOIN jarvis_archive_sessions w ON w.session_id = m.{sid}::text
-                WHERE w.watermark_at IS NOT NULL
+                WHERE w.watermark_at IS NOT NULL AND {dated}
                   AND (m.{ts}, m.{mid}) <= (w.watermark_at, w.watermark_id::{cast})
                   {activity}
                 GROUP BY 1, w.message_count
                 HAVING count(*) > w.message_count
+                UNION ALL
+                SELECT m.{sid}::text, NULL::timestamptz
+                FROM {msgs} m
+                WHERE NOT coalesce({dated}, false) AND NOT {covered}
+                  {activity}
+                GROUP BY 1
                 {summaries}
             ) pending
             GROUP BY session_id
@@ -295,7 +324,7 @@ class PostgresStore:
     def count_up_to(self, session_id: str, upto: Watermark) -> int:
         """How many of the session's messages sit at or before the watermark."""
         query = sql.SQL(
-            "SELECT count(*) FROM {msgs} m WHERE m.{sid} = %s "
+            "SELECT count(*) FROM {msgs} m WHERE m.{sid} = %s AND {dated} "
             "AND (m.{ts}, m.{mid}) <= (%s, %s::{cast})"
         ).format(**self._message_names())
         row = self.conn.execute(query, [session_id, upto.created_at, upto.message_id]).fetchone()
@@ -303,13 +332,25 @@ class PostgresStore:
 
     def uncovered_up_to(self, session_id: str, upto: Watermark, limit: int) -> list[Message]:
         """Messages at or before the watermark that no turn chunk covers (late arrivals)."""
-        condition = sql.SQL(
-            "AND (m.{ts}, m.{mid}) <= (%(at)s, %(id)s::{cast}) AND NOT EXISTS ("
-            "SELECT 1 FROM jarvis_memory_chunks c WHERE c.session_id = %(sid)s "
-            "AND c.source = 'session_turn' AND c.metadata -> 'message_ids' ? m.{mid}::text)"
-        )
+        condition = sql.SQL("AND (m.{ts}, m.{mid}) <= (%(at)s, %(id)s::{cast}) AND NOT {covered}")
         params = {"sid": session_id, "limit": limit, "at": upto.created_at, "id": upto.message_id}
         return self._messages(condition, "ASC", params)
+
+    def undated_messages(self, session_id: str, uncovered_only: bool, limit: int) -> list[Message]:
+        """Messages without a usable created_at (see `_DATED`), stamped with the time of reading.
+
+        `uncovered_only`: only those no turn chunk covers yet (a rebuild wants them all).
+        """
+        condition = sql.SQL("AND NOT {covered}" if uncovered_only else "")
+        return self._messages(condition, "ASC", {"sid": session_id, "limit": limit}, dated=False)
+
+    def undated_uncovered(self) -> list[tuple[str, int]]:
+        """Per session, the undated messages no turn chunk covers yet (for prune-check)."""
+        query = sql.SQL(
+            "SELECT m.{sid}::text, count(*) FROM {msgs} m "
+            "WHERE NOT coalesce({dated}, false) AND NOT {covered} GROUP BY 1 ORDER BY 1"
+        ).format(**self._message_names())
+        return [(str(s), int(n)) for s, n in self.conn.execute(query)]
 
     def messages_by_ids(self, session_id: str, ids: Sequence[str]) -> list[Message]:
         """The session's messages with these ids, in `(created_at, id)` order."""
@@ -334,15 +375,17 @@ class PostgresStore:
         return int(str(rows[0][0]).split(":", 1)[1]), ids
 
     def _messages(
-        self, condition: sql.SQL, direction: str, params: dict[str, Any]
+        self, condition: sql.SQL, direction: str, params: dict[str, Any], dated: bool = True
     ) -> list[Message]:
         s = self.sources
         names = self._message_names()
+        # One character past the limit, so that the cleaner sees and reports the cut.
+        chars = _NO_LIMIT if self.max_message_chars is None else self.max_message_chars + 1
         query = sql.SQL(
             """
-            SELECT m.{mid}::text, m.{role}::text, m.{content}::text, m.{ts}
+            SELECT m.{mid}::text, m.{role}::text, left(m.{content}::text, %(chars)s), {time}
             FROM {msgs} m
-            WHERE m.{sid} = %(sid)s AND m.{ts} IS NOT NULL {condition}
+            WHERE m.{sid} = %(sid)s AND {which} {condition}
             ORDER BY m.{ts} {dir}, m.{mid} {dir}
             LIMIT %(limit)s
             """
@@ -351,8 +394,11 @@ class PostgresStore:
             content=sql.Identifier(s.message_content),
             condition=condition.format(**names),
             dir=sql.SQL(direction),
+            time=sql.SQL("m.{ts}" if dated else "now()").format(**names),
+            which=sql.SQL("{dated}" if dated else "NOT coalesce({dated}, false)").format(**names),
             **names,
         )
+        params = {**params, "chars": chars}
         session_id = str(params["sid"])
         return [
             Message(
@@ -366,14 +412,22 @@ class PostgresStore:
         ]
 
     def _message_names(self) -> dict[str, sql.Composable]:
+        """Names for queries on the messages table aliased `m`, and two predicates on it."""
         s = self.sources
-        return {
+        names: dict[str, sql.Composable] = {
             "msgs": _identifier(s.messages_table),
             "sid": sql.Identifier(s.message_session_id),
             "ts": sql.Identifier(s.message_created_at),
             "mid": sql.Identifier(s.message_id),
             "cast": self._message_id_cast(),
         }
+        names["dated"] = sql.SQL(_DATED).format(**names)
+        names["covered"] = sql.SQL(
+            "EXISTS (SELECT 1 FROM jarvis_memory_chunks c "
+            "WHERE c.session_id = m.{sid}::text AND c.source = 'session_turn' "
+            "AND c.metadata -> 'message_ids' ? m.{mid}::text)"
+        ).format(**names)
+        return names
 
     def uncovered_before(self, cutoff: datetime) -> list[tuple[str, int, datetime]]:
         """Per session, the messages older than `cutoff` that no committed chunk covers."""
@@ -381,7 +435,7 @@ class PostgresStore:
             """
             SELECT m.{sid}::text, count(*), min(m.{ts})
             FROM {msgs} m
-            WHERE m.{ts} < %(cutoff)s
+            WHERE m.{ts} < %(cutoff)s AND {dated}
               AND NOT EXISTS (
                   SELECT 1 FROM jarvis_memory_chunks c
                   WHERE c.session_id = m.{sid}::text AND c.source = 'session_turn'
@@ -395,7 +449,7 @@ class PostgresStore:
     def messages_before(self, cutoff: datetime) -> tuple[int, int]:
         """How many messages, in how many sessions, are older than `cutoff`."""
         query = sql.SQL(
-            "SELECT count(*), count(DISTINCT m.{sid}) FROM {msgs} m WHERE m.{ts} < %s"
+            "SELECT count(*), count(DISTINCT m.{sid}) FROM {msgs} m WHERE m.{ts} < %s AND {dated}"
         ).format(**self._message_names())
         row = self.conn.execute(query, [cutoff]).fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
@@ -547,7 +601,7 @@ class PostgresStore:
                 [
                     session_id,
                     expected_version,
-                    Jsonb(version),
+                    Jsonb(version, dumps=_dumps),
                     Jsonb(chunks, dumps=_dumps),
                     slots,
                     model,
@@ -562,4 +616,5 @@ class PostgresStore:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), default=str)
+    # Characters as UTF-8, not \u escapes: a SQL_ASCII database refuses escapes of non-ASCII.
+    return json.dumps(value, separators=(",", ":"), default=str, ensure_ascii=False)
