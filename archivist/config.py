@@ -2,7 +2,8 @@
 
 Environment variables are `ARCHIVIST_<FIELD>` (e.g. `ARCHIVIST_MAX_SESSIONS=10`), plus the
 conventional `DATABASE_URL` and `OLLAMA_HOST`. The TOML file is `./archivist.toml` or the path
-in `ARCHIVIST_CONFIG`; its keys are the field names.
+in `ARCHIVIST_CONFIG` (which must exist; `ARCHIVIST_CONFIG=""` reads no file); its keys are
+the field names.
 """
 
 from __future__ import annotations
@@ -114,7 +115,11 @@ def load_settings(
     """Build settings from defaults, the TOML file, the environment and `overrides` (flags)."""
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {}
-    values.update(_from_toml(config_path or _config_path(env)))
+    named = env.get("ARCHIVIST_CONFIG")
+    if config_path is not None or named:
+        values.update(_from_toml(config_path or Path(str(named)), required=True))
+    elif named is None:  # ARCHIVIST_CONFIG="" means: no configuration file at all
+        values.update(_from_toml(Path("archivist.toml"), required=False))
     values.update(_from_env(env))
     values.update({k: v for k, v in (overrides or {}).items() if v is not None})
     try:
@@ -125,12 +130,11 @@ def load_settings(
         raise ConfigError(f"invalid setting {where}: {error['msg']}") from None
 
 
-def _config_path(env: Mapping[str, str]) -> Path:
-    return Path(env.get("ARCHIVIST_CONFIG", "archivist.toml"))
-
-
-def _from_toml(path: Path) -> dict[str, Any]:
+def _from_toml(path: Path, required: bool) -> dict[str, Any]:
+    """The TOML file's settings; a file named explicitly must exist (a typo is not defaults)."""
     if not path.is_file():
+        if required:
+            raise ConfigError(f"configuration file {path} not found (named by ARCHIVIST_CONFIG)")
         return {}
     try:
         with path.open("rb") as f:

@@ -41,7 +41,7 @@ def archivist_env(db_url: str, workdir: Path, **settings: str) -> dict[str, str]
         "ARCHIVIST_DELAY_MS": "0",
         "ARCHIVIST_MAX_SESSIONS": "100000",
         "ARCHIVIST_DATA_DIR": str(workdir / "data"),
-        "ARCHIVIST_CONFIG": str(workdir / "absent.toml"),
+        "ARCHIVIST_CONFIG": "",
         "COLUMNS": "200",
     }
     env.update({f"ARCHIVIST_{k.upper()}": v for k, v in settings.items()})

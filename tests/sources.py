@@ -108,7 +108,7 @@ def run_cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
         **os.environ,
         "DATABASE_URL": settings.database_url.get_secret_value(),
         "ARCHIVIST_EMBEDDER": "hash",
-        "ARCHIVIST_CONFIG": str(settings.data_dir / "absent.toml"),
+        "ARCHIVIST_CONFIG": "",
     }
     command = [sys.executable, "-m", "archivist", *args]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)

@@ -49,7 +49,7 @@ def archive(
         "ARCHIVIST_OLLAMA_TIMEOUT_S": "2",
         "ARCHIVIST_OLLAMA_RETRIES": "1",
         "ARCHIVIST_OLLAMA_BACKOFF_S": "0.01",
-        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
+        "ARCHIVIST_CONFIG": "",
         **{f"ARCHIVIST_{k.upper()}": v for k, v in settings.items()},
     }
     done = subprocess.run(

@@ -18,10 +18,11 @@ import psycopg
 from psycopg import sql
 from psycopg.abc import Buffer
 from psycopg.adapt import Loader
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
 
 from archivist.config import SourceTables, redact, redact_url
-from archivist.errors import ConcurrentUpdateError, StoreError
+from archivist.errors import ConcurrentUpdateError, ConfigError, StoreError
 from archivist.models import Extraction, Message, SessionState, SessionSummary, Watermark
 from archivist.store.migrate import apply_migrations, pending_migrations
 
@@ -80,7 +81,12 @@ def _identifier(name: str) -> sql.Identifier:
 
 
 def connect(url: str, secrets: list[str]) -> Conn:
-    """Open an autocommit connection, turning failures into one readable line."""
+    """Open an autocommit connection, turning failures into one readable line.
+
+    A URL that cannot be a connection string is a configuration error (exit 2); a database
+    that cannot be reached is not.
+    """
+    _check_url(url, secrets)
     try:
         conn = psycopg.connect(
             url, autocommit=True, connect_timeout=10, application_name="archivist"
@@ -94,6 +100,19 @@ def connect(url: str, secrets: list[str]) -> Conn:
         raise StoreError(
             f"cannot connect to the database at {redact(redact_url(url), secrets)}: {detail}"
         ) from None
+
+
+def _check_url(url: str, secrets: list[str]) -> None:
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.Error as exc:
+        detail = redact(str(exc).strip(), [url, *secrets])
+        raise ConfigError(f"DATABASE_URL is not a connection URL: {detail}") from None
+    ports = str(params.get("port") or "").split(",")
+    if not all(p.isdigit() or p == "" for p in ports):
+        raise ConfigError(
+            f"DATABASE_URL has a port that is not a number: {redact(redact_url(url), secrets)}"
+        )
 
 
 class PostgresStore:
