@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck check bench bench-search bench-reembed eval clean
+.PHONY: demo test lint typecheck check bench bench-search bench-reembed eval soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,9 @@ bench-reembed: $(STAMP)  ## reembed throughput at 10k chunks (768-d -> 384-d)
 
 eval: $(STAMP)  ## retrieval quality on the labelled set, per ranking mode
 	$(BIN)/python scripts/eval_retrieval.py
+
+soak: $(STAMP)  ## kill -9 the archive run 50+ times (ARCHIVIST_SOAK_KILLS, ARCHIVIST_FAULT_SEED)
+	$(BIN)/python scripts/soak.py
 
 clean:
 	rm -rf $(VENV) .archivist .pytest_cache .mypy_cache .ruff_cache

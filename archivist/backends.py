@@ -44,7 +44,7 @@ def _supabase_store(settings: Settings) -> Iterator[Store]:
         settings.secrets(),
         claim_ttl_s=settings.claim_ttl_s,
     )
-    store = Store(rpc, settings.sources)
+    store = Store(rpc, settings.sources, settings.max_message_chars)
     try:
         yield store
     finally:
@@ -60,7 +60,7 @@ def open_postgres_store(settings: Settings) -> Iterator[PostgresStore]:
     else:
         server = start_embedded(settings.data_dir)
         url = embedded_url(server)
-    store = PostgresStore(connect(url, settings), settings.sources)
+    store = PostgresStore(connect(url, settings), settings.sources, settings.max_message_chars)
     try:
         yield store
     finally:

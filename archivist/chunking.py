@@ -29,6 +29,11 @@ def late_slot(version: int) -> str:
     return f"late:{version:06d}"
 
 
+def undated_slot(version: int) -> str:
+    """Where a version puts messages without a usable `created_at` (they have no window)."""
+    return f"undated:{version:06d}"
+
+
 def chunk_id(session_id: str, source: str, slot: str, piece: int, text: str, model: str) -> str:
     """A UUID derived from everything that makes a chunk what it is."""
     key = "\x1f".join([session_id, source, slot, str(piece), model, text])

@@ -501,5 +501,18 @@ def hybrid_search(
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli()
+    """Console-script entry point: a usage error (unknown flag, bad value) is one line, exit 2."""
+    try:
+        code = cli(standalone_mode=False)
+    except typer.Abort:
+        stderr.print("interrupted")
+        raise SystemExit(130) from None
+    except typer.TyperException as exc:  # click's usage errors
+        formatter = getattr(exc, "format_message", None)
+        message = str(formatter() if formatter else exc)
+        context = getattr(exc, "ctx", None)
+        hint = f" (see: {context.command_path} --help)" if context is not None else ""
+        if message.strip():  # empty after `archivist` alone, which prints the help instead
+            stderr.print(f"[red]error:[/red] {message}{hint}", highlight=False)
+        raise SystemExit(getattr(exc, "exit_code", 2)) from None
+    raise SystemExit(code if isinstance(code, int) else 0)

@@ -3,8 +3,8 @@
 Environment variables are `ARCHIVIST_<FIELD>` (e.g. `ARCHIVIST_MAX_SESSIONS=10`), plus the
 conventional `DATABASE_URL`, `OLLAMA_HOST`, `SUPABASE_URL` and `SUPABASE_SERVICE_ROLE_KEY`
 (the two Supabase settings, without `DATABASE_URL`, select the Supabase REST transport).
-The TOML file is `./archivist.toml` or the path in `ARCHIVIST_CONFIG`; its keys are the
-field names.
+The TOML file is `./archivist.toml` or the path in `ARCHIVIST_CONFIG` (which must exist;
+`ARCHIVIST_CONFIG=""` reads no file); its keys are the field names.
 """
 
 from __future__ import annotations
@@ -82,6 +82,9 @@ class Settings(BaseModel):
     ollama_retries: int = Field(3, ge=0, le=10)
     ollama_backoff_s: float = Field(0.5, ge=0)
     embed_batch_size: int = Field(64, ge=1, le=1024)
+    # Sessions failing on embedding one after another mean the embedder is down: stop the run
+    # there rather than failing every remaining session slowly.
+    stop_after_embed_failures: int = Field(3, ge=1)
 
     # Extraction: the deterministic rules (default) or an Ollama chat model (opt-in), which
     # falls back to the rules for a session when it fails, times out or answers junk.
@@ -169,7 +172,7 @@ def load_settings(
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {}
     flags = {k: v for k, v in (overrides or {}).items() if v is not None}
-    for layer in (_from_toml(config_path or _config_path(env)), _from_env(env), flags):
+    for layer in (_from_toml(*_config_file(env, config_path)), _from_env(env), flags):
         for key, value in layer.items():
             if key == "sources" and isinstance(value, dict) and isinstance(values.get(key), dict):
                 value = {**values["sources"], **value}  # column by column, not all or nothing
@@ -197,10 +200,10 @@ def explain_settings(
 ) -> list[SettingOrigin]:
     """Every setting's effective value (secrets redacted) and where it came from."""
     env = os.environ if environ is None else environ
-    path = config_path or _config_path(env)
-    settings = load_settings(overrides, env, path)
+    settings = load_settings(overrides, env, config_path)
+    path, required = _config_file(env, config_path)
     origins: dict[str, str] = {}
-    for key, value in _from_toml(path).items():
+    for key, value in _from_toml(path, required).items():
         for name in _flat_keys(key, value):
             origins[name] = f"toml {path}"
     for name, field in _ALIASES.items():
@@ -243,12 +246,25 @@ def _shown(value: Any, secrets: list[str]) -> Any:
     return value
 
 
-def _config_path(env: Mapping[str, str]) -> Path:
-    return Path(env.get("ARCHIVIST_CONFIG", "archivist.toml"))
+def _config_file(env: Mapping[str, str], config_path: Path | None) -> tuple[Path | None, bool]:
+    """The configuration file to read, and whether it must exist (a typo is not defaults)."""
+    if config_path is not None:
+        return config_path, True
+    named = env.get("ARCHIVIST_CONFIG")
+    if named:
+        return Path(named), True
+    if named is None:
+        return Path("archivist.toml"), False
+    return None, False  # ARCHIVIST_CONFIG="" means: no configuration file at all
 
 
-def _from_toml(path: Path) -> dict[str, Any]:
+def _from_toml(path: Path | None, required: bool) -> dict[str, Any]:
+    """The TOML file's settings ({} without a file)."""
+    if path is None:
+        return {}
     if not path.is_file():
+        if required:
+            raise ConfigError(f"configuration file {path} not found (named by ARCHIVIST_CONFIG)")
         return {}
     try:
         with path.open("rb") as f:

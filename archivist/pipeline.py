@@ -12,7 +12,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, get_args
 
@@ -26,12 +26,13 @@ from archivist.chunking import (
     late_slot,
     state_item_chunks,
     summary_chunks,
+    undated_slot,
     window_chunks,
     window_slot,
 )
 from archivist.config import Settings, redact
 from archivist.embed.base import Embedder, Vector, embed_documents
-from archivist.errors import ArchivistError, ConfigError, DimensionMismatchError
+from archivist.errors import ArchivistError, ConfigError, DimensionMismatchError, EmbedError
 from archivist.extract.base import Extractor, ExtractorRecord, RulesExtractor
 from archivist.models import (
     Chunk,
@@ -119,6 +120,7 @@ class Archiver:
         self.settings = settings
         self.extractor: Extractor = extractor or RulesExtractor()
         self._embedding: EmbeddingConfig | None = None
+        self._embed_failures = 0  # sessions in a row that failed on embedding
 
     def run(self, request: ArchiveRequest, progress: Progress | None = None) -> RunReport:
         """Archive (or plan) every selected session.
@@ -135,22 +137,36 @@ class Archiver:
         )
         # A dry run writes nothing, not even its log row.
         run_id = None if request.dry_run else self.store.start_run(_arguments(request))
-        session_ids = self.store.pending_sessions(request.selection)
+        queue = self.store.pending_sessions(request.selection)
         if progress:
-            progress.start(len(session_ids))
-        for n, session_id in enumerate(session_ids):
+            progress.start(len(queue))
+        seen: set[str] = set()
+        attempted = 0
+        while queue:
+            session_id = queue.pop(0)
+            seen.add(session_id)
             outcome = self._archive_one(session_id, request)
             report.sessions.append(outcome)
             if progress:
                 progress.advance(outcome)
             if self.store.broken:
                 report.notes.append(
-                    f"lost the database connection; {len(session_ids) - n - 1} sessions "
-                    "not attempted"
+                    f"lost the database connection; {len(queue)} sessions not attempted"
                 )
                 break
-            worked = outcome.status in ("archived", "failed")
-            if worked and not request.dry_run and request.delay_ms and n + 1 < len(session_ids):
+            if self._embed_failures >= self.settings.stop_after_embed_failures:
+                report.notes.append(
+                    f"embedding failed for {self._embed_failures} sessions in a row; stopped, "
+                    f"{len(queue)} sessions not attempted"
+                )
+                break
+            worked = outcome.status in ("archived", "failed", "planned")
+            attempted += worked
+            if attempted >= request.selection.limit:
+                break
+            if not queue:
+                queue = self._more_sessions(request.selection, seen, attempted)
+            if worked and not request.dry_run and request.delay_ms and queue:
                 time.sleep(request.delay_ms / 1000)
         report.finished_at = datetime.now(UTC)
         if run_id is not None and not self.store.broken:
@@ -158,6 +174,19 @@ class Archiver:
             failures = {s.session_id: s.reason or "" for s in report.failed}
             self.store.finish_run(run_id, counts, failures)
         return report
+
+    def _more_sessions(
+        self, selection: SessionSelection, seen: set[str], attempted: int
+    ) -> list[str]:
+        """Pending sessions not seen yet, when some seen ones did not count against the limit.
+
+        A session another worker holds (skipped) or has just archived (unchanged) is no work
+        done, so a run with `--max-sessions N` looks further to do N sessions of work.
+        """
+        if selection.session_ids or len(seen) == attempted:
+            return []
+        wider = replace(selection, limit=selection.limit - attempted + len(seen))
+        return [s for s in self.store.pending_sessions(wider) if s not in seen]
 
     def _archive_one(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
         try:
@@ -168,13 +197,17 @@ class Archiver:
                         status="skipped",
                         reason="another archivist run is working on this session",
                     )
-                return self.archive_session(session_id, request.dry_run, request.rebuild)
+                outcome = self.archive_session(session_id, request.dry_run, request.rebuild)
         except ConfigError:
             raise  # wrong for every session alike: stop the run
         except (ArchivistError, psycopg.Error) as exc:
             reason = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc))
             log.warning("session %s failed: %s", session_id, reason)
+            self._embed_failures = self._embed_failures + 1 if isinstance(exc, EmbedError) else 0
             return SessionOutcome(session_id=session_id, status="failed", reason=reason)
+        if outcome.embed_calls:
+            self._embed_failures = 0
+        return outcome
 
     def archive_session(self, session_id: str, dry_run: bool, rebuild: bool) -> SessionOutcome:
         """Bring one session's archive up to date (the caller holds its lock)."""
@@ -220,6 +253,9 @@ class Archiver:
         base = None if rebuild else state
         messages = self._load_new_messages(session_id, base.watermark if base else None)
         late = self._late_messages(base)
+        undated = self.store.undated_messages(
+            session_id, not rebuild, self.settings.max_messages_per_version
+        )
         summary = self.store.session_summary(session_id)
         summary_changed = summary is not None and (
             base is None
@@ -228,16 +264,21 @@ class Archiver:
                 and (base.summary_at is None or summary.updated_at > base.summary_at)
             )
         )
-        if not (messages or late or summary_changed) and (base is not None or summary is None):
+        if not (messages or late or undated or summary_changed) and (
+            base is not None or summary is None
+        ):
             return None
 
         repairs: Counter[str] = Counter()
         messages = self._clean(messages, repairs)
         late = self._clean(late, repairs)
+        undated = self._clean(undated, repairs)
         if late:
             repairs["late_arrivals"] += len(late)
+        if undated:
+            repairs["undated"] += len(undated)
         version = (state.version if state else 0) + 1
-        batch = late + messages
+        batch = late + messages + undated
         result = self.extractor.extract(
             base.extraction if base else None,
             session_id,
@@ -261,6 +302,17 @@ class Archiver:
             slot = late_slot(version)
             chunks += window_chunks(
                 session_id, slot, late, self.embedder.model, version, self.settings.chunk_max_chars
+            )
+            slots.append(slot)
+        if undated:
+            slot = undated_slot(version)
+            chunks += window_chunks(
+                session_id,
+                slot,
+                undated,
+                self.embedder.model,
+                version,
+                self.settings.chunk_max_chars,
             )
             slots.append(slot)
         if summary_changed:

@@ -295,6 +295,12 @@ def prune_result(console: Console, result: PruneCheck, as_json: bool) -> None:
         f"older than {cutoff} are not archived; run archivist archive first",
         highlight=False,
     )
+    if result.undated_at_risk:
+        console.print(
+            f"{result.undated_at_risk} of them have no usable created_at (NULL, infinite or "
+            "far ahead); archivist archive stores them as undated",
+            highlight=False,
+        )
     table = Table(title_justify="left")
     for column in ("session", "messages at risk", "oldest at risk", "archived up to"):
         table.add_column(column)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from archivist.models import Message
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def clean_text(text: str) -> str:
@@ -11,7 +15,7 @@ def clean_text(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = text.encode("utf-8", "replace").decode("utf-8")
+        text = _SURROGATE.sub("\ufffd", text)
     return text
 
 

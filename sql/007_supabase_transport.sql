@@ -75,12 +75,21 @@ BEGIN
 END;
 $$;
 
--- A statement template with {name} placeholders filled from archivist_source_names.
+-- A statement template with {name} placeholders filled from archivist_source_names, and two
+-- predicates on the messages table aliased m:
+--   {dated}    its created_at can order it: not NULL, not +/-infinity, not before year 1
+--              (clients cannot hold it) and not over a year ahead (a broken clock). Undated
+--              messages are archived apart, in `undated:` slots, without moving the watermark.
+--   {covered}  a committed turn chunk of its session covers it.
 CREATE OR REPLACE FUNCTION archivist_source_sql(p_template text, p_names jsonb) RETURNS text
 LANGUAGE plpgsql IMMUTABLE
 AS $$
 DECLARE
-    v_sql text := p_template;
+    v_sql text := replace(replace(p_template,
+        '{dated}', 'm.{ts} BETWEEN ''0001-01-02'' AND now() + interval ''1 year'''),
+        '{covered}', 'EXISTS (SELECT 1 FROM jarvis_memory_chunks c '
+            'WHERE c.session_id = m.{sid}::text AND c.source = ''session_turn'' '
+            'AND c.metadata -> ''message_ids'' ? m.{mid}::text)');
     v_key text;
 BEGIN
     FOR v_key IN SELECT jsonb_object_keys(p_names) LOOP
@@ -92,7 +101,8 @@ $$;
 
 -- Sessions with work, oldest unarchived activity first, at most p_limit: messages past the
 -- watermark, more messages at or before it than the archive covers (late arrivals), or a bot
--- summary newer than the one archived. A JSON array of session ids.
+-- summary newer than the one archived, or undated messages no chunk covers yet. A JSON
+-- array of session ids.
 CREATE OR REPLACE FUNCTION archivist_pending_sessions(
     p_sources jsonb, p_active_days integer, p_limit integer
 ) RETURNS jsonb
@@ -108,14 +118,16 @@ DECLARE
 BEGIN
     v_sql := 'SELECT m.{sid}::text AS session_id, min(m.{ts}) AS oldest FROM {msgs} m '
         'LEFT JOIN jarvis_archive_sessions w ON w.session_id = m.{sid}::text '
-        'WHERE m.{ts} IS NOT NULL AND (w.watermark_at IS NULL '
+        'WHERE {dated} AND (w.watermark_at IS NULL '
         '  OR (m.{ts}, m.{mid}) > (w.watermark_at, w.watermark_id::{cast})) ' || v_activity ||
         ' GROUP BY 1 '
         'UNION ALL SELECT m.{sid}::text, min(m.{ts}) FROM {msgs} m '
         'JOIN jarvis_archive_sessions w ON w.session_id = m.{sid}::text '
-        'WHERE w.watermark_at IS NOT NULL '
+        'WHERE w.watermark_at IS NOT NULL AND {dated} '
         '  AND (m.{ts}, m.{mid}) <= (w.watermark_at, w.watermark_id::{cast}) ' || v_activity ||
-        ' GROUP BY 1, w.message_count HAVING count(*) > w.message_count';
+        ' GROUP BY 1, w.message_count HAVING count(*) > w.message_count '
+        'UNION ALL SELECT m.{sid}::text, NULL::timestamptz FROM {msgs} m '
+        'WHERE NOT coalesce({dated}, false) AND NOT {covered} ' || v_activity || ' GROUP BY 1';
     IF v_n ? 'sums' THEN
         v_sql := v_sql || ' UNION ALL SELECT ss.{ssid}::text, ss.{sts} FROM {sums} ss '
             'LEFT JOIN jarvis_archive_sessions w ON w.session_id = ss.{ssid}::text '
@@ -145,26 +157,34 @@ AS $$
 $$;
 
 -- One bounded page of a session's messages in (created_at, id) order, as a JSON array of
--- {id, role, content, created_at}. p_mode:
---   'after'     messages after the watermark (p_at, p_id), or all when p_at is null;
---   'uncovered' messages at or before the watermark that no turn chunk covers (late arrivals);
---   'ids'       the messages with these ids.
+-- {id, role, content, created_at}; content cut to p_max_chars + 1 characters (so a huge
+-- message never leaves the database whole, and the caller still sees that it was cut).
+-- p_mode:
+--   'after'     dated messages after the watermark (p_at, p_id), or all when p_at is null;
+--   'uncovered' dated messages at or before the watermark that no turn chunk covers (late
+--               arrivals);
+--   'ids'       the dated messages with these ids;
+--   'undated', 'undated_uncovered'
+--               the undated messages (all of them, or those no turn chunk covers), stamped
+--               with the time of reading.
 CREATE OR REPLACE FUNCTION archivist_read_messages(
     p_sources jsonb, p_session_id text, p_mode text, p_at timestamptz, p_id text,
-    p_ids text[], p_limit integer
+    p_ids text[], p_limit integer, p_max_chars integer DEFAULT NULL
 ) RETURNS jsonb
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
     v_n     jsonb := archivist_source_names(p_sources);
     v_where text := CASE p_mode
-        WHEN 'after' THEN CASE WHEN p_at IS NULL THEN ''
-                               ELSE 'AND (m.{ts}, m.{mid}) > ($2, $3::{cast})' END
-        WHEN 'uncovered' THEN 'AND (m.{ts}, m.{mid}) <= ($2, $3::{cast}) AND NOT EXISTS ('
-            'SELECT 1 FROM jarvis_memory_chunks c WHERE c.session_id = $1 '
-            'AND c.source = ''session_turn'' AND c.metadata -> ''message_ids'' ? m.{mid}::text)'
-        WHEN 'ids' THEN 'AND m.{mid}::text = ANY ($4)'
+        WHEN 'after' THEN CASE WHEN p_at IS NULL THEN 'AND {dated}'
+                               ELSE 'AND {dated} AND (m.{ts}, m.{mid}) > ($2, $3::{cast})' END
+        WHEN 'uncovered' THEN
+            'AND {dated} AND (m.{ts}, m.{mid}) <= ($2, $3::{cast}) AND NOT {covered}'
+        WHEN 'ids' THEN 'AND {dated} AND m.{mid}::text = ANY ($4)'
+        WHEN 'undated' THEN 'AND NOT coalesce({dated}, false)'
+        WHEN 'undated_uncovered' THEN 'AND NOT coalesce({dated}, false) AND NOT {covered}'
     END;
+    v_time text := CASE WHEN p_mode LIKE 'undated%' THEN 'now()' ELSE 'm.{ts}' END;
     v_result jsonb;
 BEGIN
     IF v_where IS NULL THEN
@@ -173,12 +193,14 @@ BEGIN
     EXECUTE archivist_source_sql(
         'SELECT coalesce(jsonb_agg(jsonb_build_object(''id'', p.id, ''role'', p.role, '
         '''content'', p.content, ''created_at'', p.created_at) ORDER BY p.n), ''[]'') FROM ('
-        'SELECT m.{mid}::text AS id, m.{role}::text AS role, m.{content}::text AS content, '
-        'm.{ts} AS created_at, row_number() OVER (ORDER BY m.{ts}, m.{mid}) AS n '
-        'FROM {msgs} m WHERE m.{sid}::text = $1 AND m.{ts} IS NOT NULL ' || v_where ||
+        'SELECT m.{mid}::text AS id, m.{role}::text AS role, '
+        'left(m.{content}::text, $6) AS content, ' || v_time || ' AS created_at, '
+        'row_number() OVER (ORDER BY m.{ts}, m.{mid}) AS n '
+        'FROM {msgs} m WHERE m.{sid}::text = $1 ' || v_where ||
         ' ORDER BY m.{ts}, m.{mid} LIMIT $5) p', v_n)
     INTO v_result
-    USING p_session_id, p_at, p_id, p_ids, least(greatest(coalesce(p_limit, 500), 1), 10000);
+    USING p_session_id, p_at, p_id, p_ids, least(greatest(coalesce(p_limit, 500), 1), 10000),
+          coalesce(p_max_chars + 1, 2147483647);
     RETURN v_result;
 END;
 $$;
@@ -193,7 +215,7 @@ DECLARE
     v_count bigint;
 BEGIN
     EXECUTE archivist_source_sql(
-        'SELECT count(*) FROM {msgs} m WHERE m.{sid}::text = $1 '
+        'SELECT count(*) FROM {msgs} m WHERE m.{sid}::text = $1 AND {dated} '
         'AND (m.{ts}, m.{mid}) <= ($2, $3::{cast})', archivist_source_names(p_sources))
     INTO v_count USING p_session_id, p_at, p_id;
     RETURN v_count;
@@ -235,9 +257,7 @@ BEGIN
     EXECUTE archivist_source_sql(
         'SELECT coalesce(jsonb_agg(jsonb_build_array(s, n, t) ORDER BY t, s), ''[]'') FROM ('
         'SELECT m.{sid}::text AS s, count(*) AS n, min(m.{ts}) AS t FROM {msgs} m '
-        'WHERE m.{ts} < $1 AND NOT EXISTS (SELECT 1 FROM jarvis_memory_chunks c '
-        '  WHERE c.session_id = m.{sid}::text AND c.source = ''session_turn'' '
-        '  AND c.metadata -> ''message_ids'' ? m.{mid}::text) GROUP BY 1) u',
+        'WHERE m.{ts} < $1 AND {dated} AND NOT {covered} GROUP BY 1) u',
         archivist_source_names(p_sources))
     INTO v_result USING p_cutoff;
     RETURN v_result;
@@ -254,8 +274,26 @@ DECLARE
 BEGIN
     EXECUTE archivist_source_sql(
         'SELECT jsonb_build_object(''messages'', count(*), ''sessions'', count(DISTINCT m.{sid})) '
-        'FROM {msgs} m WHERE m.{ts} < $1', archivist_source_names(p_sources))
+        'FROM {msgs} m WHERE m.{ts} < $1 AND {dated}', archivist_source_names(p_sources))
     INTO v_result USING p_cutoff;
+    RETURN v_result;
+END;
+$$;
+
+-- Per session, the undated messages no turn chunk covers yet (prune-check counts them at
+-- risk, whatever the cutoff): a JSON array of {session_id, count}.
+CREATE OR REPLACE FUNCTION archivist_undated_uncovered(p_sources jsonb) RETURNS jsonb
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_result jsonb;
+BEGIN
+    EXECUTE archivist_source_sql(
+        'SELECT coalesce(jsonb_agg(jsonb_build_object(''session_id'', s, ''count'', n) '
+        'ORDER BY s), ''[]'') FROM (SELECT m.{sid}::text AS s, count(*) AS n FROM {msgs} m '
+        'WHERE NOT coalesce({dated}, false) AND NOT {covered} GROUP BY 1) u',
+        archivist_source_names(p_sources))
+    INTO v_result;
     RETURN v_result;
 END;
 $$;
@@ -428,6 +466,7 @@ BEGIN
                     'archivist_session_state', 'archivist_read_messages',
                     'archivist_count_up_to', 'archivist_last_window',
                     'archivist_uncovered_before', 'archivist_messages_before',
+                    'archivist_undated_uncovered',
                     'archivist_watermarks', 'archivist_session_summary', 'archivist_chunk_ids',
                     'archivist_start_run', 'archivist_finish_run', 'archivist_recent_runs',
                     'archivist_archived_session_count', 'archivist_schema_info',

@@ -24,9 +24,9 @@ Misbehaviour is set at runtime on the server object: `fault` is one of
                  /api/embed answers one vector too few, vectors of unequal length, or
                  strings instead of numbers
 and `fail_times` limits it to the first N requests it applies to (None: every request), so a
-test can check that a retry succeeds; `fail_after` lets the first N such requests pass before
-the fault starts (a failure in the middle of a long job). Every request is recorded in
-`requests`.
+test can check that a retry succeeds; `fault_after` answers the first N /api/embed requests
+normally before the fault starts (a server that goes down, or loses its model, mid-run).
+Every request is recorded in `requests`.
 
 Chat (for the LLM extractor) is separate from the faults above:
 
@@ -106,8 +106,7 @@ class OllamaTestServer:
         self.models = set(models) | set(self.dimensions)
         self.fault: Fault | None = None
         self.fail_times: int | None = None
-        self.fail_after: int | None = None
-        self._passed = 0
+        self.fault_after = 0
         self.delay_s = 5.0
         self.max_input_chars = 8000
         self.requests: list[RecordedRequest] = []
@@ -116,6 +115,7 @@ class OllamaTestServer:
         self.drip_s = 0.2
         self.chat_requests: list[dict[str, Any]] = []
         self._faults_served = 0
+        self._healthy_embeds = 0
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._httpd = _HTTPServer(self)
@@ -135,9 +135,9 @@ class OllamaTestServer:
         with self._lock:
             self.fault = None
             self.fail_times = None
-            self.fail_after = None
+            self.fault_after = 0
             self._faults_served = 0
-            self._passed = 0
+            self._healthy_embeds = 0
             self.requests.clear()
 
     def close(self) -> None:
@@ -156,10 +156,12 @@ class OllamaTestServer:
             fault = self.fault
             if fault is None or fault not in _FAULTS_BY_PATH.get(path, set()):
                 return None
-            if fault == "400_long" and all(len(t) <= self.max_input_chars for t in inputs):
+            if path == "/api/embed" and self._healthy_embeds < self.fault_after:
+                self._healthy_embeds += 1
                 return None
-            if self.fail_after is not None and self._passed < self.fail_after:
-                self._passed += 1
+            if self._healthy_embeds < self.fault_after:
+                return None
+            if fault == "400_long" and all(len(t) <= self.max_input_chars for t in inputs):
                 return None
             if self.fail_times is not None and self._faults_served >= self.fail_times:
                 return None

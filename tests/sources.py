@@ -107,7 +107,7 @@ def run_cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
         **{k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "SUPABASE_"))},
         **_database_env(settings),
         "ARCHIVIST_EMBEDDER": "hash",
-        "ARCHIVIST_CONFIG": str(settings.data_dir / "absent.toml"),
+        "ARCHIVIST_CONFIG": "",
     }
     command = [sys.executable, "-m", "archivist", *args]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)

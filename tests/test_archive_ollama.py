@@ -41,7 +41,7 @@ def archivist(
         "ARCHIVIST_DELAY_MS": "0",
         "ARCHIVIST_OLLAMA_TIMEOUT_S": "2",
         "ARCHIVIST_OLLAMA_BACKOFF_S": "0.01",
-        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
+        "ARCHIVIST_CONFIG": "",
     }
     return subprocess.run(
         [sys.executable, "-m", "archivist", *args],

@@ -39,7 +39,7 @@ def env(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[st
         "ARCHIVIST_EMBEDDER": "hash",
         "ARCHIVIST_DELAY_MS": "0",
         "ARCHIVIST_DATA_DIR": str(tmp_path / "data"),
-        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
+        "ARCHIVIST_CONFIG": "",
         "COLUMNS": "200",
     }
     for key, value in values.items():

@@ -374,7 +374,7 @@ def archive(
         "OLLAMA_HOST": server.url,
         "ARCHIVIST_EMBEDDER": "hash",
         "ARCHIVIST_DELAY_MS": "0",
-        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
+        "ARCHIVIST_CONFIG": "",
     }
     command = [sys.executable, "-m", "archivist", "archive", "--json", *args]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)

@@ -49,7 +49,7 @@ def archivist(args: list[str], tmp_path: Path, url: str | None) -> subprocess.Co
         **{k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
         "ARCHIVIST_EMBEDDER": "hash",
         "ARCHIVIST_DATA_DIR": str(tmp_path / "data"),
-        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
+        "ARCHIVIST_CONFIG": "",
         **({"DATABASE_URL": url} if url else {}),
     }
     return subprocess.run(

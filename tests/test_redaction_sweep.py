@@ -56,7 +56,7 @@ def run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProc
         "ARCHIVIST_OLLAMA_TIMEOUT_S": "2",
         "ARCHIVIST_OLLAMA_RETRIES": "0",
         "ARCHIVIST_DATA_DIR": str(tmp_path / "data"),
-        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
+        "ARCHIVIST_CONFIG": "",
         "COLUMNS": "300",
         **env,
     }

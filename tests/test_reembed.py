@@ -56,7 +56,7 @@ def archivist(
         "ARCHIVIST_OLLAMA_TIMEOUT_S": "5",
         "ARCHIVIST_OLLAMA_BACKOFF_S": "0.01",
         "ARCHIVIST_EMBED_BATCH_SIZE": str(BATCH),
-        "ARCHIVIST_CONFIG": str(tmp_path / "absent.toml"),
+        "ARCHIVIST_CONFIG": "",
         **env,
     }
     command = [sys.executable, "-m", "archivist", *args]
@@ -131,7 +131,7 @@ def test_an_interrupted_reembed_resumes_with_the_remaining_work(
     archived: SourceDB, server: OllamaTestServer, tmp_path: Path
 ) -> None:
     total = archived.count("jarvis_memory_chunks")
-    server.fault, server.fail_after = "500", 2  # the third batch fails
+    server.fault, server.fault_after = "500", 2  # the third batch fails
     args = ["reembed", "--model", "all-minilm", "--dim", "384", "--json"]
 
     failed = archivist(args, archived, server, tmp_path, ARCHIVIST_OLLAMA_RETRIES="0")

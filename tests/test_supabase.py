@@ -36,16 +36,18 @@ def rest_settings(url: str, tmp_path: Path, key: str = SERVICE_KEY) -> Settings:
 
 
 def test_supabase_settings_come_from_the_environment_and_the_key_is_a_secret() -> None:
-    env = {"SUPABASE_URL": "https://x.supabase.co", "SUPABASE_SERVICE_ROLE_KEY": SERVICE_KEY}
-    settings = load_settings(environ=env, config_path=Path("/nonexistent.toml"))
+    env = {
+        "SUPABASE_URL": "https://x.supabase.co",
+        "SUPABASE_SERVICE_ROLE_KEY": SERVICE_KEY,
+        "ARCHIVIST_CONFIG": "",
+    }
+    settings = load_settings(environ=env)
     assert settings.uses_supabase and not settings.uses_embedded_database
     assert SERVICE_KEY in settings.secrets()
     assert SERVICE_KEY not in repr(settings) and SERVICE_KEY not in settings.model_dump_json()
     assert redact(f"auth failed for {SERVICE_KEY}", settings.secrets()) == "auth failed for ***"
     # DATABASE_URL wins: the direct path.
-    both = load_settings(
-        environ={**env, "DATABASE_URL": "postgresql://u@h/db"}, config_path=Path("/none.toml")
-    )
+    both = load_settings(environ={**env, "DATABASE_URL": "postgresql://u@h/db"})
     assert not both.uses_supabase
 
 

@@ -65,8 +65,8 @@ def default_status(item_type: ItemType) -> str:
 def normalize_text(text: str) -> str:
     """Lower case, NFC, no bullet, no quotes, single spaces: the form UIDs are computed from."""
     text = unicodedata.normalize("NFC", text)
+    text = _QUOTES.sub("", text)  # before the bullet, so a quoted bullet goes too
     text = _BULLET.sub("", text)
-    text = _QUOTES.sub("", text)
     return _SPACE.sub(" ", text).strip().lower()
 
 

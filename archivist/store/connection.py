@@ -9,13 +9,17 @@ the next ("prepared statement ... does not exist"). Through a pooler psycopg mus
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import psycopg
+from psycopg.abc import Buffer
+from psycopg.adapt import Loader
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.types.json import set_json_loads
 
 from archivist.config import Settings, redact, redact_url
-from archivist.errors import StoreError
+from archivist.errors import ConfigError, StoreError
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -42,12 +46,19 @@ def uses_pooler(url: str, settings: Settings) -> bool:
 
 
 def connect(url: str, settings: Settings) -> Conn:
-    """Open an autocommit connection, turning failures into one readable, redacted line."""
+    """Open an autocommit connection, turning failures into one readable, redacted line.
+
+    A URL that cannot be a connection string is a configuration error (exit 2); a database
+    that cannot be reached is not.
+    """
     secrets = settings.secrets()
+    _check_url(url, secrets)
     try:
         conn: Conn = psycopg.connect(
             url, autocommit=True, connect_timeout=10, application_name="archivist"
         )
+        if conn.info.encoding == "ascii":  # SQL_ASCII: psycopg would hand out bytes
+            _read_leniently(conn)
     except psycopg.Error as exc:
         detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "", secrets)
         raise StoreError(
@@ -56,3 +67,36 @@ def connect(url: str, settings: Settings) -> Conn:
     if uses_pooler(url, settings):
         conn.prepare_threshold = None  # statements must not outlive their transaction
     return conn
+
+
+def _check_url(url: str, secrets: list[str]) -> None:
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.Error as exc:
+        detail = redact(str(exc).strip(), [url, *secrets])
+        raise ConfigError(f"DATABASE_URL is not a connection URL: {detail}") from None
+    ports = str(params.get("port") or "").split(",")
+    if not all(p.isdigit() or p == "" for p in ports):
+        raise ConfigError(
+            f"DATABASE_URL has a port that is not a number: {redact(redact_url(url), secrets)}"
+        )
+
+
+class _LenientTextLoader(Loader):
+    """Text from a SQL_ASCII database, whose bytes may be in any encoding: read as UTF-8,
+    invalid bytes kept as lone surrogates, which `sanitize.clean_text` replaces and reports."""
+
+    def load(self, data: Buffer) -> str:
+        return bytes(data).decode("utf-8", "surrogateescape")
+
+
+def _lenient_json(data: str | bytes) -> Any:
+    text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
+    return json.loads(text)
+
+
+def _read_leniently(conn: Conn) -> None:
+    """Read text and JSON of a SQL_ASCII database as UTF-8 without failing on bad bytes."""
+    for name in ("text", "varchar", "bpchar", "name"):
+        conn.adapters.register_loader(name, _LenientTextLoader)
+    set_json_loads(_lenient_json, conn)

@@ -75,9 +75,13 @@ class Store:
     # Over REST a claim stands in for the advisory lock; it expires if its worker dies.
     transport = "rpc"
 
-    def __init__(self, rpc: Rpc, sources: SourceTables) -> None:
+    def __init__(
+        self, rpc: Rpc, sources: SourceTables, max_message_chars: int | None = None
+    ) -> None:
         self.rpc = rpc
         self.sources = sources
+        # Contents are cut in the query, so a huge message never reaches this process whole.
+        self.max_message_chars = max_message_chars
         self._sources = Json(sources.model_dump())
 
     def close(self) -> None:
@@ -220,6 +224,20 @@ class Store:
         """Messages at or before the watermark that no turn chunk covers (late arrivals)."""
         return self._messages(session_id, "uncovered", upto, None, limit)
 
+    def undated_messages(self, session_id: str, uncovered_only: bool, limit: int) -> list[Message]:
+        """Messages without a usable created_at (NULL, infinite, before year 1 or over a year
+        ahead), stamped with the time of reading; they never move the watermark.
+
+        `uncovered_only`: only those no turn chunk covers yet (a rebuild wants them all).
+        """
+        mode = "undated_uncovered" if uncovered_only else "undated"
+        return self._messages(session_id, mode, None, None, limit)
+
+    def undated_uncovered(self) -> list[tuple[str, int]]:
+        """Per session, the undated messages no turn chunk covers yet (for prune-check)."""
+        rows = self.call("archivist_undated_uncovered", p_sources=self._sources)
+        return [(str(r["session_id"]), int(r["count"])) for r in rows]
+
     def messages_by_ids(self, session_id: str, ids: Sequence[str]) -> list[Message]:
         """The session's messages with these ids, in `(created_at, id)` order."""
         return self._messages(session_id, "ids", None, list(ids), max(len(ids), 1))
@@ -241,6 +259,7 @@ class Store:
             p_id=mark.message_id if mark else None,
             p_ids=ids,
             p_limit=limit,
+            p_max_chars=self.max_message_chars,
         )
         return [
             Message(
@@ -374,8 +393,10 @@ class PostgresStore(Store):
 
     transport = "postgres"
 
-    def __init__(self, conn: Conn, sources: SourceTables) -> None:
-        super().__init__(PsycopgRpc(conn), sources)
+    def __init__(
+        self, conn: Conn, sources: SourceTables, max_message_chars: int | None = None
+    ) -> None:
+        super().__init__(PsycopgRpc(conn), sources, max_message_chars)
         self.conn = conn
 
     def init(self, wanted: EmbeddingConfig) -> tuple[list[str], EmbeddingConfig]:

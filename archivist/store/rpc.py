@@ -157,4 +157,5 @@ def _adapt(value: Any) -> Any:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), default=str)
+    # Characters as UTF-8, not \u escapes: a SQL_ASCII database refuses escapes of non-ASCII.
+    return json.dumps(value, separators=(",", ":"), default=str, ensure_ascii=False)
