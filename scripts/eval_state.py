@@ -13,8 +13,8 @@ extracted decision carries the supersession signal (trigger, replacement verb, u
 that reconciliation requires; and the snippets that must yield nothing but did.
 
 Run:  python scripts/eval_state.py [--json] [--split tune|heldout]
-The LLM extractor (`--extractor ollama`) is not on this branch; `--ollama URL` says so and
-exits 2 until it is.
+      [--ollama URL --llm-model MODEL]   the LLM extractor instead of the rules; snippets where
+                                         it fell back to the rules are counted (`fallbacks`)
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, get_args
 
+from archivist.extract.llm import OllamaExtractor
 from archivist.extract.state_rules import rules_candidates
 from archivist.models import Message
 from archivist.state.items import CandidateItem, ItemType, compute_uid, validated_status
@@ -151,27 +152,47 @@ def _print(name: str, scores: dict[str, Any]) -> None:
         print("  extra ", line)
 
 
+class LlmCandidates:
+    """The LLM extractor as an `Extract`, counting the snippets it fell back to the rules on."""
+
+    def __init__(self, extractor: OllamaExtractor) -> None:
+        self.extractor = extractor
+        self.fallbacks: list[str] = []
+
+    def __call__(self, batch: Sequence[Message]) -> list[CandidateItem]:
+        result = self.extractor.extract(None, "eval", batch, None, [])
+        if result.record.fallback_reason:
+            self.fallbacks.append(result.record.fallback_reason)
+        return result.candidates
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.add_argument("--split", choices=["tune", "heldout"], help="only this part of the set")
     parser.add_argument("--ollama", metavar="URL", help="evaluate the LLM extractor at this Ollama")
+    parser.add_argument("--llm-model", default="llama3.2", help="its chat model")
     args = parser.parse_args(argv)
+    extract: Extract = rules_candidates
+    llm = None
     if args.ollama:
-        print(
-            "error: the LLM extractor is not available in this build; rules only", file=sys.stderr
-        )
-        return 2
+        llm = LlmCandidates(OllamaExtractor(model=args.llm_model, host=args.ollama))
+        extract = llm
     snippets = load_snippets()
     splits = [args.split] if args.split else ["tune", "heldout"]
-    report = {s: evaluate([x for x in snippets if x["split"] == s]) for s in splits}
+    report = {s: evaluate([x for x in snippets if x["split"] == s], extract) for s in splits}
     if not args.split:
-        report["all"] = evaluate(snippets)
+        report["all"] = evaluate(snippets, extract)
+    if llm is not None:
+        report["llm"] = {"model": args.llm_model, "fallbacks": llm.fallbacks}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         for name, scores in report.items():
-            _print(name, scores)
+            if name == "llm":
+                print(f"\nLLM {args.llm_model}: {len(llm.fallbacks if llm else [])} fallbacks")
+            else:
+                _print(name, scores)
     return 0
 
 

@@ -12,6 +12,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import get_args
 
+from ollama_server import OllamaTestServer
+
+from archivist.extract.llm import OllamaExtractor
 from archivist.state.items import ItemType
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "eval_state.py"
@@ -48,5 +51,18 @@ def test_rules_extractor_quality_floor() -> None:
     assert tune["empty_snippets_with_items"] == held["empty_snippets_with_items"] == []
 
 
-def test_the_llm_option_fails_clearly_while_absent() -> None:
-    assert _script().main(["--ollama", "http://127.0.0.1:9"]) == 2
+def test_the_llm_path_scores_the_llm_and_counts_its_fallbacks(
+    ollama_server: OllamaTestServer,
+) -> None:
+    """Pointed at an Ollama, the script scores the LLM's candidates; where the LLM fails, the
+    rules' candidates are scored and the fallback is counted."""
+    script = _script()
+    ollama_server.models.add("llama3.2:latest")
+    ollama_server.chat_replies = ["not JSON at all"]
+    snippets = [s for s in script.load_snippets() if s["split"] == "heldout"]
+    llm = script.LlmCandidates(OllamaExtractor(model="llama3.2", host=ollama_server.url))
+    scores = script.evaluate(snippets, llm)
+    assert len(llm.fallbacks) == len(snippets)
+    assert all(r.startswith("invalid_output") for r in llm.fallbacks)
+    assert scores["precision"] == script.evaluate(snippets)["precision"]
+    assert len(ollama_server.chat_requests) == len(snippets)
