@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -101,16 +101,28 @@ class SourceDB:
         return {t: sorted(self.conn.execute(q).fetchall(), key=repr) for t, q in tables.items()}
 
 
+def run_archivist(
+    args: Sequence[str], env: Mapping[str, str], timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`python -m archivist ARGS`, the real entry point, with `env` over a clean environment:
+    no database, Supabase or archivist settings inherited from the caller, no config file."""
+    inherited = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DATABASE_", "SUPABASE_", "ARCHIVIST_"))
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "archivist", *args],
+        env={**inherited, "ARCHIVIST_CONFIG": "", **env},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def run_cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     """`python -m archivist ARGS` against the settings' database with the offline embedder."""
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "SUPABASE_"))},
-        **_database_env(settings),
-        "ARCHIVIST_EMBEDDER": "hash",
-        "ARCHIVIST_CONFIG": "",
-    }
-    command = [sys.executable, "-m", "archivist", *args]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    return run_archivist(args, {**_database_env(settings), "ARCHIVIST_EMBEDDER": "hash"})
 
 
 def _database_env(settings: Settings) -> dict[str, str]:

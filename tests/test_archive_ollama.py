@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import psycopg
 import pytest
 from ollama_server import OllamaTestServer
-from sources import SourceDB
+from sources import SourceDB, run_archivist
 
 from archivist.config import Settings
 from archivist.store.postgres import EmbeddingConfig, PostgresStore
@@ -35,21 +33,13 @@ def archivist(
     args: list[str], db: SourceDB, server: OllamaTestServer, tmp_path: Path
 ) -> subprocess.CompletedProcess[str]:
     env = {
-        **os.environ,
         "DATABASE_URL": db.url,
         "OLLAMA_HOST": server.url,
         "ARCHIVIST_DELAY_MS": "0",
         "ARCHIVIST_OLLAMA_TIMEOUT_S": "2",
         "ARCHIVIST_OLLAMA_BACKOFF_S": "0.01",
-        "ARCHIVIST_CONFIG": "",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "archivist", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_archivist(args, env)
 
 
 def test_archive_embeds_through_ollama_and_a_rerun_makes_no_request(

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from sources import SourceDB
+from sources import SourceDB, run_archivist
 from typer.testing import CliRunner
 
 from archivist.cli import cli
@@ -51,16 +48,6 @@ def invoke(*args: str) -> Any:
     return CliRunner().invoke(cli, list(args))
 
 
-def run_module(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "archivist", *args],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help_with_an_example(command: str) -> None:
     result = invoke(command, "--help")
@@ -97,7 +84,7 @@ def test_dry_run_table_for_people(source: SourceDB, env: dict[str, str]) -> None
 
 def test_python_dash_m_runs_the_same_cli(source: SourceDB, env: dict[str, str]) -> None:
     source.add("s1", ["we decided to go with Postgres", "noted"])
-    result = run_module(["archive", "--json", "--max-sessions", "5"], env)
+    result = run_archivist(["archive", "--json", "--max-sessions", "5"], env)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["sessions"][0]["status"] == "archived"
     assert source.count("jarvis_archive") == 1
@@ -135,7 +122,7 @@ def test_a_failed_session_gives_exit_code_1(source: SourceDB, env: dict[str, str
 def test_bad_flags_and_settings_exit_2_with_one_line(
     env: dict[str, str], args: list[str], extra_env: dict[str, str], message: str
 ) -> None:
-    result = run_module(args, {**env, **extra_env})
+    result = run_archivist(args, {**env, **extra_env})
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
@@ -143,7 +130,7 @@ def test_bad_flags_and_settings_exit_2_with_one_line(
 
 def test_unreachable_database_is_one_line_without_the_password(env: dict[str, str]) -> None:
     url = "postgresql://archiver:s3cr3t-pw@127.0.0.1:9/jarvis"
-    result = run_module(["archive"], {**env, "DATABASE_URL": url})
+    result = run_archivist(["archive"], {**env, "DATABASE_URL": url})
     assert result.returncode == 1
     assert "cannot connect to the database" in result.stderr
     assert "s3cr3t-pw" not in result.stderr + result.stdout
@@ -152,7 +139,7 @@ def test_unreachable_database_is_one_line_without_the_password(env: dict[str, st
 
 
 def test_uninitialised_database_says_to_run_init(empty_db_url: str, env: dict[str, str]) -> None:
-    result = run_module(["archive"], {**env, "DATABASE_URL": empty_db_url})
+    result = run_archivist(["archive"], {**env, "DATABASE_URL": empty_db_url})
     assert result.returncode == 1
     assert "run: archivist init" in result.stderr
 
@@ -167,7 +154,7 @@ def test_configured_model_other_than_the_recorded_one_is_refused(
     source: SourceDB, env: dict[str, str]
 ) -> None:
     source.add("s", ["hi", "hello"])
-    result = run_module(["archive"], {**env, "ARCHIVIST_EMBEDDING_DIM": "384"})
+    result = run_archivist(["archive"], {**env, "ARCHIVIST_EMBEDDING_DIM": "384"})
     assert result.returncode == 1
     assert "hash-768" in result.stderr and "hash-384" in result.stderr
     assert source.count("jarvis_archive") == 0
@@ -179,7 +166,7 @@ def test_toml_settings_apply_and_environment_wins(
     source.add("s", ["hi", "hello"])
     config = tmp_path / "archivist.toml"
     config.write_text('embedder = "ollama"\nmax_sessions = 1\n')
-    result = run_module(["archive", "--json"], {**env, "ARCHIVIST_CONFIG": str(config)})
+    result = run_archivist(["archive", "--json"], {**env, "ARCHIVIST_CONFIG": str(config)})
     # The environment's hash embedder wins over the file's ollama.
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["embedder"] == "hash"
@@ -187,7 +174,7 @@ def test_toml_settings_apply_and_environment_wins(
 
 def test_demo_loads_samples_and_archives_them(tmp_path: Path, env: dict[str, str]) -> None:
     env = {**env, "OLLAMA_HOST": "http://127.0.0.1:9"}  # no Ollama: falls back to hash
-    first = run_module(["demo", "--json", "--data-dir", str(tmp_path / "demo")], env)
+    first = run_archivist(["demo", "--json", "--data-dir", str(tmp_path / "demo")], env)
     assert first.returncode == 0, first.stderr
     result = json.loads(first.stdout)
     assert "hash embedder" in result["embedder"]
@@ -197,7 +184,7 @@ def test_demo_loads_samples_and_archives_them(tmp_path: Path, env: dict[str, str
     # DATABASE_URL was never touched by the demo.
     with psycopg.connect(env["DATABASE_URL"]) as conn:
         assert conn.execute("SELECT count(*) FROM jarvis_archive").fetchone() == (0,)
-    second = run_module(["demo", "--json", "--data-dir", str(tmp_path / "demo")], env)
+    second = run_archivist(["demo", "--json", "--data-dir", str(tmp_path / "demo")], env)
     again = json.loads(second.stdout)
     assert again["loaded_sessions"] == 0 and again["report"]["sessions"] == []
     assert len(again["extractions"]) == len(result["extractions"])

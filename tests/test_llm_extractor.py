@@ -4,10 +4,8 @@ every fallback reason, the drop counts, and `archive --extractor ollama` end to 
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ from typing import Any
 import ollama
 import pytest
 from ollama_server import OllamaTestServer
-from sources import SourceDB
+from sources import SourceDB, run_archivist
 
 from archivist.config import Settings
 from archivist.doctor import run_doctor
@@ -369,15 +367,12 @@ def archive(
     db: SourceDB, server: OllamaTestServer, tmp_path: Path, *args: str
 ) -> subprocess.CompletedProcess[str]:
     env = {
-        **os.environ,
         "DATABASE_URL": db.url,
         "OLLAMA_HOST": server.url,
         "ARCHIVIST_EMBEDDER": "hash",
         "ARCHIVIST_DELAY_MS": "0",
-        "ARCHIVIST_CONFIG": "",
     }
-    command = [sys.executable, "-m", "archivist", "archive", "--json", *args]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    return run_archivist(["archive", "--json", *args], env)
 
 
 def stored(db: SourceDB) -> tuple[str, str, dict[str, Any]]:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import psycopg
+from sources import run_archivist
 
 from archivist.store.migrate import load_migrations
 
@@ -46,19 +45,11 @@ def schema(url: str) -> dict[str, list[tuple[Any, ...]]]:
 
 def archivist(args: list[str], tmp_path: Path, url: str | None) -> subprocess.CompletedProcess[str]:
     env = {
-        **{k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
         "ARCHIVIST_EMBEDDER": "hash",
         "ARCHIVIST_DATA_DIR": str(tmp_path / "data"),
-        "ARCHIVIST_CONFIG": "",
         **({"DATABASE_URL": url} if url else {}),
     }
-    return subprocess.run(
-        [sys.executable, "-m", "archivist", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_archivist(args, env)
 
 
 def test_printed_script_makes_the_schema_init_makes(

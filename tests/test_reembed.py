@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from ollama_server import OllamaTestServer
-from sources import SourceDB, run_cli
+from sources import SourceDB, run_archivist, run_cli
 
 from archivist.chunking import chunk_id
 from archivist.config import Settings
@@ -49,18 +47,15 @@ def archivist(
     args: list[str], db: SourceDB, server: OllamaTestServer, tmp_path: Path, **env: str
 ) -> subprocess.CompletedProcess[str]:
     environ = {
-        **os.environ,
         "DATABASE_URL": db.url,
         "OLLAMA_HOST": server.url,
         "ARCHIVIST_DELAY_MS": "0",
         "ARCHIVIST_OLLAMA_TIMEOUT_S": "5",
         "ARCHIVIST_OLLAMA_BACKOFF_S": "0.01",
         "ARCHIVIST_EMBED_BATCH_SIZE": str(BATCH),
-        "ARCHIVIST_CONFIG": "",
         **env,
     }
-    command = [sys.executable, "-m", "archivist", *args]
-    return subprocess.run(command, env=environ, capture_output=True, text=True, timeout=120)
+    return run_archivist(args, environ)
 
 
 def embedding_column(db: SourceDB) -> str:
