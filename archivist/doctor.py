@@ -59,7 +59,11 @@ def run_doctor(settings: Settings) -> DoctorReport:
                 name="database",
                 ok=False,
                 detail=str(exc),
-                fix="set DATABASE_URL to a reachable Postgres with pgvector",
+                fix=(
+                    "check SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY (Project Settings > API)"
+                    if settings.uses_supabase
+                    else "set DATABASE_URL to a reachable Postgres with pgvector"
+                ),
             )
         )
     _embedder_checks(make_embedder(settings), recorded_dim, checks)
@@ -80,8 +84,24 @@ def _llm_check(settings: Settings, checks: list[Check]) -> None:
         checks[-1].fix = f"run: ollama pull {extractor.model} (until then the rules extract)"
 
 
+PRINT_SQL_FIX = (
+    "run `archivist init --print-sql` and execute its output in the Supabase SQL editor "
+    "(DDL cannot go over REST)"
+)
+
+
+def _missing_migrations(pending: list[str], fix: str) -> Check:
+    return Check(name="migrations", ok=False, detail="missing: " + ", ".join(pending), fix=fix)
+
+
 def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> int | None:
     """pgvector, migrations, indexes and the recorded model; returns the recorded dimension."""
+    if settings.uses_supabase:
+        # Over REST the catalog is read through a migrated function: migrations come first.
+        pending = store.pending_migrations()
+        if pending:
+            checks.append(_missing_migrations(pending, PRINT_SQL_FIX))
+            return None
     installed, available = store.vector_extension()
     if installed is None:
         fix = (
@@ -98,12 +118,7 @@ def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> i
     checks.append(
         Check(name="migrations", ok=True, detail="all applied")
         if not pending
-        else Check(
-            name="migrations",
-            ok=False,
-            detail="missing: " + ", ".join(pending),
-            fix="run: archivist init",
-        )
+        else _missing_migrations(pending, "run: archivist init")
     )
     if pending:
         return None

@@ -15,6 +15,7 @@ from sources import SourceDB, run_cli
 from archivist.app import archive
 from archivist.backends import open_store
 from archivist.config import Settings, load_settings, redact
+from archivist.doctor import run_doctor
 from archivist.errors import StoreError
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest
@@ -174,3 +175,32 @@ def test_the_gateway_applies_the_function_timeout(
     ):
         store.call("archivist_test_sleep")
     assert getattr(caught.value, "code", None) == "57014"
+
+
+def test_doctor_over_rest_checks_the_database_through_its_functions(
+    postgrest: PostgrestDouble, tmp_path: Path
+) -> None:
+    report = run_doctor(rest_settings(postgrest.url, tmp_path))
+    assert report.ok, report.checks
+    checks = {c.name: c for c in report.checks}
+    assert {"database", "pgvector", "migrations", "indexes", "embedding model"} <= set(checks)
+    assert "0.6.2" in (checks["pgvector"].detail or "")
+
+
+def test_doctor_over_rest_sends_missing_migrations_to_the_sql_editor(
+    empty_db_url: str, tmp_path: Path
+) -> None:
+    with psycopg.connect(empty_db_url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE TABLE archivist_migrations (name text PRIMARY KEY, checksum text, "
+            "applied_at timestamptz DEFAULT now())"
+        )
+    double = PostgrestDouble(empty_db_url).start()
+    try:
+        report = run_doctor(rest_settings(double.url, tmp_path))
+    finally:
+        double.stop()
+    failed = [c for c in report.checks if not c.ok]
+    assert [c.name for c in failed] == ["migrations"], report.checks
+    assert "001_tables" in (failed[0].detail or "")
+    assert "archivist init --print-sql" in (failed[0].fix or "")
