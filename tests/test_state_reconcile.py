@@ -10,7 +10,7 @@ import numpy as np
 from archivist.embed.base import Vector
 from archivist.models import Message
 from archivist.state.items import CandidateItem, ItemType, StateItem, compute_uid
-from archivist.state.reconcile import Thresholds, admit, reconcile
+from archivist.state.reconcile import admit, reconcile
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -163,9 +163,7 @@ def test_candidate_cap() -> None:
     admitted = admit(many, [msg("m1")], 25)
     assert len(admitted.candidates) == 25 and admitted.over_cap == 5
     assert admitted.candidates[-1].text == "Decision number 24"
-    assert (
-        len(admit(many, [msg("m1")], Thresholds(max_candidates=3).max_candidates).candidates) == 3
-    )
+    assert len(admit(many, [msg("m1")], 3).candidates) == 3
 
 
 def test_last_seen_at_on_insert_is_the_newest_ref() -> None:

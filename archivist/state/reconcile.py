@@ -51,7 +51,6 @@ class Thresholds:
     merge: float = 0.92
     conflict: float = 0.85
     topic_bonus: float = 0.02
-    max_candidates: int = 25
 
 
 @dataclass

@@ -57,12 +57,6 @@ def applied_migrations(conn: psycopg.Connection[tuple[object, ...]]) -> set[str]
     return {str(r[0]) for r in conn.execute("SELECT name FROM archivist_migrations")}
 
 
-def pending_migrations(conn: psycopg.Connection[tuple[object, ...]]) -> list[Migration]:
-    """Migrations not yet applied to this database."""
-    done = applied_migrations(conn)
-    return [m for m in load_migrations() if m.name not in done]
-
-
 def apply_migrations(conn: psycopg.Connection[tuple[object, ...]]) -> list[str]:
     """Apply every pending migration, each with its record in one transaction; returns names."""
     applied: list[str] = []

@@ -72,9 +72,6 @@ def _at_or_none(value: Any) -> datetime | None:
 class Store:
     """The archivist's reads and writes, as calls of its SQL functions over one transport."""
 
-    # Over REST a claim stands in for the advisory lock; it expires if its worker dies.
-    transport = "rpc"
-
     def __init__(
         self, rpc: Rpc, sources: SourceTables, max_message_chars: int | None = None
     ) -> None:
@@ -390,8 +387,6 @@ class Store:
 
 class PostgresStore(Store):
     """The store on a direct Postgres connection: it can also apply migrations."""
-
-    transport = "postgres"
 
     def __init__(
         self, conn: Conn, sources: SourceTables, max_message_chars: int | None = None
