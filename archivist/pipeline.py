@@ -226,7 +226,7 @@ class Archiver:
                 outcome.version_to = plan.from_version + 1
                 outcome.chunks_removed = len(plan.to_remove)
                 unknown = [c for c in plan.to_embed if c.content not in plan.state.vectors]
-                outcome.embed_calls = -(-len(unknown) // self.embedder.batch_size)
+                outcome.embed_calls += -(-len(unknown) // self.embedder.batch_size)
                 break
             vectors, calls, embedded = self._embed_chunks(plan)
             result = self.store.commit_version(
@@ -373,11 +373,10 @@ class Archiver:
         thresholds = Thresholds(
             merge=self.settings.state_merge_threshold,
             conflict=self.settings.state_conflict_threshold,
-            max_candidates=self.settings.state_max_candidates,
         )
         result = reconcile(previous, admitted.candidates, batch, by_uid, vectors, thresholds)
-        known = {t: by_text[t] for t in texts}
-        return StatePlan(result, admitted, known, calls, len(unknown))
+        # Every vector at hand, stored or new: an item whose status changed keeps its text.
+        return StatePlan(result, admitted, by_text, calls, len(unknown))
 
     def _load_new_messages(self, session_id: str, after: Watermark | None) -> list[Message]:
         """Up to `max_messages_per_version` new messages, fetched in bounded pages."""

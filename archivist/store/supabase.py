@@ -9,6 +9,7 @@ service key redacted.
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import uuid
@@ -27,6 +28,8 @@ from archivist.errors import StoreError
 from archivist.store.rpc import Json, MissingFunctionError, QueryTimeoutError, RpcError
 
 # PostgREST's "function not found" and "table not found" codes, and Postgres's own.
+log = logging.getLogger(__name__)
+
 _MISSING_FUNCTION = {"PGRST202", "42883"}
 _MISSING_TABLE = {"PGRST205", "42P01"}
 
@@ -108,9 +111,13 @@ class SupabaseRpc:
             yield claimed
         finally:
             if claimed and not self._broken:
-                self.call(
-                    "archivist_release_session", {"p_session_id": session_id, "p_owner": self.owner}
-                )
+                try:
+                    self.call(
+                        "archivist_release_session",
+                        {"p_session_id": session_id, "p_owner": self.owner},
+                    )
+                except RpcError as exc:  # the claim then expires after its TTL
+                    log.warning("could not release the claim on %s: %s", session_id, exc)
 
     @property
     def broken(self) -> bool:
@@ -120,7 +127,10 @@ class SupabaseRpc:
         self._http.close()
 
     def _unreachable(self, exc: httpx.HTTPError) -> RpcError:
-        self._broken = isinstance(exc, httpx.TransportError)
+        # A slow answer is one failed call; a refused or dropped connection is a lost gateway.
+        self._broken = isinstance(exc, httpx.TransportError) and not isinstance(
+            exc, httpx.ReadTimeout | httpx.WriteTimeout
+        )
         return RpcError(f"cannot reach Supabase at {self.url}: {self._clean(exc)}", None)
 
     def _clean(self, detail: object) -> str:
