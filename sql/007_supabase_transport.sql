@@ -10,6 +10,15 @@
 -- Results that can hold many rows are one jsonb document (PostgREST's max-rows cuts row sets,
 -- not a scalar), and every message read is a bounded page.
 
+-- A dotted table name as the settings write it (case kept, like a quoted identifier) in the
+-- form to_regclass reads: each part quoted.
+CREATE OR REPLACE FUNCTION archivist_quote_name(p_name text) RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT string_agg(quote_ident(u.part), '.' ORDER BY u.n)
+    FROM unnest(string_to_array(p_name, '.')) WITH ORDINALITY AS u(part, n)
+$$;
+
 -- The source names, validated and quoted: msgs, sid, ts, mid, role, content, cast (the SQL type
 -- a stored watermark id is cast to), and sums, ssid, stext, sts when the summaries table exists.
 CREATE OR REPLACE FUNCTION archivist_source_names(p_sources jsonb) RETURNS jsonb
@@ -18,8 +27,9 @@ AS $$
 DECLARE
     v_src    jsonb := coalesce(p_sources, '{}'::jsonb);
     v_table  text := coalesce(v_src ->> 'messages_table', 'session_messages');
-    v_msgs   regclass := to_regclass(v_table);
-    v_sums   regclass := to_regclass(coalesce(v_src ->> 'summaries_table', 'session_summaries'));
+    v_msgs   regclass := to_regclass(archivist_quote_name(v_table));
+    v_sums   regclass := to_regclass(archivist_quote_name(
+                             coalesce(v_src ->> 'summaries_table', 'session_summaries')));
     v_mid    text := coalesce(v_src ->> 'message_id', 'id');
     v_type   text;
     v_cast   text;

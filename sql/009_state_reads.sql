@@ -1,6 +1,7 @@
 -- archivist 009: the reads the state views and reconciliation need, as functions (so they work
--- over both transports, like every other read since 007), and the grants 007 gives the
--- archivist's own functions extended to these and to 006's reembed swap.
+-- over both transports, like every other read since 007); the grants 007 gives the
+-- archivist's own functions extended to these and to 006's reembed swap; a statement timeout
+-- for those functions that outlasts the REST gateway's; and table privileges for Supabase.
 
 -- A session's last p_limit versions, oldest first: [{version, version_at, extractor,
 -- extractor_version, extraction}].
@@ -46,5 +47,42 @@ BEGIN
             EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO service_role', v_fn);
         END IF;
     END LOOP;
+END;
+$$;
+
+-- Over REST each call runs under the gateway role's statement timeout (8 s on Supabase),
+-- which would cut the archivist's scans and commits on a large project. PostgREST applies a
+-- function's own statement_timeout instead, so the archivist's functions (those revoked from
+-- PUBLIC above and in 007) carry a longer one. The direct path is not affected. The reembed
+-- swap is direct-only and rebuilds an index: it gets none.
+DO $$
+DECLARE
+    v_fn regprocedure;
+BEGIN
+    FOR v_fn IN SELECT p.oid::regprocedure FROM pg_proc p
+                WHERE p.pronamespace = 'public'::regnamespace
+                  AND p.proname LIKE 'archivist\_%' AND p.proname <> 'archivist_reembed_swap'
+                  AND NOT has_function_privilege('public', p.oid, 'EXECUTE')
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s SET statement_timeout = %L', v_fn, '10min');
+    END LOOP;
+END;
+$$;
+
+-- Supabase grants anon and authenticated every privilege on new tables. The archivist's run
+-- log, claims, staging and migrations are for the service role only; the archive and the
+-- recorded model stay readable by bots (their searches read them), but only the archivist
+-- writes them.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'anon') THEN
+        REVOKE ALL ON archivist_runs, archivist_session_claims, archivist_reembed_staging
+            FROM anon, authenticated;
+        IF to_regclass('archivist_migrations') IS NOT NULL THEN
+            REVOKE ALL ON archivist_migrations FROM anon, authenticated;
+        END IF;
+        REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON jarvis_archive, jarvis_archive_sessions,
+               jarvis_memory_chunks, archivist_meta FROM anon, authenticated;
+    END IF;
 END;
 $$;

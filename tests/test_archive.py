@@ -408,3 +408,39 @@ def test_a_pruned_partial_window_is_not_rewritten(source: SourceDB, settings: Se
         r[1]: r[3]["message_ids"] for r in chunk_rows(source, "idle") if r[2] == "session_turn"
     }
     assert slots == {"turns:000000": [str(i) for i in ids], "turns:000001": [str(new[0])]}
+
+
+@pytest.mark.both_transports
+def test_source_tables_and_columns_are_read_by_their_names_case_kept(
+    db_url: str, settings: Settings
+) -> None:
+    """A bot's table in its own schema with mixed-case names, mapped in the settings."""
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(
+            'CREATE SCHEMA bot; CREATE TABLE bot."ChatLog" ("MsgId" bigint PRIMARY KEY, '
+            '"Conv" text, "Who" text, "Body" text, "At" timestamptz)'
+        )
+        for n, text in enumerate(DEPLOY_CHAT):
+            conn.execute(
+                'INSERT INTO bot."ChatLog" VALUES (%s, %s, %s, %s, %s)',
+                [n + 1, "Olive", ("user", "assistant")[n % 2], text, T0 + timedelta(minutes=n)],
+            )
+    sources = settings.sources.model_copy(
+        update={
+            "messages_table": "bot.ChatLog",
+            "message_id": "MsgId",
+            "message_session_id": "Conv",
+            "message_role": "Who",
+            "message_content": "Body",
+            "message_created_at": "At",
+        }
+    )
+    report = run(settings.model_copy(update={"sources": sources}))
+
+    [outcome] = report.sessions
+    assert (outcome.session_id, outcome.status, outcome.new_messages) == ("Olive", "archived", 6)
+    with psycopg.connect(db_url) as conn:
+        row = conn.execute(
+            "SELECT watermark_id FROM jarvis_archive_sessions WHERE session_id = 'Olive'"
+        ).fetchone()
+    assert row == ("6",)
