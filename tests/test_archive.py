@@ -226,7 +226,7 @@ def test_dry_run_writes_nothing_embeds_only_candidates_and_shows_the_plan(
     [plan] = report.sessions
     assert report.dry_run and plan.status == "planned"
     assert (plan.version_from, plan.version_to, plan.new_messages) == (0, 1, len(DEPLOY_CHAT))
-    assert plan.chunks_added >= 2 and plan.embed_calls == 1
+    assert plan.chunks_added >= 2
     assert any("vercel" in d.lower() for d in plan.decisions)
     # Only the state candidates' texts are embedded (to reconcile them); nothing is written.
     added = [c.text for c in plan.state_changes if c.kind == "added"]
@@ -236,6 +236,8 @@ def test_dry_run_writes_nothing_embeds_only_candidates_and_shows_the_plan(
     # The real run then does what the plan said.
     real = run(settings).sessions[0]
     assert (real.chunks_added, real.version_to) == (plan.chunks_added, plan.version_to)
+    # Its calls: the candidates' (which the dry run made too), then the remaining chunks'.
+    assert plan.embed_calls == real.embed_calls == 2
 
 
 @pytest.mark.both_transports
