@@ -45,7 +45,9 @@ def archive(
     """Run the archivist once. The embedded database is initialised on first use."""
     embedder = embedder or make_embedder(settings)
     with open_store(settings) as store:
-        if settings.uses_embedded_database and store.recorded_embedding() is None:
+        if settings.uses_embedded_database and (
+            store.schema_problem() or store.recorded_embedding() is None
+        ):
             store.init(embedding_config(settings, embedder))
         extractor = make_extractor(settings)
         return Archiver(store, embedder, settings, extractor).run(request, progress)

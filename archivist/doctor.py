@@ -16,6 +16,7 @@ from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
+from archivist.store.migrate import EditedMigrationError
 from archivist.store.postgres import Store
 
 T = TypeVar("T")
@@ -90,17 +91,32 @@ PRINT_SQL_FIX = (
 )
 
 
-def _missing_migrations(pending: list[str], fix: str) -> Check:
-    return Check(name="migrations", ok=False, detail="missing: " + ", ".join(pending), fix=fix)
+def _schema_checks(store: Store, fix: str, checks: list[Check]) -> bool:
+    """Migrations applied and unedited, functions and policy this version's; True if so."""
+    try:
+        pending = store.pending_migrations()
+    except EditedMigrationError as exc:
+        checks.append(Check(name="migrations", ok=False, detail=str(exc), fix=fix))
+        return False
+    if pending:
+        detail = "missing: " + ", ".join(pending)
+        checks.append(Check(name="migrations", ok=False, detail=detail, fix=fix))
+        return False
+    checks.append(Check(name="migrations", ok=True, detail="all applied"))
+    current = store.functions_current()
+    checks.append(
+        Check(name="functions", ok=True, detail="this version's")
+        if current
+        else Check(name="functions", ok=False, detail="another version's", fix=fix)
+    )
+    return current
 
 
 def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> int | None:
     """pgvector, migrations, indexes and the recorded model; returns the recorded dimension."""
     if settings.uses_supabase:
-        # Over REST the catalog is read through a migrated function: migrations come first.
-        pending = store.pending_migrations()
-        if pending:
-            checks.append(_missing_migrations(pending, PRINT_SQL_FIX))
+        # Over REST the catalog is read through a migrated function: the schema comes first.
+        if not _schema_checks(store, PRINT_SQL_FIX, checks):
             return None
     installed, available = store.vector_extension()
     if installed is None:
@@ -114,13 +130,7 @@ def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> i
     iterative = tuple(int(p) for p in installed.split(".")[:2]) >= (0, 8)
     scans = "iterative index scans available" if iterative else "no iterative scans (< 0.8)"
     checks.append(Check(name="pgvector", ok=True, detail=f"version {installed}, {scans}"))
-    pending = store.pending_migrations()
-    checks.append(
-        Check(name="migrations", ok=True, detail="all applied")
-        if not pending
-        else _missing_migrations(pending, "run: archivist init")
-    )
-    if pending:
+    if not settings.uses_supabase and not _schema_checks(store, "run: archivist init", checks):
         return None
     missing = sorted(set(EXPECTED_INDEXES) - store.index_names())
     checks.append(
@@ -130,7 +140,7 @@ def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> i
             name="indexes",
             ok=False,
             detail="missing: " + ", ".join(missing),
-            fix="recreate them from sql/001 and sql/004",
+            fix="recreate them from sql/001_tables.sql and sql/004_operations.sql",
         )
     )
     recorded = store.recorded_embedding()

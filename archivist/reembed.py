@@ -1,9 +1,9 @@
 """`archivist reembed`: moves the chunk table to another embedding model.
 
 Phase one embeds every chunk with the new model, a batch at a time, and stages the vectors
-(sql/006); each batch commits, so an interrupted run loses at most one batch and the next run
-embeds only what is not staged yet. Phase two swaps everything in one transaction: new
-vectors, new chunk ids (ids derive from the model, see `chunking.chunk_id`), the column's
+(sql/006_reembed.sql); each batch commits, so an interrupted run loses at most one batch and
+the next run embeds only what is not staged yet. Phase two swaps everything in one transaction:
+new vectors, new chunk ids (ids derive from the model, see `chunking.chunk_id`), the column's
 dimension, the recorded model, and the HNSW index rebuilt after the bulk update. Until that
 commit, the table serves the old model unchanged.
 
@@ -66,9 +66,7 @@ def reembed(
     progress: Progress | None = None,
 ) -> ReembedReport:
     """Re-embed every chunk with `embedder`, resumably, then swap the table over."""
-    missing = store.pending_migrations()
-    if missing:
-        raise StoreError(f"the database lacks migrations {', '.join(missing)}; run: archivist init")
+    store.require_current_schema()
     previous = store.recorded_embedding()
     if previous is None:
         raise StoreError("no embedding model is recorded in the database; run: archivist init")

@@ -1,10 +1,10 @@
 """memory_search (by meaning), archive_search (by structured fact) and their hybrid, `search`.
 
-Every bound is enforced here and again inside the SQL functions (sql/003), so a bot calling
-those directly gets the same limits. A request over a limit is clamped, and the result says
-so in `clamped` (limit name -> requested and applied) and `truncated`. The whole call, query
-embedding included, has one deadline; the database side runs under a statement timeout, so a
-slow query is cancelled rather than abandoned.
+Every bound is enforced here and again inside the SQL functions (sql/functions/search.sql), so
+a bot calling those directly gets the same limits. A request over a limit is clamped, and the
+result says so in `clamped` (limit name -> requested and applied) and `truncated`. The whole
+call, query embedding included, has one deadline; the database side runs under a statement
+timeout, so a slow query is cancelled rather than abandoned.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from archivist.state.items import ItemStatus, ItemType, StateItem
 from archivist.store.postgres import Store
 from archivist.store.rpc import Json, QueryTimeoutError
 
-MEMORY_MAX_RESULTS = 10  # the same bounds are written into sql/003
+MEMORY_MAX_RESULTS = 10  # the same bounds are written into sql/functions/search.sql
 ARCHIVE_MAX_ROWS = 20
 
 
@@ -315,7 +315,7 @@ class Searcher:
     ) -> list[dict[str, Any]]:
         """Call one search function under what is left of the deadline, as a statement timeout.
 
-        Over REST the function's own `statement_timeout` (sql/007) bounds it in the database.
+        Over REST the function's own `statement_timeout` (sql/policy.sql) bounds it in the database.
         """
         try:
             rows: list[dict[str, Any]] = self.store.call(

@@ -1,4 +1,4 @@
-"""Benchmark of the search functions of sql/003 on a synthetic corpus in a throw-away Postgres.
+"""Benchmark of the search functions (sql/functions/search.sql) on a synthetic corpus.
 
 Everything runs against one embedded Postgres 16 + pgvector (`pgserver`) started in a temporary
 directory and deleted afterwards, migrated with `PostgresStore.init` for `hash-768`. Latencies
@@ -32,7 +32,7 @@ Measured, in this order:
 5. Index use inside the plpgsql functions: the per-transaction scan counters
    (`pg_stat_get_xact_numscans`, `pg_stat_xact_user_tables`) around a single call, on a fresh
    connection and on a connection that already made many calls (where plpgsql would switch a
-   statically planned query to a generic plan; sql/005 builds its statements per call).
+   statically planned query to a generic plan; the search functions build statements per call).
 
 Slow cases stop after `--budget` seconds (and at least 20 queries); `n` says how many ran.
 Progress goes to stderr; the result table (or `--json`) goes to stdout.

@@ -21,6 +21,18 @@ from archivist.store.postgres import EmbeddingConfig, PostgresStore
 TEMPLATE = "archivist_template"
 HASH_768 = EmbeddingConfig("hash-768", 768)
 _counter = itertools.count()
+SUPABASE_ROLES = """
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'anon') THEN
+        CREATE ROLE anon NOLOGIN NOINHERIT;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated') THEN
+        CREATE ROLE authenticated NOLOGIN NOINHERIT;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'service_role') THEN
+        CREATE ROLE service_role NOLOGIN NOINHERIT BYPASSRLS;
+    END IF;
+END $$"""
 
 
 def _with_db(url: str, dbname: str) -> str:
@@ -40,6 +52,9 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )
     url = str(server.get_uri())
     with psycopg.connect(url, autocommit=True) as conn:
+        # Roles are cluster-wide: created before any database, so every test database sees
+        # the same roles whichever test runs first (Supabase's roles, as a Supabase server has).
+        conn.execute(SUPABASE_ROLES)
         conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE}")
         conn.execute(f"CREATE DATABASE {TEMPLATE}")
     with psycopg.connect(_with_db(url, TEMPLATE), autocommit=True) as conn:

@@ -140,7 +140,7 @@ def test_unreachable_database_is_one_line_without_the_password(env: dict[str, st
 
 def test_uninitialised_database_says_to_run_init(empty_db_url: str, env: dict[str, str]) -> None:
     result = run_archivist(["archive"], {**env, "DATABASE_URL": empty_db_url})
-    assert result.returncode == 1
+    assert result.returncode == 2  # a configuration error: the database is not set up
     assert "run: archivist init" in result.stderr
 
 

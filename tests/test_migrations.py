@@ -1,4 +1,4 @@
-"""Migrations: applied once each, recorded, idempotent, and shipped inside the wheel."""
+"""Migrations: applied once each, recorded, idempotent; the sql/ folder ships in the wheel."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from conftest import HASH_768
 
 from archivist.config import Settings
 from archivist.errors import StoreError
-from archivist.store.migrate import load_migrations
+from archivist.store.migrate import functions_checksum, load_definitions, load_migrations
 from archivist.store.postgres import EmbeddingConfig, PostgresStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -86,7 +86,7 @@ def test_init_refuses_to_switch_model_while_chunks_exist(db_url: str) -> None:
         assert store.recorded_embedding() == HASH_768
 
 
-def test_the_built_wheel_carries_the_migrations(tmp_path: Path) -> None:
+def test_the_built_wheel_carries_the_sql_folder(tmp_path: Path) -> None:
     subprocess.run(
         [
             sys.executable,
@@ -111,8 +111,10 @@ def test_the_built_wheel_carries_the_migrations(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "from archivist.store.migrate import sql_dir, load_migrations;"
-            "print(sql_dir()); print(len(load_migrations()))",
+            "from archivist.store.migrate import sql_dir, load_migrations, load_definitions,"
+            " functions_checksum;"
+            "print(sql_dir()); print(len(load_migrations())); print(len(load_definitions()));"
+            "print(functions_checksum())",
         ],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(site)},
@@ -122,3 +124,6 @@ def test_the_built_wheel_carries_the_migrations(tmp_path: Path) -> None:
     ).stdout.split()
     assert out[0].startswith(str(site))
     assert int(out[1]) == len(load_migrations())
+    # sql/functions/, sql/retire.sql and sql/policy.sql too, byte for byte.
+    assert int(out[2]) == len(load_definitions()) > 3
+    assert out[3] == functions_checksum()

@@ -19,6 +19,7 @@ from archivist.doctor import run_doctor
 from archivist.errors import StoreError
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest
+from archivist.store.migrate import load_migrations
 from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection
 from archivist.store.rpc import RpcError
 
@@ -85,11 +86,15 @@ def test_gateway_failures_are_one_clear_line(
 
 
 def test_init_over_rest_names_the_missing_migrations(empty_db_url: str, tmp_path: Path) -> None:
+    first = load_migrations()[0]
     with psycopg.connect(empty_db_url, autocommit=True) as conn:
         conn.execute(
             "CREATE TABLE archivist_migrations (name text PRIMARY KEY, checksum text, "
-            "applied_at timestamptz DEFAULT now());"
-            "INSERT INTO archivist_migrations (name, checksum) VALUES ('001_tables', 'x')"
+            "applied_at timestamptz DEFAULT now())"
+        )
+        conn.execute(
+            "INSERT INTO archivist_migrations (name, checksum) VALUES (%s, %s)",
+            [first.name, first.checksum],
         )
     double = PostgrestDouble(empty_db_url).start()
     try:

@@ -1,4 +1,23 @@
-"""Applies the numbered, forward-only migrations in `sql/`, each in one transaction.
+"""Applies `sql/` to a database: the migrations, then the functions, then the policy.
+
+    sql/NNN_*.sql        tables, indexes and data changes: forward-only, each applied once, in
+                         its own transaction together with the row that records it (name and
+                         checksum) in archivist_migrations. An applied migration is never
+                         edited: init compares checksums and refuses one that changed.
+    sql/functions/*.sql  every SQL function, each defined in exactly one file (one per area),
+                         CREATE OR REPLACE: applied by every init, after the migrations.
+    sql/retire.sql       drops the archivist's functions that no file defines any more.
+    sql/policy.sql       privileges and statement timeouts, applied last.
+
+The functions, retire and policy files run in one transaction, which also records their
+combined checksum in archivist_meta (key `sql_functions`), so the REST transport (which cannot
+run DDL) and the readiness check can tell a database whose functions are another build's.
+
+Rows recorded before init compared checksums: until the SQL was reorganised into this layout,
+migrations 001-009 also held the functions. A database initialised then records 001-009 with
+the checksums of those files as they were last (`CHECKSUMS_BEFORE_REORGANISATION`); init
+accepts them and re-records the current checksums (the tables they made are the same). Any
+other mismatch is an edit, and an error.
 
 The files ship inside the wheel as `archivist/sql` (hatch force-include); in a source checkout
 they are read from the repository's top-level `sql/`.
@@ -7,16 +26,22 @@ they are read from the repository's top-level `sql/`.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from psycopg import sql
 
-_LOCK_KEY = 0x61726368  # "arch": serialises concurrent `init`s on one database
+from archivist.errors import ConfigError
 
-_DEFAULT_DIM = 768  # the dimension sql/001 creates the embedding column with
+Conn = psycopg.Connection[tuple[Any, ...]]
+
+_LOCK_KEY = 0x61726368  # "arch": serialises concurrent `init`s on one database
+FUNCTIONS_KEY = "sql_functions"  # archivist_meta key of the functions + policy checksum
+
 _CREATE_TABLE = """
 CREATE TABLE IF NOT EXISTS archivist_migrations (
     name       text PRIMARY KEY,
@@ -24,10 +49,28 @@ CREATE TABLE IF NOT EXISTS archivist_migrations (
     applied_at timestamptz NOT NULL DEFAULT now()
 )"""
 
+# sha256 of sql/001-009 as main held them before functions moved to sql/functions/ (commit
+# 493e2bf; the files are kept in tests/fixtures/sql_493e2bf for the upgrade test).
+CHECKSUMS_BEFORE_REORGANISATION = {
+    "001_tables": "06332d8ae487dd499990caf184a2ba2d7b9dfcf96d8f3bf1e3bde4bdacc22eae",
+    "002_commit_version": "6dcc688f337731c06e2ee741d3bffa014c5a9c592af19374df2fb5c3996a6733",
+    "003_search": "6478f4b86f1ebb8d1f668835fe5e44dd4fb1e21243980d4064ab754893ca4202",
+    "004_operations": "516e822ab0d80539a175d2fb770a456e90e3893c8dc31930658a3ce4a2e30309",
+    "005_search_plans": "d8d99281cb85d273e366d14153aeea1300ef407c6abe9fbf189b0c27fc28706b",
+    "006_reembed": "053e6c6b13c9aa2b55e257d0fa97804f74e13573f862673cdf14d5d1f4820cc6",
+    "007_supabase_transport": "3976c396ed1343871d3d96a430ec2ee280e0405ba2807bba86d75530dc951a63",
+    "008_state_items": "5b041af189855847ce79d5798046a1aeed585f52319ebc398023ad853520cdd9",
+    "009_state_reads": "102da3cf146f661b961b1afa2b305bda85064b3552c11d60052f3107b6548254",
+}
+
+
+class EditedMigrationError(ConfigError):
+    """An applied migration's file no longer has the text the database applied."""
+
 
 @dataclass(frozen=True)
-class Migration:
-    name: str
+class SqlFile:
+    path: str  # under sql/, e.g. "007_supabase_transport.sql" or "functions/ops.sql"
     sql: str
 
     @property
@@ -35,94 +78,215 @@ class Migration:
         return hashlib.sha256(self.sql.encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class Migration(SqlFile):
+    @property
+    def name(self) -> str:
+        """The name archivist_migrations records: the file name without `.sql`."""
+        return self.path.removesuffix(".sql")
+
+
+@dataclass(frozen=True)
+class SchemaRecords:
+    """What a database records of the SQL applied to it."""
+
+    migrations: Mapping[str, str]  # name -> checksum
+    functions: str | None  # the functions + policy checksum, if any was recorded
+
+
 def sql_dir() -> Path:
-    """The folder holding the migrations, in an installed package or a source checkout."""
+    """The folder holding the SQL, in an installed package or a source checkout."""
     packaged = Path(str(resources.files("archivist"))) / "sql"
     if packaged.is_dir():
         return packaged
     return Path(__file__).resolve().parents[2] / "sql"
 
 
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
 def load_migrations() -> list[Migration]:
     """Every migration file, in the order of its number."""
     files = sorted(sql_dir().glob("[0-9][0-9][0-9]_*.sql"))
-    return [Migration(f.stem, f.read_text(encoding="utf-8")) for f in files]
+    return [Migration(f.name, _read(f)) for f in files]
 
 
-def applied_migrations(conn: psycopg.Connection[tuple[object, ...]]) -> set[str]:
-    """Names of the migrations recorded as applied (empty if none ever was)."""
-    exists = conn.execute("SELECT to_regclass('archivist_migrations') IS NOT NULL").fetchone()
-    if not exists or not exists[0]:
-        return set()
-    return {str(r[0]) for r in conn.execute("SELECT name FROM archivist_migrations")}
+def load_definitions() -> list[SqlFile]:
+    """The files every init applies after the migrations, in order: functions, retire, policy."""
+    root = sql_dir()
+    paths = [*sorted((root / "functions").glob("*.sql")), root / "retire.sql", root / "policy.sql"]
+    return [SqlFile(p.relative_to(root).as_posix(), _read(p)) for p in paths]
 
 
-def apply_migrations(conn: psycopg.Connection[tuple[object, ...]]) -> list[str]:
-    """Apply every pending migration, each with its record in one transaction; returns names."""
+def functions_checksum() -> str:
+    """One checksum of every file `load_definitions` returns (names and texts)."""
+    digest = hashlib.sha256()
+    for part in load_definitions():
+        digest.update(f"{part.path}\n{part.checksum}\n".encode())
+    return digest.hexdigest()
+
+
+def pending_migrations(recorded: Mapping[str, str]) -> list[Migration]:
+    """The migrations not applied yet; raises EditedMigrationError if an applied one changed."""
+    pending: list[Migration] = []
+    for migration in load_migrations():
+        checksum = recorded.get(migration.name)
+        if checksum is None:
+            pending.append(migration)
+        elif checksum not in (
+            migration.checksum,
+            CHECKSUMS_BEFORE_REORGANISATION.get(migration.name),
+        ):
+            raise _edited(migration)
+    return pending
+
+
+def _edited(migration: Migration) -> EditedMigrationError:
+    return EditedMigrationError(
+        f"sql/{migration.path} was edited after this database applied it (its checksum "
+        "differs): restore the file as applied and put the change in a new migration"
+    )
+
+
+def schema_records(conn: Conn) -> SchemaRecords:
+    """The migrations and functions checksum a database records (empty if never initialised)."""
+    row = conn.execute(
+        "SELECT to_regclass('archivist_migrations') IS NOT NULL, "
+        "to_regclass('archivist_meta') IS NOT NULL"
+    ).fetchone()
+    migrations: dict[str, str] = {}
+    functions = None
+    if row and row[0]:
+        migrations = {
+            str(name): str(checksum)
+            for name, checksum in conn.execute("SELECT name, checksum FROM archivist_migrations")
+        }
+    if row and row[1]:
+        found = conn.execute(
+            "SELECT value FROM archivist_meta WHERE key = %s", [FUNCTIONS_KEY]
+        ).fetchone()
+        functions = str(found[0]) if found else None
+    return SchemaRecords(migrations, functions)
+
+
+def apply_schema(conn: Conn) -> list[str]:
+    """Apply pending migrations, then every function and the policy; returns the migrations."""
     applied: list[str] = []
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
         conn.execute(_CREATE_TABLE)
+        pending_migrations(schema_records(conn).migrations)  # an edited one stops it here
     for migration in load_migrations():
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
             row = conn.execute(
-                "SELECT 1 FROM archivist_migrations WHERE name = %s", [migration.name]
+                "SELECT checksum FROM archivist_migrations WHERE name = %s", [migration.name]
             ).fetchone()
-            if row:
+            if row is None:
+                conn.execute(migration.sql.encode())
+                applied.append(migration.name)
+            elif row[0] == migration.checksum:
                 continue
-            conn.execute(migration.sql.encode())
+            elif row[0] != CHECKSUMS_BEFORE_REORGANISATION.get(migration.name):
+                raise _edited(migration)
             conn.execute(
-                "INSERT INTO archivist_migrations (name, checksum) VALUES (%s, %s)",
+                "INSERT INTO archivist_migrations (name, checksum) VALUES (%s, %s) "
+                "ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum",
                 [migration.name, migration.checksum],
             )
-            applied.append(migration.name)
+    # One transaction without savepoints: sql/retire.sql tells the functions this transaction
+    # wrote from obsolete ones by the transaction id on their catalog rows.
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+        for part in load_definitions():
+            conn.execute(part.sql.encode())
+        conn.execute(_record_functions().encode())
     return applied
 
 
-def migration_script(embedding_model: str, embedding_dim: int) -> str:
-    """Every migration as one SQL script that also records itself, for `init --print-sql`.
+def _record_functions() -> str:
+    return (
+        sql.SQL(
+            "INSERT INTO archivist_meta (key, value) VALUES ({}, {}) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()"
+        )
+        .format(sql.Literal(FUNCTIONS_KEY), sql.Literal(functions_checksum()))
+        .as_string(None)
+    )
 
-    The script does what `archivist init` does on an empty database, in one transaction:
-    applies each migration, records it in `archivist_migrations` (so a later `init` sees it
-    applied) and records the embedding model and dimension. Migrations are idempotent, so
-    running it on a database that already has some of them is safe.
+
+# The printed script applies a migration only if it is not recorded (and checks the checksum of
+# one that is), like `init`: each migration runs inside a DO block, guarded by this function.
+_DUE = """
+CREATE OR REPLACE FUNCTION pg_temp.archivist_migration_due(
+    p_name text, p_checksum text, p_before text
+) RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_recorded text;
+BEGIN
+    SELECT m.checksum INTO v_recorded FROM archivist_migrations m WHERE m.name = p_name;
+    IF NOT FOUND THEN
+        INSERT INTO archivist_migrations (name, checksum) VALUES (p_name, p_checksum);
+        RETURN true;
+    END IF;
+    IF v_recorded IS DISTINCT FROM p_checksum THEN
+        IF v_recorded IS DISTINCT FROM p_before THEN
+            RAISE EXCEPTION 'archivist: sql/%.sql was edited after this database applied it '
+                '(its checksum differs): restore the file as applied and put the change in a '
+                'new migration', p_name;
+        END IF;
+        UPDATE archivist_migrations SET checksum = p_checksum WHERE name = p_name;
+    END IF;
+    RETURN false;
+END;
+$$;"""
+
+_SQL_TAG = "$archivist_sql$"
+
+
+def _guarded(migration: Migration) -> str:
+    if _SQL_TAG in migration.sql:
+        raise ConfigError(f"sql/{migration.path} must not contain {_SQL_TAG}")
+    due = sql.SQL("pg_temp.archivist_migration_due({}, {}, {})").format(
+        sql.Literal(migration.name),
+        sql.Literal(migration.checksum),
+        sql.Literal(CHECKSUMS_BEFORE_REORGANISATION.get(migration.name)),
+    )
+    return (
+        f"DO $archivist_migration$\nBEGIN\n    IF {due.as_string(None)} THEN\n"
+        f"        EXECUTE {_SQL_TAG}\n{migration.sql.strip()}\n{_SQL_TAG};\n"
+        "    END IF;\nEND;\n$archivist_migration$;"
+    )
+
+
+def migration_script(embedding_model: str, embedding_dim: int) -> str:
+    """Everything `init` applies, as one SQL script that records itself (`init --print-sql`).
+
+    In one transaction: each migration not yet recorded (and recorded with it), every function,
+    the policy, and the embedding model and dimension, as `archivist init` does. Running it
+    again, or on a database that has some of it, is safe.
     """
     parts = [
         "-- archivist schema, generated by `archivist init --print-sql`.",
-        "-- Run it once in the Supabase SQL editor, or save it in supabase/migrations/.",
+        "-- Run it in the Supabase SQL editor, or save it in supabase/migrations/.",
         "BEGIN;",
         f"SELECT pg_advisory_xact_lock({_LOCK_KEY});",
         _CREATE_TABLE.strip() + ";",
+        _DUE.strip(),
     ]
     for migration in load_migrations():
-        record = sql.SQL(
-            "INSERT INTO archivist_migrations (name, checksum) VALUES ({}, {}) "
-            "ON CONFLICT (name) DO NOTHING;"
-        ).format(sql.Literal(migration.name), sql.Literal(migration.checksum))
-        parts += [
-            f"\n-- ==== {migration.name} ====",
-            migration.sql.strip(),
-            record.as_string(None),
-        ]
-    parts.append("\n-- ==== the embedding model ====")
-    if embedding_dim != _DEFAULT_DIM:
-        parts.append(
-            sql.SQL(
-                "ALTER TABLE jarvis_memory_chunks ALTER COLUMN embedding TYPE vector({}), "
-                "ALTER COLUMN embedding SET STORAGE PLAIN;"
-            )
-            .format(sql.Literal(embedding_dim))
-            .as_string(None)
-        )
-    for key, value in (("embedding_model", embedding_model), ("embedding_dim", embedding_dim)):
-        parts.append(
-            sql.SQL(
-                "INSERT INTO archivist_meta (key, value) VALUES ({}, {}) "
-                "ON CONFLICT (key) DO NOTHING;"
-            )
-            .format(sql.Literal(key), sql.Literal(str(value)))
-            .as_string(None)
-        )
+        parts += [f"\n-- ==== {migration.name} ====", _guarded(migration)]
+    for part in load_definitions():
+        parts += [f"\n-- ==== {part.path} ====", part.sql.strip()]
+    parts.append("\n-- ==== the embedding model and the functions' checksum ====")
+    parts.append(
+        sql.SQL("SELECT archivist_record_embedding({}, {});")
+        .format(sql.Literal(embedding_model), sql.Literal(embedding_dim))
+        .as_string(None)
+    )
+    parts.append(_record_functions() + ";")
     parts.append("COMMIT;")
     return "\n".join(parts) + "\n"

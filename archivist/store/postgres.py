@@ -1,10 +1,10 @@
-"""The archive store: every read and write is a call of a SQL function (sql/002, 003, 005, 007).
+"""The archive store: every read and write is a call of a SQL function (sql/functions/).
 
 `Store` is built on one primitive, `Rpc.call(function, args)`, so the direct Postgres path
 (`PsycopgRpc`) and the Supabase REST path (`SupabaseRpc`) run the same SQL. Writes happen only
-in `archivist_commit_version` (sql/002), so a session's version, chunks and watermark land
-together or not at all. `PostgresStore` adds what only a direct connection can do: apply
-migrations (DDL) and read the catalog before any migration exists.
+in `archivist_commit_version` (sql/functions/commit.sql), so a session's version, chunks and
+watermark land together or not at all. `PostgresStore` adds what only a direct connection can
+do: apply migrations (DDL) and read the catalog before any migration exists.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from archivist.models import (
     SessionSummary,
     Watermark,
 )
-from archivist.store.migrate import apply_migrations, load_migrations
+from archivist.store.migrate import apply_schema, functions_checksum, pending_migrations
 from archivist.store.rpc import Json, MissingFunctionError, PsycopgRpc, Rpc, RpcError
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -58,7 +58,7 @@ class CommitResult:
 
 
 class MigrationsMissingError(ConfigError):
-    """The database lacks migrations that this transport cannot apply itself."""
+    """The database lacks migrations, or its functions are another version's."""
 
 
 def _at(value: Any) -> datetime:
@@ -94,17 +94,37 @@ class Store:
 
     # -- schema -----------------------------------------------------------------------------
 
+    # How to bring the schema up to date over this transport (REST cannot run DDL).
+    schema_fix = (
+        "this transport cannot apply them: run `archivist init --print-sql` and execute its "
+        "output in the Supabase SQL editor (or add it to supabase/migrations/), then run init "
+        "again"
+    )
+
     def init(self, wanted: EmbeddingConfig) -> tuple[list[str], EmbeddingConfig]:
-        """Check that every migration is applied; record the embedding model (no chunk yet)."""
-        missing = self.pending_migrations()
-        if missing:
-            raise MigrationsMissingError(
-                f"the database lacks migrations {', '.join(missing)}; this transport cannot "
-                "apply them: run `archivist init --print-sql` and execute its output in the "
-                "Supabase SQL editor (or add it to supabase/migrations/), then run init again"
-            )
+        """Check that the schema is this version's; record the embedding model (no chunk yet)."""
+        self.require_current_schema()
         self._record_embedding(wanted)
         return [], wanted
+
+    def require_current_schema(self) -> None:
+        """Raise MigrationsMissingError, naming the fix, unless migrations and functions match."""
+        problem = self.schema_problem()
+        if problem:
+            raise MigrationsMissingError(f"{problem}; {self.schema_fix}")
+
+    def schema_problem(self) -> str | None:
+        """What the database lacks of this version's SQL, or None if nothing."""
+        records = self.rpc.schema_records()
+        missing = [m.name for m in pending_migrations(records.migrations)]
+        if missing:
+            return f"the database lacks migrations {', '.join(missing)}"
+        if records.functions != functions_checksum():
+            return (
+                "the database's SQL functions are not this version's (sql/functions/, "
+                "sql/policy.sql)"
+            )
+        return None
 
     def _record_embedding(self, wanted: EmbeddingConfig) -> None:
         self.call("archivist_record_embedding", p_model=wanted.model, p_dim=wanted.dim)
@@ -125,8 +145,12 @@ class Store:
         return set((self._schema_info() or {}).get("indexes", []))
 
     def pending_migrations(self) -> list[str]:
-        done = self.rpc.applied_migrations()
-        return [m.name for m in load_migrations() if m.name not in done]
+        """Migrations not applied yet; raises EditedMigrationError if an applied one changed."""
+        return [m.name for m in pending_migrations(self.rpc.schema_records().migrations)]
+
+    def functions_current(self) -> bool:
+        """Whether the database's functions and policy are this version's."""
+        return self.rpc.schema_records().functions == functions_checksum()
 
     def recorded_embedding(self) -> EmbeddingConfig | None:
         """The embedding model and dimension recorded at init, if any."""
@@ -137,11 +161,7 @@ class Store:
 
     def check_ready(self, model: str) -> EmbeddingConfig:
         """Refuse to run on a database that is not initialised, or initialised for another model."""
-        missing = self.pending_migrations()
-        if missing:
-            raise StoreError(
-                f"the database lacks migrations {', '.join(missing)}; run: archivist init"
-            )
+        self.require_current_schema()
         recorded = self.recorded_embedding()
         if recorded is None:
             raise StoreError("no embedding model is recorded in the database; run: archivist init")
@@ -359,7 +379,7 @@ class Store:
         slots: list[str] | None,
         model: str,
     ) -> CommitResult:
-        """Write a version, its chunks and the watermark in one transaction (sql/002)."""
+        """Write a version, its chunks and the watermark in one transaction."""
         try:
             rows = self.call(
                 "archivist_commit_version",
@@ -394,9 +414,11 @@ class PostgresStore(Store):
         super().__init__(PsycopgRpc(conn), sources, max_message_chars)
         self.conn = conn
 
+    schema_fix = "run: archivist init"
+
     def init(self, wanted: EmbeddingConfig) -> tuple[list[str], EmbeddingConfig]:
-        """Apply pending migrations; record the embedding model (while no chunk exists)."""
-        applied = apply_migrations(self.conn)
+        """Apply pending migrations, the functions and the policy; record the embedding model."""
+        applied = apply_schema(self.conn)
         self._record_embedding(wanted)
         return applied, wanted
 

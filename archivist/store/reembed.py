@@ -1,4 +1,4 @@
-"""The storage side of `archivist reembed`: the staging table and the swap (sql/006)."""
+"""The storage side of `archivist reembed`: the staging table and the swap function."""
 
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from archivist.errors import StoreError
+from archivist.store.migrate import SchemaRecords, schema_records
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -43,7 +44,7 @@ class RpcError(StoreError):
 
 
 class MissingFunctionError(RpcError):
-    """The function does not exist: the database lacks the migration that creates it."""
+    """The function does not exist: the database is not initialised (or by another version)."""
 
 
 class QueryTimeoutError(RpcError):
@@ -61,8 +62,8 @@ class Rpc(Protocol):
         """A context manager yielding whether this worker holds the session."""
         ...
 
-    def applied_migrations(self) -> set[str]:
-        """Names of the migrations recorded as applied; works before any function exists."""
+    def schema_records(self) -> SchemaRecords:
+        """The migrations and functions checksum recorded; works before any function exists."""
         ...
 
     @property
@@ -139,10 +140,8 @@ class PsycopgRpc:
             if locked and not self.conn.closed:
                 self.conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [key])
 
-    def applied_migrations(self) -> set[str]:
-        from archivist.store.migrate import applied_migrations
-
-        return applied_migrations(self.conn)
+    def schema_records(self) -> SchemaRecords:
+        return schema_records(self.conn)
 
     @property
     def broken(self) -> bool:

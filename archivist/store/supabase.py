@@ -1,7 +1,7 @@
 """The Supabase transport: the archivist's SQL functions called through the REST gateway.
 
 PostgREST runs each request in its own transaction and runs no ad-hoc SQL, so everything the
-archivist does is a function call (sql/007), a commit is one call (atomic in the database),
+archivist does is a function call (sql/functions/), a commit is one call (atomic in the database),
 and the session lock is a claim with a TTL (an advisory lock would end with the request).
 Errors from the gateway, and a gateway that is down, become one-line `RpcError`s with the
 service key redacted.
@@ -25,6 +25,7 @@ from supabase.lib.client_options import SyncClientOptions
 
 from archivist.config import redact
 from archivist.errors import StoreError
+from archivist.store.migrate import FUNCTIONS_KEY, SchemaRecords
 from archivist.store.rpc import Json, MissingFunctionError, QueryTimeoutError, RpcError
 
 # PostgREST's "function not found" and "table not found" codes, and Postgres's own.
@@ -77,7 +78,7 @@ class SupabaseRpc:
             if code in _MISSING_FUNCTION:
                 raise MissingFunctionError(
                     f"Supabase has no function {function}; run `archivist init` to see "
-                    "which migrations are missing",
+                    "what the database lacks",
                     code,
                 ) from None
             if code == "57014":
@@ -86,17 +87,26 @@ class SupabaseRpc:
         except httpx.HTTPError as exc:
             raise self._unreachable(exc) from None
 
-    def applied_migrations(self) -> set[str]:
-        """Read `archivist_migrations` over REST (works when no function exists yet)."""
+    def schema_records(self) -> SchemaRecords:
+        """Read `archivist_migrations` and `archivist_meta` over REST (no function needed)."""
+        migrations = self._rows("archivist_migrations", "name,checksum")
+        meta = self._rows("archivist_meta", "key,value")
+        return SchemaRecords(
+            {str(r["name"]): str(r["checksum"]) for r in migrations},
+            next((str(r["value"]) for r in meta if r.get("key") == FUNCTIONS_KEY), None),
+        )
+
+    def _rows(self, table: str, columns: str) -> list[dict[str, Any]]:
+        """Every row of a small table; none if the table does not exist yet."""
         try:
-            rows = self.client.table("archivist_migrations").select("name").execute().data
+            rows = self.client.table(table).select(columns).execute().data
         except APIError as exc:
             if str(exc.code) in _MISSING_TABLE:
-                return set()
+                return []
             raise RpcError(f"Supabase: {self._clean(exc.message or exc)}", exc.code) from None
         except httpx.HTTPError as exc:
             raise self._unreachable(exc) from None
-        return {str(r["name"]) for r in rows if isinstance(r, dict)}
+        return [r for r in rows if isinstance(r, dict)]
 
     @contextmanager
     def session_lock(self, session_id: str) -> Iterator[bool]:

@@ -1,0 +1,98 @@
+-- The one function that writes the archive: a session's new version, its chunks and its
+-- watermark, together. The direct Postgres path and the Supabase RPC path both call it.
+--
+-- This file, like every file in sql/functions/, is applied by every `archivist init`
+-- (CREATE OR REPLACE), after the migrations; a function is defined here and nowhere else.
+--
+-- p_expected_version: the latest version the caller started from (0 for none). If another
+--   worker committed in between, the call fails with SQLSTATE 40001 and changes nothing.
+-- p_version: {span, extraction, extractor, extractor_version, watermark_at, watermark_id,
+--   message_count, summary_at}
+-- p_chunks: every chunk of the slots this version writes: [{id, slot, source, content,
+--   content_hash, metadata, embedding}]; a chunk the table already holds may leave out
+--   everything but id and slot.
+-- p_slots: the slots this version rewrites; chunks of these slots that are not in p_chunks
+--   are deleted. NULL rewrites every slot (a rebuild).
+
+CREATE OR REPLACE FUNCTION archivist_commit_version(
+    p_session_id       text,
+    p_expected_version integer,
+    p_version          jsonb,
+    p_chunks           jsonb,
+    p_slots            text[],
+    p_embedding_model  text
+) RETURNS TABLE (archive_id uuid, version integer, chunks_inserted integer, chunks_deleted integer)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_current  integer;
+    v_id       uuid;
+    v_inserted integer;
+    v_deleted  integer;
+    v_recorded text;
+BEGIN
+    SELECT m.value INTO v_recorded FROM archivist_meta m WHERE m.key = 'embedding_model';
+    IF v_recorded IS DISTINCT FROM p_embedding_model THEN
+        RAISE EXCEPTION 'archivist: this database holds embeddings of model %, not %',
+            coalesce(v_recorded, '(none recorded)'), p_embedding_model
+            USING ERRCODE = '22023';
+    END IF;
+
+    INSERT INTO jarvis_archive_sessions (session_id) VALUES (p_session_id)
+        ON CONFLICT (session_id) DO NOTHING;
+    SELECT s.latest_version INTO v_current
+        FROM jarvis_archive_sessions s WHERE s.session_id = p_session_id FOR UPDATE;
+    IF v_current <> p_expected_version THEN
+        RAISE EXCEPTION 'archivist: session % is at version %, expected %',
+            p_session_id, v_current, p_expected_version
+            USING ERRCODE = '40001';
+    END IF;
+
+    INSERT INTO jarvis_archive (session_id, version, span, extraction, extractor,
+                                extractor_version, watermark_at, watermark_id, message_count,
+                                summary_at)
+    VALUES (p_session_id, v_current + 1, p_version -> 'span', p_version -> 'extraction',
+            p_version ->> 'extractor', p_version ->> 'extractor_version',
+            (p_version ->> 'watermark_at')::timestamptz, p_version ->> 'watermark_id',
+            (p_version ->> 'message_count')::integer, (p_version ->> 'summary_at')::timestamptz)
+    RETURNING jarvis_archive.id INTO v_id;
+
+    DELETE FROM jarvis_memory_chunks c
+    WHERE c.session_id = p_session_id
+      AND (p_slots IS NULL OR c.slot = ANY (p_slots))
+      AND c.id NOT IN (SELECT (e ->> 'id')::uuid FROM jsonb_array_elements(p_chunks) e);
+    GET DIAGNOSTICS v_deleted = ROW_COUNT;
+
+    INSERT INTO jarvis_memory_chunks (id, session_id, source, content, embedding, metadata,
+                                      slot, content_hash, embedding_model, archive_version)
+    SELECT x.id, p_session_id, x.source, x.content, x.embedding,
+           coalesce(x.metadata, '{}'::jsonb) || jsonb_build_object('archive_id', v_id),
+           x.slot, x.content_hash, p_embedding_model, v_current + 1
+    FROM jsonb_to_recordset(p_chunks)
+         AS x(id uuid, slot text, source text, content text, content_hash text,
+              metadata jsonb, embedding vector)
+    WHERE x.embedding IS NOT NULL
+    ON CONFLICT (id) DO NOTHING;
+    GET DIAGNOSTICS v_inserted = ROW_COUNT;
+
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_chunks) e
+               WHERE NOT EXISTS (SELECT 1 FROM jarvis_memory_chunks c
+                                 WHERE c.id = (e ->> 'id')::uuid)) THEN
+        RAISE EXCEPTION 'archivist: session % references chunks it did not send', p_session_id
+            USING ERRCODE = '40001';
+    END IF;
+
+    UPDATE jarvis_archive_sessions s
+    SET latest_version = v_current + 1,
+        archive_id     = v_id,
+        watermark_at   = (p_version ->> 'watermark_at')::timestamptz,
+        watermark_id   = p_version ->> 'watermark_id',
+        message_count  = (p_version ->> 'message_count')::integer,
+        summary_at     = (p_version ->> 'summary_at')::timestamptz,
+        updated_at     = now()
+    WHERE s.session_id = p_session_id;
+
+    RETURN QUERY SELECT v_id, v_current + 1, v_inserted, v_deleted;
+END;
+$$;

@@ -1,0 +1,83 @@
+-- Reads of the archive's own state: a session's latest version and watermark, its chunks,
+-- its earlier versions and its state items' vectors (for the run, the state views and
+-- reconciliation).
+
+-- The latest committed version of a session (null if never archived).
+CREATE OR REPLACE FUNCTION archivist_session_state(p_session_id text) RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT jsonb_build_object('version', w.latest_version, 'watermark_at', w.watermark_at,
+                              'watermark_id', w.watermark_id, 'message_count', w.message_count,
+                              'summary_at', w.summary_at, 'extraction', a.extraction)
+    FROM jarvis_archive_sessions w JOIN jarvis_archive a ON a.id = w.archive_id
+    WHERE w.session_id = p_session_id
+$$;
+
+-- The committed watermark of each given session that has one: {session_id: {at, id}}.
+CREATE OR REPLACE FUNCTION archivist_watermarks(p_session_ids text[]) RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(jsonb_object_agg(w.session_id, jsonb_build_object(
+               'created_at', w.watermark_at, 'message_id', w.watermark_id)), '{}')
+    FROM jarvis_archive_sessions w
+    WHERE w.session_id = ANY (p_session_ids) AND w.watermark_at IS NOT NULL
+$$;
+
+-- The session's last turn window: {"index": n, "message_ids": [...]}, or null.
+CREATE OR REPLACE FUNCTION archivist_last_window(p_session_id text) RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    WITH last AS (
+        SELECT c.slot, c.metadata -> 'message_ids' AS ids, c.metadata ->> 'first_at' AS first_at,
+               c.id
+        FROM jarvis_memory_chunks c
+        WHERE c.session_id = p_session_id AND c.slot = (
+            SELECT max(x.slot) FROM jarvis_memory_chunks x
+            WHERE x.session_id = p_session_id AND x.slot LIKE 'turns:%')
+    ), covered AS (
+        SELECT i.value AS id,
+               row_number() OVER (ORDER BY l.first_at, l.id, i.n) AS pos
+        FROM last l CROSS JOIN LATERAL jsonb_array_elements_text(l.ids) WITH ORDINALITY i(value, n)
+    )
+    SELECT jsonb_build_object(
+        'index', (SELECT split_part(min(slot), ':', 2)::integer FROM last),
+        'message_ids', (SELECT coalesce(jsonb_agg(f.id ORDER BY f.pos), '[]')
+                        FROM (SELECT id, min(pos) AS pos FROM covered GROUP BY id) f))
+    WHERE EXISTS (SELECT 1 FROM last)
+$$;
+
+-- Ids of a session's chunks in the given slots (every slot if null): {id: slot}.
+CREATE OR REPLACE FUNCTION archivist_chunk_ids(p_session_id text, p_slots text[]) RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(jsonb_object_agg(c.id::text, c.slot), '{}')
+    FROM jarvis_memory_chunks c
+    WHERE c.session_id = p_session_id AND (p_slots IS NULL OR c.slot = ANY (p_slots))
+$$;
+
+-- A session's last p_limit versions, oldest first: [{version, version_at, extractor,
+-- extractor_version, extraction}].
+CREATE OR REPLACE FUNCTION archivist_versions(p_session_id text, p_limit integer) RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(jsonb_agg(to_jsonb(v) ORDER BY v.version), '[]')
+    FROM (SELECT a.version, a.version_at, a.extractor, a.extractor_version, a.extraction
+          FROM jarvis_archive a
+          WHERE a.session_id = p_session_id
+          ORDER BY a.version DESC
+          LIMIT greatest(p_limit, 0)) v
+$$;
+
+-- The stored vectors of a session's state items under one model: [{uid, content, embedding}],
+-- so reconciliation compares with them without embedding unchanged items again.
+CREATE OR REPLACE FUNCTION archivist_state_item_vectors(p_session_id text, p_model text)
+RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'uid', c.metadata ->> 'uid',
+               'content', c.content,
+               'embedding', to_jsonb(c.embedding::real[]))), '[]')
+    FROM jarvis_memory_chunks c
+    WHERE c.session_id = p_session_id AND c.source = 'state_item' AND c.embedding_model = p_model
+$$;

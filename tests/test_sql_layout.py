@@ -1,0 +1,181 @@
+"""SQL in one place: every function defined once in sql/functions/, a database that main's
+earlier SQL initialised upgrades to exactly the fresh schema, an edited migration is refused,
+obsolete functions are dropped, and functions of another version are detected over REST."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import psycopg
+import pytest
+from catalog import catalog
+from postgrest_double import PostgrestDouble
+from sources import run_archivist
+
+from archivist.config import Settings
+from archivist.doctor import run_doctor
+from archivist.store.migrate import (
+    CHECKSUMS_BEFORE_REORGANISATION,
+    load_definitions,
+    load_migrations,
+)
+
+# sql/001-009 as main held them at commit 493e2bf, when migrations still held the functions.
+BEFORE = Path(__file__).parent / "fixtures" / "sql_493e2bf"
+CREATE_FUNCTION = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([\w.]+)\s*\(", re.I)
+ARCHIVIST_FUNCTIONS = """
+    SELECT p.oid::regprocedure::text FROM pg_proc p
+    WHERE p.pronamespace = 'public'::regnamespace
+      AND (p.proname LIKE 'archivist\\_%' OR p.proname LIKE '%\\_jarvis\\_%')
+"""
+
+
+def cli(args: list[str], tmp_path: Path, url: str | None) -> tuple[int, str, str]:
+    env = {"ARCHIVIST_EMBEDDER": "hash", "ARCHIVIST_DATA_DIR": str(tmp_path / "data")}
+    result = run_archivist(args, {**env, **({"DATABASE_URL": url} if url else {})})
+    return result.returncode, result.stdout, result.stderr
+
+
+def init_as_main_did(url: str) -> None:
+    """What `archivist init` at 493e2bf left: each old file applied and recorded, the model."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE TABLE archivist_migrations (name text PRIMARY KEY, checksum text NOT NULL, "
+            "applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for path in sorted(BEFORE.glob("*.sql")):
+            with conn.transaction():
+                conn.execute(path.read_bytes())
+                conn.execute(
+                    "INSERT INTO archivist_migrations (name, checksum) VALUES (%s, %s)",
+                    [path.stem, hashlib.sha256(path.read_bytes()).hexdigest()],
+                )
+        conn.execute("SELECT archivist_record_embedding('hash-768', 768)")
+        conn.execute("""SELECT archivist_start_run('{"kept": true}')""")
+
+
+def test_every_function_is_defined_in_exactly_one_file_and_no_migration(db_url: str) -> None:
+    for migration in load_migrations():
+        assert not CREATE_FUNCTION.search(migration.sql), migration.path
+    defined = [
+        name
+        for part in load_definitions()
+        for name in CREATE_FUNCTION.findall(part.sql)
+        if part.path.startswith("functions/")
+    ]
+    assert len(defined) == len(set(defined)) > 30
+    assert not [
+        p
+        for p in load_definitions()
+        if not p.path.startswith("functions/") and CREATE_FUNCTION.search(p.sql)
+    ]
+    with psycopg.connect(db_url) as conn:
+        in_db = [row[0].split("(")[0] for row in conn.execute(ARCHIVIST_FUNCTIONS)]
+    assert sorted(in_db) == sorted(defined)
+
+
+def test_the_checksums_accepted_from_before_the_reorganisation_are_mains() -> None:
+    recorded = {p.stem: hashlib.sha256(p.read_bytes()).hexdigest() for p in BEFORE.glob("*.sql")}
+    assert recorded == CHECKSUMS_BEFORE_REORGANISATION
+
+
+@pytest.mark.parametrize("how", ["init", "print-sql"])
+def test_a_database_mains_old_sql_initialised_upgrades_to_the_fresh_schema(
+    how: str, empty_db_url: str, db_url: str, tmp_path: Path
+) -> None:
+    init_as_main_did(empty_db_url)
+    before = catalog(empty_db_url)
+    if how == "init":
+        code, out, err = cli(["init", "--json"], tmp_path, empty_db_url)
+        assert code == 0, err
+        new = [m.name for m in load_migrations() if m.name not in CHECKSUMS_BEFORE_REORGANISATION]
+        assert json.loads(out)["applied"] == new
+    else:
+        code, script, err = cli(["init", "--print-sql"], tmp_path, None)
+        assert code == 0, err
+        with psycopg.connect(empty_db_url, autocommit=True) as conn:
+            conn.execute(script.encode())
+    after = catalog(empty_db_url)
+    assert after["functions"] != before["functions"]  # the upgrade did change them
+    assert after == catalog(db_url)  # db_url: a fresh database that `init` made
+    with psycopg.connect(empty_db_url) as conn:  # and the data stayed
+        assert conn.execute("SELECT arguments FROM archivist_runs").fetchall() == [
+            ({"kept": True},)
+        ]
+
+
+def test_an_edited_migration_is_refused_naming_the_file(db_url: str, tmp_path: Path) -> None:
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("UPDATE archivist_migrations SET checksum = 'e' WHERE name = '004_operations'")
+    for command in (["init"], ["archive"], ["status"]):
+        code, out, err = cli(command, tmp_path, db_url)
+        assert code == 2, (command, err)
+        assert len(err.strip().splitlines()) == 1, err
+        assert "sql/004_operations.sql was edited" in err
+    code, script, _ = cli(["init", "--print-sql"], tmp_path, None)
+    with (
+        psycopg.connect(db_url, autocommit=True) as conn,
+        pytest.raises(psycopg.errors.RaiseException, match="sql/004_operations.sql was edited"),
+    ):
+        conn.execute(script.encode())
+    with psycopg.connect(db_url) as conn:
+        row = conn.execute(
+            "SELECT checksum FROM archivist_migrations WHERE name = '004_operations'"
+        ).fetchone()
+    assert row == ("e",)  # nothing was changed
+
+
+def test_init_drops_archivist_functions_no_file_defines_and_keeps_others(
+    db_url: str, tmp_path: Path
+) -> None:
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE FUNCTION archivist_retired_helper(integer) RETURNS integer "
+            "LANGUAGE sql AS 'SELECT 1';"
+            "CREATE FUNCTION search_jarvis_archive(p_topic text) RETURNS integer "
+            "LANGUAGE sql AS 'SELECT 1';"
+            "CREATE FUNCTION bots_own_function() RETURNS integer LANGUAGE sql AS 'SELECT 1'"
+        )
+    code, _, err = cli(["init"], tmp_path, db_url)
+    assert code == 0, err
+    with psycopg.connect(db_url) as conn:
+        names = [row[0] for row in conn.execute(ARCHIVIST_FUNCTIONS)]
+        own = conn.execute("SELECT to_regprocedure('bots_own_function()')").fetchone()
+    assert "archivist_retired_helper(integer)" not in names
+    assert [n for n in names if n.startswith("search_jarvis_archive(")] == [
+        n for n in names if n.startswith("search_jarvis_archive(text[]")
+    ]
+    assert own is not None and own[0] is not None
+
+
+def test_functions_of_another_version_are_refused_over_rest_naming_the_fix(
+    db_url: str, tmp_path: Path
+) -> None:
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("UPDATE archivist_meta SET value = 'older' WHERE key = 'sql_functions'")
+    double = PostgrestDouble(db_url).start()
+    env = {
+        "ARCHIVIST_EMBEDDER": "hash",
+        "SUPABASE_URL": double.url,
+        "SUPABASE_SERVICE_ROLE_KEY": double.key,
+    }
+    try:
+        for command in (["init"], ["archive"]):
+            result = run_archivist(command, env)
+            assert result.returncode == 2, result.stderr
+            assert "functions are not this version's" in result.stderr
+            assert "archivist init --print-sql" in result.stderr
+        settings = Settings(
+            supabase_url=double.url,
+            supabase_service_role_key=double.key,
+            embedder="hash",
+            data_dir=tmp_path,
+        )
+        failed = [c for c in run_doctor(settings).checks if not c.ok]
+    finally:
+        double.stop()
+    assert [c.name for c in failed] == ["functions"]
+    assert "archivist init --print-sql" in (failed[0].fix or "")
