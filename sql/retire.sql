@@ -5,9 +5,10 @@
 -- this transaction; an archivist function whose row this transaction did not write is obsolete:
 -- a function a file no longer has, or an old signature of one whose arguments or result changed
 -- (CREATE OR REPLACE cannot change those, and would leave the old one beside the new, which
--- PostgREST cannot tell apart). The archivist's functions are those named archivist_* and
--- *_jarvis_* in its schema. A function something else depends on (a view, a user's function
--- in SQL) is not dropped: init then fails, naming it, and changes nothing.
+-- PostgREST cannot tell apart). The archivist's functions are those named archivist_* in its
+-- schema and the three of its API (a retired API name stays in the list below); the bot's own
+-- functions are never touched. A function something else depends on (a view, a user's
+-- function in SQL) is not dropped: init then fails, naming it, and changes nothing.
 
 DO $$
 DECLARE
@@ -16,7 +17,9 @@ DECLARE
 BEGIN
     FOR v_fn IN SELECT p.oid::regprocedure FROM pg_proc p
                 WHERE p.pronamespace = current_schema()::regnamespace
-                  AND (p.proname LIKE 'archivist\_%' OR p.proname LIKE '%\_jarvis\_%')
+                  AND (p.proname LIKE 'archivist\_%' OR p.proname IN (
+                       'match_jarvis_memory_chunks', 'hybrid_jarvis_memory_chunks',
+                       'search_jarvis_archive'))
                   AND p.xmin::text <> v_xid
     LOOP
         EXECUTE format('DROP FUNCTION %s', v_fn);

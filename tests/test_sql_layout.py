@@ -29,7 +29,8 @@ CREATE_FUNCTION = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([\w.]+)\
 ARCHIVIST_FUNCTIONS = """
     SELECT p.oid::regprocedure::text FROM pg_proc p
     WHERE p.pronamespace = 'public'::regnamespace
-      AND (p.proname LIKE 'archivist\\_%' OR p.proname LIKE '%\\_jarvis\\_%')
+      AND (p.proname LIKE 'archivist\\_%' OR p.proname IN ('match_jarvis_memory_chunks',
+           'hybrid_jarvis_memory_chunks', 'search_jarvis_archive'))
 """
 
 
@@ -137,13 +138,13 @@ def test_init_drops_archivist_functions_no_file_defines_and_keeps_others(
             "LANGUAGE sql AS 'SELECT 1';"
             "CREATE FUNCTION search_jarvis_archive(p_topic text) RETURNS integer "
             "LANGUAGE sql AS 'SELECT 1';"
-            "CREATE FUNCTION bots_own_function() RETURNS integer LANGUAGE sql AS 'SELECT 1'"
+            "CREATE FUNCTION match_jarvis_documents() RETURNS integer LANGUAGE sql AS 'SELECT 1'"
         )
     code, _, err = cli(["init"], tmp_path, db_url)
     assert code == 0, err
     with psycopg.connect(db_url) as conn:
         names = [row[0] for row in conn.execute(ARCHIVIST_FUNCTIONS)]
-        own = conn.execute("SELECT to_regprocedure('bots_own_function()')").fetchone()
+        own = conn.execute("SELECT to_regprocedure('match_jarvis_documents()')").fetchone()
     assert "archivist_retired_helper(integer)" not in names
     assert [n for n in names if n.startswith("search_jarvis_archive(")] == [
         n for n in names if n.startswith("search_jarvis_archive(text[]")
