@@ -12,7 +12,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from archivist.state.items import StateChange, StateItem
+# Roles, compared lower-cased and stripped: only these count as the user; the others are not
+# part of the conversation (they contribute entities only).
+USER_ROLES = frozenset({"user", "human"})
+NON_CONVERSATIONAL_ROLES = frozenset({"system", "tool", "function", "developer", "ipython"})
 
 
 class Message(BaseModel):
@@ -86,6 +89,45 @@ class ExtractorRecord:
     model: str | None = None
     prompt_version: str | None = None
     fallback_reason: str | None = None
+
+
+# State items: typed, reconciled across versions (rules in `archivist.state`).
+ChangeKind = Literal["added", "merged", "superseded", "conflict", "status", "ignored"]
+ItemType = Literal["decision", "constraint", "action", "question", "risk"]
+Confidence = Literal["low", "medium", "high"]
+ItemStatus = Literal["active", "open", "blocked", "done", "answered", "superseded"]
+
+
+class StateItem(BaseModel):
+    """A reconciled item as stored in a version's `state_items`."""
+
+    uid: str
+    type: ItemType
+    text: str
+    status: str
+    confidence: Confidence = "medium"
+    topic_tags: list[str] = Field(default_factory=list)
+    refs: list[str] = Field(default_factory=list)
+    replaced_by: str | None = None
+    supersession_evidence: dict[str, str] | None = None
+    conflict: bool = False
+    pinned: bool = False
+    created_at: datetime | None = None
+    last_seen_at: datetime | None = None
+
+
+class StateChange(BaseModel):
+    """One thing reconciliation did, for the dry run, the run report and the history."""
+
+    kind: ChangeKind
+    uid: str
+    type: str
+    text: str
+    other_uid: str | None = None
+    score: float | None = None
+    status_from: str | None = None
+    status_to: str | None = None
+    evidence: dict[str, str] | None = None
 
 
 class Extraction(BaseModel):

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from archivist.extract.llm import OllamaExtractor
-from archivist.extract.state_rules import rules_candidates
+from archivist.extract.rules import rules_candidates
 from archivist.models import Message
 from archivist.state.items import CandidateItem, ItemType, compute_uid, validated_status
 from archivist.state.reconcile import admit, supersession_evidence

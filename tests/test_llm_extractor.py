@@ -21,8 +21,7 @@ from archivist.extract.base import ExtractionResult, RulesExtractor
 from archivist.extract.llm import OllamaExtractor
 from archivist.extract.llm_output import answer_schema
 from archivist.extract.prompt import PROMPT_VERSION, SYSTEM, PromptTooLong, build_prompt
-from archivist.extract.rules import extend_extraction
-from archivist.extract.state_rules import rules_candidates
+from archivist.extract.rules import extend_extraction, rules_candidates
 from archivist.models import Message
 from archivist.state.items import StateItem, compute_uid
 

@@ -12,8 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from archivist.extract.rules import EXTRACTOR_NAME, EXTRACTOR_VERSION, extend_extraction
-from archivist.extract.state_rules import rules_candidates
+from archivist.extract.rules import (
+    EXTRACTOR_NAME,
+    EXTRACTOR_VERSION,
+    extend_extraction,
+    rules_candidates,
+)
 from archivist.models import Extraction, ExtractorRecord, Message, SessionSummary
 from archivist.state.items import CandidateItem, StateItem
 
@@ -53,7 +57,7 @@ def stamped(extraction: Extraction, record: ExtractorRecord) -> Extraction:
 
 class RulesExtractor:
     """The deterministic default, no model, no network: the v1 fields from
-    `rules.extend_extraction`, the candidate state items from `state_rules.rules_candidates`."""
+    `rules.extend_extraction`, the candidate state items from `rules.rules_candidates`."""
 
     record = ExtractorRecord(name=EXTRACTOR_NAME, version=EXTRACTOR_VERSION)
 

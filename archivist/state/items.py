@@ -1,8 +1,10 @@
-"""The state item contract: types, statuses and their merge precedence, normalisation and UIDs.
+"""The state item contract: statuses and their merge precedence, normalisation and UIDs.
 
 Pure values and functions, no I/O. A *candidate* is what an extractor (rules or LLM) proposes
 from one batch of messages; reconciliation turns candidates into *state items*, which live in
-every version's extraction under `state_items`.
+every version's extraction under `state_items`. The stored shapes (`StateItem`, `StateChange`
+and their types) are part of the extraction contract, so they live in `archivist.models`;
+they are re-exported here, next to the rules that govern them.
 """
 
 from __future__ import annotations
@@ -10,15 +12,37 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from datetime import datetime
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-ChangeKind = Literal["added", "merged", "superseded", "conflict", "status", "ignored"]
-ItemType = Literal["decision", "constraint", "action", "question", "risk"]
-Confidence = Literal["low", "medium", "high"]
-ItemStatus = Literal["active", "open", "blocked", "done", "answered", "superseded"]
+from archivist.models import (
+    ChangeKind,
+    Confidence,
+    ItemStatus,
+    ItemType,
+    StateChange,
+    StateItem,
+)
+
+__all__ = [
+    "STATUS_PRECEDENCE",
+    "UID_PREFIX",
+    "CandidateItem",
+    "ChangeKind",
+    "Confidence",
+    "ItemStatus",
+    "ItemType",
+    "StateChange",
+    "StateItem",
+    "compute_uid",
+    "default_status",
+    "max_confidence",
+    "normalize_text",
+    "replacement_verb",
+    "resolve_status_merge",
+    "supersession_trigger",
+    "validated_status",
+]
 
 UID_PREFIX: dict[ItemType, str] = {
     "decision": "d_",
@@ -127,24 +151,6 @@ class CandidateItem(BaseModel):
         return self
 
 
-class StateItem(BaseModel):
-    """A reconciled item as stored in a version's `state_items`."""
-
-    uid: str
-    type: ItemType
-    text: str
-    status: str
-    confidence: Confidence = "medium"
-    topic_tags: list[str] = Field(default_factory=list)
-    refs: list[str] = Field(default_factory=list)
-    replaced_by: str | None = None
-    supersession_evidence: dict[str, str] | None = None
-    conflict: bool = False
-    pinned: bool = False
-    created_at: datetime | None = None
-    last_seen_at: datetime | None = None
-
-
 def validated_status(item_type: ItemType, status: str | None) -> tuple[str, bool]:
     """The status to keep for a candidate and whether it was valid.
 
@@ -157,17 +163,3 @@ def validated_status(item_type: ItemType, status: str | None) -> tuple[str, bool
     if status in allowed:
         return status, True
     return default_status(item_type), False
-
-
-class StateChange(BaseModel):
-    """One thing reconciliation did, for the dry run, the run report and the history."""
-
-    kind: ChangeKind
-    uid: str
-    type: str
-    text: str
-    other_uid: str | None = None
-    score: float | None = None
-    status_from: str | None = None
-    status_to: str | None = None
-    evidence: dict[str, str] | None = None

@@ -26,8 +26,7 @@ from datetime import datetime
 import numpy as np
 
 from archivist.embed.base import Vector
-from archivist.extract.rules import USER_ROLES
-from archivist.models import Message
+from archivist.models import USER_ROLES, Message
 from archivist.state.items import (
     CandidateItem,
     ChangeKind,

@@ -1,13 +1,11 @@
-"""The deterministic rules extractor: version N+1 = version N + the new messages, without an LLM.
+"""The rules extractor's fold: version N+1 = version N + the new messages, without an LLM.
 
-Each message is read by `patterns.analyse` into ordered findings, and the findings are folded
+Each message is read by `analysis.analyse` into ordered findings, and the findings are folded
 one by one into lists kept in the `Extraction` itself (decisions, actions, entities,
 preferences). Because the fold's whole state is part of the extraction, extending a version in
 several batches gives the same decisions, actions, entities and preferences as one batch; caps
 are applied at every step for the same reason. The extractive summary keeps its opening (the
-first user request) in the summary text, so it is batch-independent too. Topics are ranked by
-counts within a batch, which a version does not store, so a new batch's topics are appended
-to the previous ones rather than re-ranked with them.
+first user request) in the summary text, so it is batch-independent too. Topics: see `topics`.
 
 The result depends only on the arguments: no clock, no randomness, no iteration over sets.
 """
@@ -15,15 +13,14 @@ The result depends only on the arguments: no clock, no randomness, no iteration 
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Generic, TypeVar
 
-from archivist.extract import patterns
-from archivist.extract.patterns import (
+from archivist.extract.rules.analysis import analyse
+from archivist.extract.rules.entities import entity_key
+from archivist.extract.rules.findings import (
     ActionHit,
     Completion,
     DecisionHit,
@@ -31,7 +28,13 @@ from archivist.extract.patterns import (
     Finding,
     PreferenceHit,
 )
+from archivist.extract.rules.phrases import has_substance, request_phrase
+from archivist.extract.rules.text import ascii_fold, clean_text
+from archivist.extract.rules.topics import TopicCounts, merge_topics
+from archivist.extract.rules.vocabulary import KNOWN_NAMES, content_stems
 from archivist.models import (
+    NON_CONVERSATIONAL_ROLES,
+    USER_ROLES,
     Action,
     Decision,
     Entity,
@@ -48,43 +51,20 @@ MAX_DECISIONS = 50
 MAX_ACTIONS = 50
 MAX_ENTITIES = 50
 MAX_PREFERENCES = 20
-MAX_TOPICS = 12
 MAX_SUMMARY_CHARS = 1_000
 SUMMARY_ITEMS = 3
-
-USER_ROLES = frozenset({"user", "human"})
-NON_CONVERSATIONAL_ROLES = frozenset({"system", "tool", "function", "developer", "ipython"})
-_TOPIC_TYPES = frozenset({"tool", "product", "project", "org"})
 _CHOICE_VERBS = re.compile(
     r"^(?:use|go with|go for|pick|choose|adopt|settle on|standardi[sz]e on)\s+", re.I
 )
 _T = TypeVar("_T")
 _LEAD = re.compile(r'^(User asked|Started with): "([^"]*)"')
 
-
-def _ascii(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-
-
-def entity_key(entity_type: str, name: str) -> str:
-    """`type:slug`: lowercase, punctuation removed, spaces, hyphens and slashes as underscores.
-
-    Slashes separate like spaces so repositories and URLs keep readable keys
-    (`repo:acme_olive`); accents fold to ASCII. The result always matches
-    `^[a-z]+:[a-z0-9_]*$`.
-    """
-    kind = re.sub(r"[^a-z]", "", _ascii(entity_type).lower()) or "entity"
-    slug = re.sub(r"[\s/_-]+", "_", _ascii(name).lower())
-    slug = re.sub(r"[^a-z0-9_]", "", slug)
-    return f"{kind}:{re.sub(r'_+', '_', slug).strip('_')}"
-
-
-_KNOWN_KEYS = frozenset(entity_key(k.type, k.name) for k in patterns.KNOWN_NAMES)
+_KNOWN_KEYS = frozenset(entity_key(k.type, k.name) for k in KNOWN_NAMES)
 
 
 def _norm(text: str) -> str:
     """Text compared for duplicates: lowercase words without punctuation or articles."""
-    found = re.findall(r"[a-z0-9]+", _ascii(text).lower())
+    found = re.findall(r"[a-z0-9]+", ascii_fold(text).lower())
     return " ".join(w for w in found if w not in {"a", "an", "the"})
 
 
@@ -197,92 +177,19 @@ class _Facts:
             action = self.actions.items[i]
             if action.outcome == "done":
                 continue
-            shared = len(done.stems & patterns.content_stems(action.description))
+            shared = len(done.stems & content_stems(action.description))
             matches = shared >= 2 or (shared >= 1 and shared == len(done.stems))
             if matches and shared > best_score:
                 best, best_score = i, shared
         if best >= 0:
             self._mark_done(best)
-        elif patterns.has_substance(done.text):
+        elif has_substance(done.text):
             self._add_action(done.text, "done")
 
     def _add_preference(self, text: str) -> None:
         key = _norm(text)
         if self.preferences.find(key) < 0:
             self.preferences.add(key, text)
-
-
-@dataclass
-class _TopicCounts:
-    """Candidate topic phrases of one batch, counted by stems in order of first appearance.
-
-    A phrase is shown in its shortest surface form ("frontend deploy" over "frontend deployed").
-    """
-
-    entities: Counter[str] = field(default_factory=Counter)
-    bigrams: Counter[str] = field(default_factory=Counter)
-    words: Counter[str] = field(default_factory=Counter)
-    domains: Counter[str] = field(default_factory=Counter)
-    shown: dict[str, str] = field(default_factory=dict)
-
-    def add(self, analysis: patterns.Analysis) -> None:
-        for finding in analysis.findings:
-            if isinstance(finding, EntityHit) and finding.type in _TOPIC_TYPES:
-                self.entities[finding.name.lower()] += 1
-        for sentence in analysis.sentences:
-            for clause in patterns.topic_clauses(sentence):
-                self._add_clause(clause)
-
-    def _count(self, counter: Counter[str], key: str, surface: str) -> None:
-        counter[key] += 1
-        known = self.shown.get(key)
-        if known is None or len(surface) < len(known):
-            self.shown[key] = surface
-
-    def _add_clause(self, found: list[str]) -> None:
-        content = [t if t not in patterns.TOPIC_STOPWORDS else "" for t in found]
-        for first, second in zip(content, content[1:], strict=False):
-            if _bigram_word(first, head=True) and _bigram_word(second, head=False):
-                key = f"{patterns.stem(first)} {patterns.stem(second)}"
-                self._count(self.bigrams, key, f"{first} {second}")
-        for token in content:
-            if token.isalpha() and len(token) >= 4:
-                self._count(self.words, patterns.stem(token), token)
-            if token in patterns.DOMAINS:
-                self.domains[patterns.DOMAINS[token]] += 1
-
-    def ranked(self) -> list[str]:
-        """Entities, repeated bigrams, domains and frequent words, best first; ties by order.
-
-        A single word that is part of a chosen phrase adds nothing and is left out.
-        """
-        scored: dict[str, int] = {}
-        for phrase, count in self.entities.items():
-            scored[phrase] = scored.get(phrase, 0) + 3 * count
-        for key, count in self.bigrams.items():
-            if count >= 2:
-                scored.setdefault(self.shown[key], 2 * count)
-        for phrase, count in self.domains.items():
-            scored.setdefault(phrase, count)
-        for key, count in self.words.items():
-            if count >= 3:
-                scored.setdefault(self.shown[key], count)
-        phrase_words = {w for phrase in scored if " " in phrase for w in phrase.split()}
-        order = {phrase: i for i, phrase in enumerate(scored)}
-        kept = [p for p in scored if " " in p or p not in phrase_words or p in self.entities]
-        return sorted(kept, key=lambda p: (-scored[p], order[p]))
-
-
-def _bigram_word(token: str, *, head: bool) -> bool:
-    """Bigrams start with a word of 3+ letters; the second word may be a number ("phase 2")."""
-    if head:
-        return len(token) > 2 and not token.isdigit()
-    return len(token) > 2 or any(c.isdigit() for c in token)
-
-
-def _merge_topics(previous: Sequence[str], new: Sequence[str]) -> list[str]:
-    merged = list(dict.fromkeys([*previous, *(t for t in new if t.strip())]))
-    return merged[:MAX_TOPICS]
 
 
 def _role(message: Message) -> str:
@@ -312,7 +219,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _blank(text: str) -> bool:
-    return not patterns.clean_text(text or "").strip()
+    return not clean_text(text or "").strip()
 
 
 def _lead(previous: Extraction | None, messages: Sequence[Message]) -> tuple[str, str] | None:
@@ -326,12 +233,12 @@ def _lead(previous: Extraction | None, messages: Sequence[Message]) -> tuple[str
         return "User asked", kept.group(2)
     for message in messages:
         if _role(message) in USER_ROLES and not _blank(message.content):
-            return "User asked", patterns.request_phrase(message.content)
+            return "User asked", request_phrase(message.content)
     if kept:
         return "Started with", kept.group(2)
     for message in messages:
         if not _blank(message.content):
-            return "Started with", patterns.request_phrase(message.content)
+            return "Started with", request_phrase(message.content)
     return None
 
 
@@ -342,7 +249,7 @@ def _summary(
     facts: _Facts,
 ) -> str:
     """The session summary when the bot wrote one, else "User asked ... Decided ... Next ..."."""
-    text = " ".join(patterns.clean_text(summary.summary_text or "").split()) if summary else ""
+    text = " ".join(clean_text(summary.summary_text or "").split()) if summary else ""
     if text:
         return _clip(text, MAX_SUMMARY_CHARS)
     parts: list[str] = []
@@ -374,11 +281,11 @@ def extend_extraction(
     as the user; system and tool messages contribute entities only.
     """
     facts = _Facts.of(previous)
-    topics = _TopicCounts()
+    topics = TopicCounts()
     for message in messages:
         role = _role(message)
         conversational = role not in NON_CONVERSATIONAL_ROLES
-        analysis = patterns.analyse(
+        analysis = analyse(
             message.content or "", user=role in USER_ROLES, conversational=conversational
         )
         for finding in analysis.findings:
@@ -388,7 +295,7 @@ def extend_extraction(
         session_id=session_id,
         span=extend_span(previous, messages),
         summary=_summary(previous, messages, summary, facts),
-        topics=_merge_topics(previous.topics if previous else [], topics.ranked()),
+        topics=merge_topics(previous.topics if previous else [], topics.ranked()),
         decisions=facts.decisions.items,
         entities=facts.entities.items,
         actions=facts.actions.items,

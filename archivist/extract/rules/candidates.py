@@ -1,6 +1,6 @@
 """Candidate state items from chat text, by rules: deterministic, fast, conservative.
 
-Decisions and actions come from the same patterns as the v1 extraction (`patterns.analyse`),
+Decisions and actions come from the same patterns as the v1 extraction (`analysis.analyse`),
 so the two never disagree about what was decided; constraints, risks and questions have their
 own sentence patterns here. Each candidate refs the message it was found in and keeps its
 sentence (`CandidateItem.signal_text`), where reconciliation looks for change language.
@@ -14,9 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from archivist.extract import patterns
-from archivist.extract.rules import NON_CONVERSATIONAL_ROLES, USER_ROLES
-from archivist.models import Message
+from archivist.extract.rules.analysis import analyse
+from archivist.extract.rules.entities import entities_in
+from archivist.extract.rules.findings import ActionHit, Completion, DecisionHit, EntityHit
+from archivist.extract.rules.guards import is_question
+from archivist.extract.rules.phrases import clause, has_substance, strip_fillers, tidy
+from archivist.extract.rules.text import units
+from archivist.extract.rules.vocabulary import (
+    COMMON_VERBS,
+    TOPIC_STOPWORDS,
+    content_stems,
+    domain_of,
+    tokens,
+)
+from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
 from archivist.state.items import CandidateItem, ItemType
 
 MAX_ITEM_WORDS = 16
@@ -64,7 +75,7 @@ def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
         if role in NON_CONVERSATIONAL_ROLES:
             continue
         user = role in USER_ROLES
-        for sentence, list_outcome in patterns.units(message.content):
+        for sentence, list_outcome in units(message.content):
             found.sentence(message, sentence, list_outcome, user=user)
     return found.items
 
@@ -100,24 +111,24 @@ class _Found:
         self, message: Message, sentence: str, list_outcome: str | None, *, user: bool
     ) -> None:
         if list_outcome is not None:
-            text = patterns.tidy(patterns.clause(sentence), MAX_ITEM_WORDS)
-            if patterns.has_substance(text):
+            text = tidy(clause(sentence), MAX_ITEM_WORDS)
+            if has_substance(text):
                 status = "done" if list_outcome == "done" else "open"
                 self.add("action", text, message, sentence, status=status)
             return
-        findings = patterns.analyse(sentence, user=user, conversational=True).findings
+        findings = analyse(sentence, user=user, conversational=True).findings
         blocked = bool(_BLOCKED.search(sentence))
-        decided = any(isinstance(f, patterns.DecisionHit) for f in findings)
+        decided = any(isinstance(f, DecisionHit) for f in findings)
         typed = False
         for finding in findings:
-            if isinstance(finding, patterns.DecisionHit):
+            if isinstance(finding, DecisionHit):
                 self.add("decision", finding.text, message, sentence)
                 typed = True
-            elif isinstance(finding, patterns.ActionHit):
+            elif isinstance(finding, ActionHit):
                 status = "blocked" if blocked else "open"
                 self.add("action", finding.text, message, sentence, status=status)
                 typed = True
-            elif isinstance(finding, patterns.Completion):
+            elif isinstance(finding, Completion):
                 if decided and _CHOICE_DONE.match(finding.text):
                     continue  # "we switched to X": the decision says it
                 typed = self._complete(finding, message, sentence) or typed
@@ -125,7 +136,7 @@ class _Found:
             return
         if blocked and self._block(message, sentence):
             return
-        if patterns.is_question(sentence):
+        if is_question(sentence):
             self._question(message, sentence, user=user)
             return
         if user and _ANSWERED.search(sentence):
@@ -136,40 +147,40 @@ class _Found:
         elif _RISK.search(sentence) and not _NOT_RISK.search(sentence):
             self.add("risk", _phrase(sentence), message, sentence)
 
-    def _complete(self, done: patterns.Completion, message: Message, sentence: str) -> bool:
+    def _complete(self, done: Completion, message: Message, sentence: str) -> bool:
         """Mark the batch's matching planned action done, or note a done action."""
         for item in reversed(self.items):
-            if item.type == "action" and done.stems & patterns.content_stems(item.text):
-                overlap = len(done.stems & patterns.content_stems(item.text))
+            if item.type == "action" and done.stems & content_stems(item.text):
+                overlap = len(done.stems & content_stems(item.text))
                 if overlap >= min(2, len(done.stems)):
                     item.status = "done"
                     if message.id not in item.refs:
                         item.refs.append(message.id)
                     return True
-        if patterns.has_substance(done.text):
+        if has_substance(done.text):
             self.add("action", done.text, message, sentence, status="done")
             return True
         return False
 
     def _block(self, message: Message, sentence: str) -> bool:
-        stems = patterns.content_stems(sentence)
+        stems = content_stems(sentence)
         for item in reversed(self.items):
-            if item.type == "action" and len(stems & patterns.content_stems(item.text)) >= 1:
+            if item.type == "action" and len(stems & content_stems(item.text)) >= 1:
                 item.status = "blocked"
                 if message.id not in item.refs:
                     item.refs.append(message.id)
                 return True
-        if patterns.has_substance(_phrase(sentence)):
+        if has_substance(_phrase(sentence)):
             self.add("action", _phrase(sentence), message, sentence, status="blocked")
             return True
         return False
 
     def _question(self, message: Message, sentence: str, *, user: bool) -> None:
-        body = patterns.strip_fillers(sentence)
+        body = strip_fillers(sentence)
         if not user or _REQUEST.search(body) or len(body.split()) < _QUESTION_WORDS:
             return
         text = _phrase(body, keep_mark=True)
-        if patterns.has_substance(text):
+        if has_substance(text):
             self.add("question", text, message, sentence)
 
     def _answer(self, message: Message) -> None:
@@ -182,7 +193,7 @@ class _Found:
 
 def _phrase(sentence: str, *, keep_mark: bool = False) -> str:
     """A sentence as an item text: fillers off, at most `MAX_ITEM_WORDS` words."""
-    body = patterns.strip_fillers(sentence)
+    body = strip_fillers(sentence)
     words = body.split()
     text = " ".join(words[:MAX_ITEM_WORDS]).rstrip(" .,;:!")
     if not keep_mark:
@@ -195,17 +206,17 @@ def _phrase(sentence: str, *, keep_mark: bool = False) -> str:
 def topic_tags(text: str) -> list[str]:
     """1-3 short labels: the sentence's broad area, then the tools it names, then a key word."""
     tags: list[str] = []
-    domain = patterns.domain_of(text)
+    domain = domain_of(text)
     if domain:
         tags.append(domain)
-    for finding in patterns.entities_in(text):
-        if isinstance(finding, patterns.EntityHit) and finding.type in ("tool", "product", "org"):
+    for finding in entities_in(text):
+        if isinstance(finding, EntityHit) and finding.type in ("tool", "product", "org"):
             tags.append(finding.name.lower())
     if not tags:
         words = [
             t
-            for t in patterns.tokens(text)
-            if len(t) >= 4 and t not in patterns.TOPIC_STOPWORDS and t not in patterns.COMMON_VERBS
+            for t in tokens(text)
+            if len(t) >= 4 and t not in TOPIC_STOPWORDS and t not in COMMON_VERBS
         ]
         tags += sorted(words, key=len, reverse=True)[:1]
     unique = list(dict.fromkeys(tags))

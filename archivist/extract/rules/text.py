@@ -1,0 +1,78 @@
+"""Text preparation: a message's prose cleaned and cut into sentences and task-list items."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Literal
+
+MAX_ANALYSED_CHARS = 20_000
+
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
+_FENCED = re.compile(r"```.*?```", re.S)
+_EMPHASIS = re.compile(r"\*\*|__|~~|`")
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?\u2026])\s+")
+_LINE_PREFIX = re.compile(r"^(?:>+\s*|#{1,6}\s+)")
+_LIST_ITEM = re.compile(r"^(?:[-*\u2022+]|\d{1,2}[.)])\s+(?P<body>\S.*)$")
+_CHECKBOX = re.compile(r"^(?:[-*+]\s+)?\[(?P<mark>[ xX])\]\s+(?P<body>\S.*)$")
+_LIST_HEADER = re.compile(
+    r"^(?=.{1,60}$)(?!.*\b(?:problems?|issues?|risks?|concerns?|questions?|pros|cons)\b)"
+    r"(?:#{1,6}\s*)?(?:.*\b)?(?:plan|next steps?|next up|to-?dos?|to do|action items?|tasks?"
+    r"|checklist|follow[- ]?ups?|remaining (?:work|items|steps))\b[^:]*(?::|(?<=\w))$",
+    re.I,
+)
+
+
+def clean_text(text: str) -> str:
+    """`text` cut to the analysed length, with control characters and surrogates blanked."""
+    return _CONTROL.sub(" ", text[:MAX_ANALYSED_CHARS]).translate(_QUOTES)
+
+
+def prepare(text: str) -> str:
+    """The prose of a message: cleaned, without fenced code blocks and markdown emphasis."""
+    return _EMPHASIS.sub("", _FENCED.sub("\n", clean_text(text)))
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences at `.`, `!`, `?` or an ellipsis followed by a space."""
+    return [s for s in (p.strip() for p in _SENTENCE_BREAK.split(text)) if s]
+
+
+def _units(text: str) -> Iterator[tuple[str, Literal["planned", "done"] | None]]:
+    """Sentences of the prose, each with the outcome it has when it is an item of a task list.
+
+    A list directly under a header such as "Next steps:" or "TODO:" is a list of planned
+    actions; markdown checkboxes are actions whatever precedes them.
+    """
+    in_list = seen_item = False
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if not line:
+            in_list = in_list and not seen_item
+            continue
+        box = _CHECKBOX.match(line)
+        item = _LIST_ITEM.match(line)
+        if box:
+            yield box.group("body"), "planned" if box.group("mark") == " " else "done"
+        elif item and in_list:
+            seen_item = True
+            yield item.group("body"), "planned"
+        elif _LIST_HEADER.match(line):
+            in_list, seen_item = True, False
+        else:
+            in_list = False
+            body = _LINE_PREFIX.sub("", item.group("body") if item else line)
+            for sentence in split_sentences(body):
+                yield sentence, None
+
+
+def units(text: str) -> list[tuple[str, Literal["planned", "done"] | None]]:
+    """The sentences of a message's prose, each with its task-list outcome (see `_units`)."""
+    return list(_units(prepare(text)))
+
+
+def ascii_fold(text: str) -> str:
+    """`text` with accents folded to ASCII and other non-ASCII characters dropped."""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")

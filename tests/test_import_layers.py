@@ -1,0 +1,71 @@
+"""The package's folders import each other without cycles, so each can be read on its own.
+
+A "unit" is a top-level module (`archivist/models.py`) or folder (`archivist/state/`); an
+import from one unit of another is an edge. Imports inside one unit do not count.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "archivist"
+
+
+def _unit(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "archivist" and len(parts) > 1 else None
+
+
+def _edges() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        here = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+        targets = edges.setdefault(here, set())
+        for node in ast.walk(ast.parse(path.read_text())):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+                if node.module == "archivist":
+                    names = [f"archivist.{a.name}" for a in node.names]
+            targets.update(u for n in names if (u := _unit(n)) and u != here)
+    return edges
+
+
+def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the graph as a path, or None."""
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_import_cycles_between_folders() -> None:
+    assert _cycle(_edges()) is None, " -> ".join(_cycle(_edges()) or [])
+
+
+def test_the_checker_sees_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_models_and_state_know_their_place() -> None:
+    edges = _edges()
+    assert "state" not in edges["models"] and "extract" not in edges["state"]
