@@ -7,7 +7,7 @@ schema checks), so the first failing line is the one to fix first.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -109,7 +109,31 @@ def _schema_checks(store: Store, fix: str, checks: list[Check]) -> bool:
         if current
         else Check(name="functions", ok=False, detail="another version's", fix=fix)
     )
+    if current:
+        checks.append(_exposure_check(store.exposure(), fix))
     return current
+
+
+_SHOWN = 6  # exposures named in the detail; the rest are counted
+
+
+def _exposure_check(exposure: list[dict[str, Any]], fix: str) -> Check:
+    """Whether Supabase's anon or authenticated role can reach anything of the archivist."""
+    if not exposure:
+        return Check(name="exposure", ok=True, detail="anon and authenticated reach nothing")
+    items = [
+        f"{e['role']}: {e['privileges']} on {e['name']}"
+        if e.get("role")
+        else f"{e['name']}: no row level security"
+        for e in exposure
+    ]
+    more = f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else ""
+    return Check(
+        name="exposure",
+        ok=False,
+        detail="; ".join(items[:_SHOWN]) + more,
+        fix=f"{fix} (it revokes them and enables row level security)",
+    )
 
 
 def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> int | None:

@@ -5,9 +5,9 @@
 -- this transaction; an archivist function whose row this transaction did not write is obsolete:
 -- a function a file no longer has, or an old signature of one whose arguments or result changed
 -- (CREATE OR REPLACE cannot change those, and would leave the old one beside the new, which
--- PostgREST cannot tell apart). The archivist's functions are those named archivist_* in its
--- schema and the three of its API (a retired API name stays in the list below); the bot's own
--- functions are never touched. A function something else depends on (a view, a user's
+-- PostgREST cannot tell apart). The archivist's functions are those archivist_functions()
+-- lists (sql/functions/privacy.sql): named archivist_*, and its three search functions; the
+-- bot's own functions are never touched. A function something else depends on (a view, a user's
 -- function in SQL) is not dropped: init then fails, naming it, and changes nothing.
 
 DO $$
@@ -15,12 +15,8 @@ DECLARE
     v_xid text := (pg_current_xact_id()::text::bigint % 4294967296)::text;
     v_fn  regprocedure;
 BEGIN
-    FOR v_fn IN SELECT p.oid::regprocedure FROM pg_proc p
-                WHERE p.pronamespace = current_schema()::regnamespace
-                  AND (p.proname LIKE 'archivist\_%' OR p.proname IN (
-                       'match_jarvis_memory_chunks', 'hybrid_jarvis_memory_chunks',
-                       'search_jarvis_archive'))
-                  AND p.xmin::text <> v_xid
+    FOR v_fn IN SELECT f FROM archivist_functions() f JOIN pg_proc p ON p.oid = f
+                WHERE p.xmin::text <> v_xid
     LOOP
         EXECUTE format('DROP FUNCTION %s', v_fn);
     END LOOP;

@@ -33,6 +33,34 @@ DO $$ BEGIN
         CREATE ROLE service_role NOLOGIN NOINHERIT BYPASSRLS;
     END IF;
 END $$"""
+# What a Supabase project's database has besides the roles: the API roles may use the public
+# schema, and get every privilege on new tables, functions and sequences there (default
+# privileges, supabase/postgres migrations/db/init-scripts/00000000000000-initial-schema.sql),
+# and auth.uid() as Supabase's auth server defines it (supabase/auth
+# migrations/tenant/20211202183645_update_auth_uid.up.sql).
+SUPABASE_DEFAULTS = """
+GRANT USAGE ON SCHEMA public TO anon, authenticated, service_role;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public
+    GRANT ALL ON TABLES TO anon, authenticated, service_role;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public
+    GRANT ALL ON FUNCTIONS TO anon, authenticated, service_role;
+ALTER DEFAULT PRIVILEGES IN SCHEMA public
+    GRANT ALL ON SEQUENCES TO anon, authenticated, service_role;
+CREATE SCHEMA IF NOT EXISTS auth;
+GRANT USAGE ON SCHEMA auth TO anon, authenticated, service_role;
+CREATE OR REPLACE FUNCTION auth.uid() RETURNS uuid
+LANGUAGE sql STABLE
+AS $$
+  select
+  nullif(
+    coalesce(
+      current_setting('request.jwt.claim.sub', true),
+      (current_setting('request.jwt.claims', true)::jsonb ->> 'sub')
+    ),
+    ''
+  )::uuid
+$$;
+"""
 
 
 def _with_db(url: str, dbname: str) -> str:
@@ -82,6 +110,15 @@ def db_url(pg_server: str) -> Iterator[str]:
 def empty_db_url(pg_server: str) -> Iterator[str]:
     """A fresh database with nothing in it (no migrations, no pgvector yet)."""
     yield from _fresh_database(pg_server, "template1")
+
+
+@pytest.fixture
+def supabase_db_url(pg_server: str) -> Iterator[str]:
+    """A fresh empty database set up like a Supabase project's (SUPABASE_DEFAULTS)."""
+    for url in _fresh_database(pg_server, "template1"):
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(SUPABASE_DEFAULTS)
+        yield url
 
 
 @pytest.fixture

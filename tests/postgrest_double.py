@@ -10,12 +10,15 @@ Postgres, in its own transaction, the way PostgREST does. What it implements of 
   "hoisted" settings).
 - `GET /rest/v1/<table>?select=a,b` (plain reads, no filters).
 - The `apikey` and `Authorization: Bearer` headers must carry the service key (else 401).
+- `role` (optional): each request's transaction runs as that role with its JWT claims, as
+  PostgREST sets them (`set_config('role', ...)`, `request.jwt.claims`), e.g. `service_role`
+  on a database with Supabase's roles; by default it runs as the database's owner.
 - Errors in PostgREST's shape: `{"code", "message", "details", "hint"}`; an unknown function
   is 404 `PGRST202`, an unknown table 404 `PGRST205`.
 
 Faults on purpose (`mode`): "ok"; "error500" answers 500 with an HTML proxy page; "down"
 closes the connection without answering. Not implemented: filters, embedding, auth roles
-(every call runs as the test database's owner), max-rows.
+(only the one `role` given), max-rows.
 """
 
 from __future__ import annotations
@@ -47,9 +50,10 @@ class GatewayError(Exception):
 class PostgrestDouble:
     """The gateway on 127.0.0.1 in a thread, over one test database."""
 
-    def __init__(self, db_url: str, key: str = SERVICE_KEY) -> None:
+    def __init__(self, db_url: str, key: str = SERVICE_KEY, role: str | None = None) -> None:
         self.db_url = db_url
         self.key = key
+        self.role = role
         self.mode = "ok"
         self.calls: list[str] = []
         self._pool: Queue[psycopg.Connection[tuple[Any, ...]]] = Queue()
@@ -81,6 +85,12 @@ class PostgrestDouble:
         except Empty:
             conn = psycopg.connect(self.db_url)
         try:
+            if self.role:
+                conn.execute(
+                    "SELECT set_config('role', %s, true), "
+                    "set_config('request.jwt.claims', %s, true)",
+                    [self.role, json.dumps({"role": self.role})],
+                )
             yield conn
         finally:
             if not (conn.closed or conn.broken):

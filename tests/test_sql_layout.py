@@ -11,7 +11,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from catalog import catalog
+from catalog import BEFORE, catalog, init_as_main_did
 from postgrest_double import PostgrestDouble
 from sources import run_archivist
 
@@ -23,8 +23,6 @@ from archivist.store.migrate import (
     load_migrations,
 )
 
-# sql/001-009 as main held them at commit 493e2bf, when migrations still held the functions.
-BEFORE = Path(__file__).parent / "fixtures" / "sql_493e2bf"
 CREATE_FUNCTION = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([\w.]+)\s*\(", re.I)
 ARCHIVIST_FUNCTIONS = """
     SELECT p.oid::regprocedure::text FROM pg_proc p
@@ -38,24 +36,6 @@ def cli(args: list[str], tmp_path: Path, url: str | None) -> tuple[int, str, str
     env = {"ARCHIVIST_EMBEDDER": "hash", "ARCHIVIST_DATA_DIR": str(tmp_path / "data")}
     result = run_archivist(args, {**env, **({"DATABASE_URL": url} if url else {})})
     return result.returncode, result.stdout, result.stderr
-
-
-def init_as_main_did(url: str) -> None:
-    """What `archivist init` at 493e2bf left: each old file applied and recorded, the model."""
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(
-            "CREATE TABLE archivist_migrations (name text PRIMARY KEY, checksum text NOT NULL, "
-            "applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        for path in sorted(BEFORE.glob("*.sql")):
-            with conn.transaction():
-                conn.execute(path.read_bytes())
-                conn.execute(
-                    "INSERT INTO archivist_migrations (name, checksum) VALUES (%s, %s)",
-                    [path.stem, hashlib.sha256(path.read_bytes()).hexdigest()],
-                )
-        conn.execute("SELECT archivist_record_embedding('hash-768', 768)")
-        conn.execute("""SELECT archivist_start_run('{"kept": true}')""")
 
 
 def test_every_function_is_defined_in_exactly_one_file_and_no_migration(db_url: str) -> None:

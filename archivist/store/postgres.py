@@ -141,6 +141,11 @@ class Store:
         info = self._schema_info() or {}
         return info.get("vector_installed"), info.get("vector_available")
 
+    def exposure(self) -> list[dict[str, Any]]:
+        """What Supabase's anon and authenticated roles can reach of the archivist (see doctor)."""
+        found: list[dict[str, Any]] = self.call("archivist_exposure")
+        return found
+
     def index_names(self) -> set[str]:
         return set((self._schema_info() or {}).get("indexes", []))
 

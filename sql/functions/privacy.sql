@@ -1,0 +1,72 @@
+-- What the archivist owns in its schema, for sql/policy.sql (which makes all of it private) and
+-- for `doctor` (which reports what Supabase's API roles can reach of it).
+
+-- The archivist's tables. A new table must be added here: tests/test_privacy.py lists every
+-- table the migrations create and fails on one that is not private.
+CREATE OR REPLACE FUNCTION archivist_tables() RETURNS SETOF regclass
+LANGUAGE sql STABLE
+AS $$
+    SELECT c.oid::regclass FROM pg_class c
+    WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+      AND c.relname IN ('archivist_meta', 'archivist_migrations', 'archivist_runs',
+                        'archivist_session_claims', 'archivist_reembed_staging',
+                        'jarvis_archive', 'jarvis_archive_sessions', 'jarvis_memory_chunks')
+    ORDER BY c.relname
+$$;
+
+-- The sequences those tables own (identity columns).
+CREATE OR REPLACE FUNCTION archivist_sequences() RETURNS SETOF regclass
+LANGUAGE sql STABLE
+AS $$
+    SELECT s.oid::regclass FROM pg_depend d JOIN pg_class s ON s.oid = d.objid
+    WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+      AND s.relkind = 'S' AND d.refobjid IN (SELECT t FROM archivist_tables() t)
+    ORDER BY s.relname
+$$;
+
+-- The archivist's functions: those named archivist_*, and its three search functions.
+CREATE OR REPLACE FUNCTION archivist_functions() RETURNS SETOF regprocedure
+LANGUAGE sql STABLE
+AS $$
+    SELECT p.oid::regprocedure FROM pg_proc p
+    WHERE p.pronamespace = current_schema()::regnamespace
+      AND (p.proname LIKE 'archivist\_%' OR p.proname IN (
+           'match_jarvis_memory_chunks', 'hybrid_jarvis_memory_chunks', 'search_jarvis_archive'))
+    ORDER BY p.proname, p.oid
+$$;
+
+-- What Supabase's API roles (anon, authenticated; those that exist) can reach of the
+-- archivist: [{role, kind, name, privileges}] for every table, sequence or function one of
+-- them may use, and [{role: null, kind: "table without row level security", name}] for every
+-- archivist table RLS does not guard. Empty when the archivist is private.
+CREATE OR REPLACE FUNCTION archivist_exposure() RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    WITH api AS (
+        SELECT r.oid, r.rolname::text AS role FROM pg_roles r
+        WHERE r.rolname IN ('anon', 'authenticated')
+    ), reach AS (
+        SELECT a.role, 'table' AS kind, t::text AS name,
+               array_to_string(ARRAY(
+                   SELECT p FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE',
+                                              'REFERENCES', 'TRIGGER']) p
+                   WHERE has_table_privilege(a.oid, t, p)), ', ') AS privileges
+        FROM api a CROSS JOIN archivist_tables() t
+        UNION ALL
+        SELECT a.role, 'sequence', s::text,
+               array_to_string(ARRAY(
+                   SELECT p FROM unnest(ARRAY['USAGE', 'SELECT', 'UPDATE']) p
+                   WHERE has_sequence_privilege(a.oid, s, p)), ', ')
+        FROM api a CROSS JOIN archivist_sequences() s
+        UNION ALL
+        SELECT a.role, 'function', f::text,
+               CASE WHEN has_function_privilege(a.oid, f, 'EXECUTE') THEN 'EXECUTE' ELSE '' END
+        FROM api a CROSS JOIN archivist_functions() f
+        UNION ALL
+        SELECT NULL, 'table without row level security', t::text, ''
+        FROM archivist_tables() t JOIN pg_class c ON c.oid = t
+        WHERE NOT c.relrowsecurity
+    )
+    SELECT coalesce(jsonb_agg(to_jsonb(r) ORDER BY r.role NULLS FIRST, r.kind, r.name), '[]')
+    FROM reach r WHERE r.privileges <> '' OR r.role IS NULL
+$$;
