@@ -27,6 +27,7 @@ from archivist.extract.rules import (
     MAX_TOPICS,
     entity_key,
     extend_extraction,
+    rules_candidates,
 )
 from archivist.models import Extraction, Message, SessionSummary
 
@@ -688,3 +689,15 @@ def test_any_split_gives_the_same_facts(turns: list[tuple[str, str]], cut: int) 
 @given(kind=st.text(max_size=30), name=st.text(max_size=80))
 def test_entity_key_always_has_the_key_shape(kind: str, name: str) -> None:
     assert KEY_RE.match(entity_key(kind, name))
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.stem)
+def test_the_extraction_and_the_state_candidates_agree_on_actions(path: Path) -> None:
+    """Both read the same findings with the same completion rule: an action is done in the
+    extraction exactly when its state candidate is."""
+    conv = load(path)
+    messages = messages_of(conv)
+    e = extend_extraction(None, conv["session_id"], messages, summary_of(conv))
+    extraction = {a.description: a.outcome == "done" for a in e.actions}
+    state = {c.text: c.status == "done" for c in rules_candidates(messages) if c.type == "action"}
+    assert extraction == state

@@ -201,3 +201,16 @@ def test_reconciliation_is_deterministic_and_leaves_its_input_alone() -> None:
     first = run(old, cand("Use Memcached instead of Redis"), 0.86)
     second = run(old, cand("Use Memcached instead of Redis"), 0.86)
     assert first.items == second.items and old.status == "active"
+
+
+def test_a_done_action_completes_the_open_one_whatever_the_vectors() -> None:
+    old = old_item(text="Add the Memcached client to the API", item_type="action", status="open")
+    other = old_item(text="Put it behind the SessionStore interface", item_type="action")
+    other.status = "open"
+    done = cand("Added the Memcached client behind SessionStore", "action", status="done")
+    result = reconcile(
+        [old, other], [done], [msg("m1", minutes=5)], {old.uid: vec(1.0)}, [vec(0.0)]
+    )
+    assert [c.kind for c in result.changes] == ["status", "merged"]
+    first, second = result.items
+    assert (first.status, first.refs) == ("done", ["old1", "m1"]) and second.status == "open"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sources import T0, SourceDB
@@ -129,3 +130,45 @@ def test_unknown_session_is_one_clear_line() -> None:
         assert result.exit_code == 1
         assert "session nope has no archived version yet" in result.stderr
         assert "Traceback" not in result.output
+
+
+SAMPLE = (
+    Path(__file__).resolve().parents[1] / "archivist" / "samples" / "02_redis_to_memcached.json"
+)
+
+
+@pytest.mark.usefixtures("env")
+@pytest.mark.parametrize("first_batch", [15, 10], ids=["one_batch", "completion_in_batch_2"])
+def test_state_and_the_extraction_agree_on_what_is_done(
+    source: SourceDB, settings: Settings, first_batch: int
+) -> None:
+    """The demo's "I've added the Memcached client behind SessionStore" (message 14) reports
+    "Add the Memcached client to the API" done: the extraction and `archivist state` say so,
+    whether the plan and the report were archived in one version or in two."""
+    sample = json.loads(SAMPLE.read_text())
+    sid, messages = sample["session_id"], sample["messages"]
+    for part in (messages[:first_batch], messages[first_batch:]):
+        if part:
+            source.add(
+                sid,
+                [m["content"] for m in part],
+                start=datetime.fromisoformat(part[0]["created_at"]),
+                roles=[m["role"] for m in part],
+            )
+            run(settings)
+
+    state = json.loads(invoke("state", sid, "--json").stdout)
+    row = source.conn.execute(
+        "SELECT a.extraction -> 'actions' FROM jarvis_archive_sessions s "
+        "JOIN jarvis_archive a ON a.id = s.archive_id WHERE s.session_id = %s",
+        [sid],
+    ).fetchone()
+    assert row is not None
+    extraction_done = {a["description"] for a in row[0] if a["outcome"] == "done"}
+    state_done = {
+        i["text"] for i in state["items"] if i["type"] == "action" and i["status"] == "done"
+    }
+    assert "Add the Memcached client to the API" in extraction_done & state_done
+    assert extraction_done == state_done
+    open_in_state = {i["text"] for i in state["items"] if i["status"] == "open"}
+    assert "Put it behind the existing SessionStore interface" in open_in_state

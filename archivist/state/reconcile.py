@@ -6,6 +6,8 @@ the previous items (read back from their `state_item` chunks, so an unchanged it
 embedded twice). Per candidate, in order, against the items of the same type that are not
 superseded (those of earlier candidates of this run included):
 
+- a `done` action that reports an open or blocked action done (`words.completed_index`, the
+  rule the rules extractor uses within a batch) merges into it, whatever the vectors say;
 - score = cosine + `topic_bonus` when a topic tag is shared (at most 1.0);
 - score >= merge threshold (or the same UID): merge (refs and tags united, status by
   precedence, the higher confidence, `last_seen_at` never older than before);
@@ -39,6 +41,7 @@ from archivist.state.items import (
     supersession_trigger,
     validated_status,
 )
+from archivist.words import completed_index, content_stems
 
 MAX_TAGS = 3
 
@@ -123,6 +126,9 @@ def _one(
     if same is not None and same.status == "superseded":
         result.changes.append(_change("ignored", new, other=same.uid))
         return
+    if same is None and (done := _completed(new, items)) is not None:
+        _merge(result, done, new, None)
+        return
     best, score = same, 1.0
     if best is None:
         best, score = _nearest(new, vector, items, vectors, thresholds.topic_bonus)
@@ -165,7 +171,18 @@ def _nearest(
     return best, best_score
 
 
-def _merge(result: Reconciliation, old: StateItem, new: StateItem, score: float) -> None:
+def _completed(new: StateItem, items: Sequence[StateItem]) -> StateItem | None:
+    """The open or blocked action a `done` action reports done, if any."""
+    if new.type != "action" or new.status != "done":
+        return None
+    planned = [
+        i.text if i.type == "action" and i.status in ("open", "blocked") else None for i in items
+    ]
+    index = completed_index(content_stems(new.text), planned)
+    return None if index is None else items[index]
+
+
+def _merge(result: Reconciliation, old: StateItem, new: StateItem, score: float | None) -> None:
     status = resolve_status_merge(old.type, old.status, new.status)
     if status != old.status:
         result.changes.append(

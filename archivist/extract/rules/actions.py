@@ -17,7 +17,8 @@ from archivist.extract.rules.phrases import (
     scan,
     tidy,
 )
-from archivist.extract.rules.vocabulary import CHATTER_VERBS, NOT_PREFERENCE, content_stems
+from archivist.extract.rules.vocabulary import CHATTER_VERBS, NOT_PREFERENCE
+from archivist.words import content_stems
 
 ACTION_WORDS = 14
 

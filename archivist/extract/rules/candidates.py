@@ -20,15 +20,10 @@ from archivist.extract.rules.findings import ActionHit, Completion, DecisionHit,
 from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import clause, has_substance, strip_fillers, tidy
 from archivist.extract.rules.text import units
-from archivist.extract.rules.vocabulary import (
-    COMMON_VERBS,
-    TOPIC_STOPWORDS,
-    content_stems,
-    domain_of,
-    tokens,
-)
+from archivist.extract.rules.vocabulary import COMMON_VERBS, TOPIC_STOPWORDS, domain_of
 from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
 from archivist.state.items import CandidateItem, ItemType
+from archivist.words import completed_index, content_stems, tokens
 
 MAX_ITEM_WORDS = 16
 
@@ -148,15 +143,18 @@ class _Found:
             self.add("risk", _phrase(sentence), message, sentence)
 
     def _complete(self, done: Completion, message: Message, sentence: str) -> bool:
-        """Mark the batch's matching planned action done, or note a done action."""
-        for item in reversed(self.items):
-            if item.type == "action" and done.stems & content_stems(item.text):
-                overlap = len(done.stems & content_stems(item.text))
-                if overlap >= min(2, len(done.stems)):
-                    item.status = "done"
-                    if message.id not in item.refs:
-                        item.refs.append(message.id)
-                    return True
+        """Mark the batch's matching planned action done (as the extraction does), or note a
+        done action."""
+        planned = [
+            i.text if i.type == "action" and i.status != "done" else None for i in self.items
+        ]
+        index = completed_index(done.stems, planned)
+        if index is not None:
+            item = self.items[index]
+            item.status = "done"
+            if message.id not in item.refs:
+                item.refs.append(message.id)
+            return True
         if has_substance(done.text):
             self.add("action", done.text, message, sentence, status="done")
             return True

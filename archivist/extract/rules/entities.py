@@ -9,7 +9,6 @@ from archivist.extract.rules.findings import EntityHit, Finding
 from archivist.extract.rules.phrases import MAX_PHRASE_CHARS
 from archivist.extract.rules.text import ascii_fold
 from archivist.extract.rules.vocabulary import (
-    FUNCTION_WORDS,
     GENERIC_NAMES,
     GITHUB_PAGES,
     KNOWN_ALIASES,
@@ -19,6 +18,7 @@ from archivist.extract.rules.vocabulary import (
     known_name,
 )
 from archivist.models import EntityType
+from archivist.words import FUNCTION_WORDS
 
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'`\])}]{2,400}", re.I)
 _URL_PARTS = re.compile(r"^(?:https?://)?(?:www\.)?(?P<host>[^/?#:\s]+)(?::\d+)?(?P<path>/[^?#]*)?")

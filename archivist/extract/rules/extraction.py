@@ -31,7 +31,7 @@ from archivist.extract.rules.findings import (
 from archivist.extract.rules.phrases import has_substance, request_phrase
 from archivist.extract.rules.text import ascii_fold, clean_text
 from archivist.extract.rules.topics import TopicCounts, merge_topics
-from archivist.extract.rules.vocabulary import KNOWN_NAMES, content_stems
+from archivist.extract.rules.vocabulary import KNOWN_NAMES
 from archivist.models import (
     NON_CONVERSATIONAL_ROLES,
     USER_ROLES,
@@ -43,6 +43,7 @@ from archivist.models import (
     SessionSummary,
     Span,
 )
+from archivist.words import completed_index
 
 EXTRACTOR_NAME = "rules"
 EXTRACTOR_VERSION = "1"
@@ -166,23 +167,11 @@ class _Facts:
             self.actions.items[index] = action.model_copy(update={"outcome": "done"})
 
     def _complete(self, done: Completion) -> None:
-        """Mark the matching open action done, or record what was done as a new action.
-
-        An action matches when it shares two content words with the completion, or contains
-        every content word of it ("I've deployed it" matches "Deploy the preview"); the most
-        recent of the best matches wins.
-        """
-        best, best_score = -1, 0
-        for i in range(len(self.actions.items) - 1, -1, -1):
-            action = self.actions.items[i]
-            if action.outcome == "done":
-                continue
-            shared = len(done.stems & content_stems(action.description))
-            matches = shared >= 2 or (shared >= 1 and shared == len(done.stems))
-            if matches and shared > best_score:
-                best, best_score = i, shared
-        if best >= 0:
-            self._mark_done(best)
+        """Mark the matching open action done, or record what was done as a new action."""
+        open_actions = [None if a.outcome == "done" else a.description for a in self.actions.items]
+        index = completed_index(done.stems, open_actions)
+        if index is not None:
+            self._mark_done(index)
         elif has_substance(done.text):
             self._add_action(done.text, "done")
 

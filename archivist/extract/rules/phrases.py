@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterator
 
 from archivist.extract.rules.text import clean_text, prepare, split_sentences
-from archivist.extract.rules.vocabulary import COMMON_VERBS, GREETING, VAGUE
+from archivist.extract.rules.vocabulary import COMMON_VERBS, GREETING
+from archivist.words import VAGUE
 
 MAX_PHRASE_CHARS = 200
 REQUEST_CHARS = 200

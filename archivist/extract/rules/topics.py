@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from archivist.extract.rules.findings import Analysis, EntityHit
-from archivist.extract.rules.vocabulary import DOMAINS, TOPIC_STOPWORDS, stem, topic_clauses
+from archivist.extract.rules.vocabulary import DOMAINS, TOPIC_STOPWORDS, topic_clauses
+from archivist.words import stem
 
 MAX_TOPICS = 12
 _TOPIC_TYPES = frozenset({"tool", "product", "project", "org"})

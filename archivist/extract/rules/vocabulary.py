@@ -6,30 +6,9 @@ import re
 from dataclasses import dataclass
 
 from archivist.models import EntityType
+from archivist.words import FUNCTION_WORDS, tokens, word_set
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-FUNCTION_WORDS = _words(
-    """a about above after again against all am an and any are aren't as at be because been
-    before being below between both but by can can't cannot could couldn't did didn't do does
-    doesn't doing don't down during each few for from further had hadn't has hasn't have haven't
-    having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll
-    i'm i've if in into is isn't it it's its itself let's lets let me more most my myself no nor
-    not of off on once only or other ought our ours ourselves out over own same she should
-    shouldn't so some such than that that's the their theirs them themselves then there there's
-    these they they'd they'll they're they've this those through to too under until up very was
-    wasn't we we'd we'll we're we've were weren't what what's when where which while who whom
-    why will with won't would wouldn't you you'd you'll you're you've your yours yourself
-    yourselves also just via per etc vs yet still already ever every much many lot lots anything
-    something nothing everything someone anyone everyone either neither whether though although
-    since unless upon within without across along around among toward towards onto instead
-    rather quite really maybe perhaps probably actually basically gonna wanna gotta ok okay yes
-    yeah yep no nope hey hi hello thanks thank please sure right well oh ah hmm"""
-)
-CHAT_WORDS = _words(
+CHAT_WORDS = word_set(
     """one two three four five first second third last next new old thing things way ways time
     times day days week weeks month today tomorrow tonight yesterday now later soon bit kind sort
     part point idea ideas question questions answer help works working worked work use used uses
@@ -47,30 +26,24 @@ CHAT_WORDS = _words(
     minute minutes seconds call calls people person case cases number end side"""
 )
 TOPIC_STOPWORDS = FUNCTION_WORDS | CHAT_WORDS
-VAGUE = _words(
-    """it that this them those these one so too now then there here up out again later soon
-    today tomorrow tonight something things stuff more all everything anything away over done
-    ok okay first next thing on off in back a an the to for with and or of at by from is are be
-    me you us him her i we my our your just also right"""
-)
-CHATTER_VERBS = _words(
+CHATTER_VERBS = word_set(
     """know think explain clarify summarize summarise recap rephrase elaborate be help see walk
     break repeat answer guess say note mention outline describe suggest recommend assume admit
     remember pass wait let take hope bet get have continue stay begin need want try circle
     talk discuss chat brainstorm not never go do"""
 )
-COMMON_VERBS = _words(
+COMMON_VERBS = word_set(
     """keep use move switch add set run deploy drop remove ship make create update write put
     leave migrate connect send book check test fix open close review merge push draft schedule
     email call ask ping rotate backfill document plan install configure enable disable upgrade
     build delete replace rename invite share reserve hold buy pay order print pack rent cancel
     confirm land load flip log watch wire start stop revert"""
 )
-NOT_PREFERENCE = _words(
+NOT_PREFERENCE = word_set(
     """know think worry understand see have get remember mind want need care forget really even
     like feel believe mean recall quite bother hesitate panic stress sweat hate love"""
 )
-GENERIC_NAMES = _words(
+GENERIC_NAMES = word_set(
     """new old main mobile web ios android desktop whole same other current first second last
     demo test testing tests sample internal public private admin side front back staging
     production prod dev development local entire existing original next previous final live real
@@ -88,7 +61,7 @@ GENERIC_NAMES = _words(
     entire overall dashboard site website service app repo codebase monorepo bot extension cli
     project projects company's team's existing underlying relevant same different"""
 )
-NOT_NAMES = _words(
+NOT_NAMES = word_set(
     """monday tuesday wednesday thursday friday saturday sunday january february march april may
     june july august september october november december today tomorrow tonight everyone
     everybody someone somebody anyone anybody nobody team support them him her us you me it the
@@ -98,18 +71,14 @@ NOT_NAMES = _words(
     then yes no thanks our my your their his its next last these those each every any some first
     second new old also just still either neither soon immediately"""
 )
-NOT_HANDLES = _words(
+NOT_HANDLES = word_set(
     """here channel everyone all property dataclass staticmethod classmethod pytest app override
     param returns return types media import keyframes font decorator mention tailwind apply layer
     cache fixture mark router api get post route user users"""
 )
-GITHUB_PAGES = _words(
+GITHUB_PAGES = word_set(
     """orgs settings features about marketplace topics explore login sponsors pricing enterprise
     notifications issues pulls search trending collections apps site security readme team join"""
-)
-_COMPLETION_GENERIC = _words(
-    "done live finished finish complete completed sorted place running now all everything "
-    "officially finally already just"
 )
 DOMAINS: dict[str, str] = {
     **dict.fromkeys(["deploy", "deploys", "deployment", "deploying", "hosting"], "deployment"),
@@ -133,15 +102,6 @@ GREETING = re.compile(
     r"|ok(?:ay)?|cool|great)\b[\s\w,!.']{0,20}$",
     re.I,
 )
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9+#.'-]*")
-
-
-def tokens(text: str) -> list[str]:
-    """Lowercase word tokens, without trailing punctuation or possessive `'s`."""
-    found = (t.rstrip(".'-").removesuffix("'s") for t in _TOKEN.findall(text.lower()))
-    return [t for t in found if t]
-
-
 _NOT_PROSE = re.compile(r"[/@\\]|\.(?:com|org|io|dev|app|net)\b")
 _CLAUSE_BREAK = re.compile(r"[,;:()\[\]\"!?]|\s[-\u2013\u2014]+\s|\u2014|\.(?:\s|$)")
 
@@ -155,25 +115,6 @@ def topic_clauses(sentence: str) -> list[list[str]]:
 def domain_of(text: str) -> str | None:
     """The broad area a sentence is about ("deployment", "auth", ...), from its first keyword."""
     return next((DOMAINS[t] for t in tokens(text) if t in DOMAINS), None)
-
-
-def stem(word: str) -> str:
-    """A crude stem so that "deploy", "deployed" and "deploys" compare equal."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    if len(word) >= 3 and word[-1] == word[-2] and word[-1] not in "aeiou":
-        word = word[:-1]
-    return word
-
-
-def content_stems(text: str) -> frozenset[str]:
-    """Stems of the words that carry meaning, for matching a completion to a planned action."""
-    ignored = FUNCTION_WORDS | VAGUE | _COMPLETION_GENERIC
-    return frozenset(stem(t) for t in tokens(text) if t not in ignored)
 
 
 @dataclass(frozen=True)
