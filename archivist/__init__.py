@@ -1,10 +1,12 @@
 """archivist: chat-bot conversations into versioned extractions and searchable memory.
 
-The query API for bots: `memory_search` (by meaning) and `archive_search` (by structured
+The query API for bots: `Archivist`, a client that keeps its connections across calls, and
+the one-call functions `memory_search` (by meaning) and `archive_search` (by structured
 fact), with the same limits as the CLI; the hybrid is `archivist.search.search`.
 """
 
+from archivist.client import Archivist
 from archivist.search import ArchiveFilters, archive_search, memory_search
 
-__all__ = ["ArchiveFilters", "archive_search", "memory_search"]
+__all__ = ["ArchiveFilters", "Archivist", "archive_search", "memory_search"]
 __version__ = "0.1.0"

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from archivist.backends import make_embedder, make_extractor, open_postgres_store, open_store
+from archivist.backends import make_embedder, open_postgres_store, open_store
+from archivist.client import Archivist
 from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.errors import ConfigError
 from archivist.models import RunReport
-from archivist.pipeline import Archiver, ArchiveRequest, Progress
-from archivist.prune_check import PruneCheck, prune_check
+from archivist.pipeline import ArchiveRequest, Progress
+from archivist.prune_check import PruneCheck
 from archivist.reembed import Progress as ReembedProgress
 from archivist.reembed import ReembedReport, reembed
-from archivist.state.history import History, history
-from archivist.state.view import StateView, state_view
+from archivist.state.history import History
+from archivist.state.view import StateView
 from archivist.status import Status, archive_status
 from archivist.store.migrate import migration_script
 from archivist.store.postgres import EmbeddingConfig
@@ -43,21 +44,14 @@ def archive(
     embedder: Embedder | None = None,
 ) -> RunReport:
     """Run the archivist once. The embedded database is initialised on first use."""
-    embedder = embedder or make_embedder(settings)
-    with open_store(settings) as store:
-        if settings.uses_embedded_database and (
-            store.schema_problem() or store.recorded_embedding() is None
-        ):
-            store.init(embedding_config(settings, embedder))
-        extractor = make_extractor(settings)
-        return Archiver(store, embedder, settings, extractor).run(request, progress)
+    with Archivist(settings, embedder) as client:
+        return client.archive(request, progress)
 
 
 def check_prune(settings: Settings, older_than: timedelta) -> PruneCheck:
     """Whether deleting messages older than `older_than` would lose anything unarchived."""
-    with open_store(settings) as store:
-        store.check_ready(make_embedder(settings).model)
-        return prune_check(store, older_than)
+    with Archivist(settings) as client:
+        return client.prune_check(older_than)
 
 
 def status(settings: Settings) -> Status:
@@ -67,27 +61,16 @@ def status(settings: Settings) -> Status:
         return archive_status(store)
 
 
-HISTORY_MAX_VERSIONS = 100
-
-
 def session_state(settings: Settings, session_id: str) -> StateView:
     """The compact state block of a session's latest version."""
-    with open_store(settings) as store:
-        store.check_ready(make_embedder(settings).model)
-        latest = store.versions(session_id, 1)
-        return state_view(session_id, latest[0] if latest else None)
+    with Archivist(settings) as client:
+        return client.state(session_id)
 
 
 def session_history(settings: Settings, session_id: str) -> History:
     """A session's last versions and what changed between them."""
-    with open_store(settings) as store:
-        store.check_ready(make_embedder(settings).model)
-        # One version before the window, so the window's first version has a diff too.
-        versions = store.versions(session_id, HISTORY_MAX_VERSIONS + 1)
-        shown = history(session_id, versions)
-        if len(versions) > HISTORY_MAX_VERSIONS:
-            shown.versions = shown.versions[1:]
-        return shown
+    with Archivist(settings) as client:
+        return client.history(session_id)
 
 
 def reembed_chunks(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from archivist.config import Settings
 from archivist.embed.base import Embedder
@@ -16,6 +15,7 @@ from archivist.extract.llm import OllamaExtractor
 from archivist.store.connection import connect
 from archivist.store.embedded import embedded_url, start_embedded
 from archivist.store.postgres import PostgresStore, Store
+from archivist.store.rpc import Rpc
 
 
 @contextmanager
@@ -31,6 +31,15 @@ def open_store(settings: Settings) -> Iterator[Store]:
 
 @contextmanager
 def _supabase_store(settings: Settings) -> Iterator[Store]:
+    store = Store(supabase_rpc(settings), settings.sources, settings.max_message_chars)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def supabase_rpc(settings: Settings) -> Rpc:
+    """The REST transport to Supabase the settings describe."""
     from archivist.store.supabase import SupabaseRpc  # supabase-py is slow to import
 
     if settings.supabase_service_role_key is None or settings.supabase_url is None:
@@ -38,34 +47,36 @@ def _supabase_store(settings: Settings) -> Iterator[Store]:
             "SUPABASE_URL is set but SUPABASE_SERVICE_ROLE_KEY is not; set both "
             "(Project Settings > API), or DATABASE_URL for a direct connection"
         )
-    rpc = SupabaseRpc(
+    return SupabaseRpc(
         settings.supabase_url,
         settings.supabase_service_role_key.get_secret_value(),
         settings.secrets(),
         claim_ttl_s=settings.claim_ttl_s,
     )
-    store = Store(rpc, settings.sources, settings.max_message_chars)
+
+
+@contextmanager
+def database_url(settings: Settings) -> Iterator[str]:
+    """`DATABASE_URL`, or the embedded database's, which runs at least while the body does."""
+    if settings.database_url is not None:
+        yield settings.database_url.get_secret_value()
+        return
+    server = start_embedded(settings.data_dir)
     try:
-        yield store
+        yield embedded_url(server)
     finally:
-        store.close()
+        del server  # the embedded server stops when its last handle is gone
 
 
 @contextmanager
 def open_postgres_store(settings: Settings) -> Iterator[PostgresStore]:
     """A direct connection: `DATABASE_URL`, or the embedded database when none is set."""
-    server: Any = None
-    if settings.database_url is not None:
-        url = settings.database_url.get_secret_value()
-    else:
-        server = start_embedded(settings.data_dir)
-        url = embedded_url(server)
-    store = PostgresStore(connect(url, settings), settings.sources, settings.max_message_chars)
-    try:
-        yield store
-    finally:
-        store.close()
-        del server  # the embedded server stops when its last handle is gone
+    with database_url(settings) as url:
+        store = PostgresStore(connect(url, settings), settings.sources, settings.max_message_chars)
+        try:
+            yield store
+        finally:
+            store.close()
 
 
 def make_embedder(settings: Settings, timeout_s: float | None = None) -> Embedder:

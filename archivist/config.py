@@ -121,6 +121,11 @@ class Settings(BaseModel):
     state_conflict_threshold: float = Field(0.85, gt=0, le=1)
     state_max_candidates: int = Field(25, ge=1, le=500)
 
+    # The Python client (and `archivist mcp`) keeps at most this many connections open.
+    pool_max_size: int = Field(4, ge=1, le=100)
+    # The bearer token `archivist mcp --http` requires; a bind beyond loopback needs one.
+    mcp_token: SecretStr | None = Field(None, min_length=16)
+
     sources: SourceTables = Field(default_factory=SourceTables)
 
     @model_validator(mode="after")
@@ -141,8 +146,9 @@ class Settings(BaseModel):
     def secrets(self) -> list[str]:
         """Secret values that must never be printed."""
         found = []
-        if self.supabase_service_role_key is not None:
-            found.append(self.supabase_service_role_key.get_secret_value())
+        for key in (self.supabase_service_role_key, self.mcp_token):
+            if key is not None:
+                found.append(key.get_secret_value())
         if self.database_url is not None:
             url = self.database_url.get_secret_value()
             found += [url, *_passwords(url)]

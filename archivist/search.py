@@ -16,8 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from archivist.backends import make_embedder, open_store
-from archivist.config import SearchMode, Settings, load_settings
+from archivist.config import SearchMode, Settings
 from archivist.embed.base import Embedder, embed_query
 from archivist.errors import ArchivistError, ConfigError
 from archivist.models import Action, ChunkSource, Decision, Entity, Span
@@ -348,15 +347,6 @@ def _archive_hit(row: dict[str, Any]) -> ArchiveHit:
     )
 
 
-def _searcher_call(settings: Settings | None, fn: str, *args: Any, **kwargs: Any) -> Any:
-    settings = settings or load_settings()
-    # One attempt within the search's own deadline: a retry would outlive it.
-    no_retry = settings.model_copy(update={"ollama_retries": 0})
-    embedder = make_embedder(no_retry, timeout_s=settings.search_timeout_s)
-    with open_store(settings) as store:
-        return getattr(Searcher(store, embedder, settings), fn)(*args, **kwargs)
-
-
 def memory_search(
     query: str,
     limit: int = MEMORY_MAX_RESULTS,
@@ -368,10 +358,10 @@ def memory_search(
     settings: Settings | None = None,
 ) -> MemorySearchResult:
     """Search memory by meaning (settings from the environment unless given)."""
-    result: MemorySearchResult = _searcher_call(
-        settings, "memory_search", query, limit, session_ids, source, since, until, mode
-    )
-    return result
+    from archivist.client import Archivist  # the client is built on this module
+
+    with Archivist(settings) as client:
+        return client.memory_search(query, limit, session_ids, source, since, until, mode)
 
 
 def archive_search(
@@ -382,11 +372,10 @@ def archive_search(
     **filter_values: Any,
 ) -> ArchiveSearchResult:
     """Search the archive by structured fact, e.g. `archive_search(topics=["oauth"])`."""
-    filters = filters or ArchiveFilters.model_validate(filter_values)
-    result: ArchiveSearchResult = _searcher_call(
-        settings, "archive_search", filters, limit, all_versions
-    )
-    return result
+    from archivist.client import Archivist
+
+    with Archivist(settings) as client:
+        return client.archive_search(filters, limit, all_versions, **filter_values)
 
 
 def search(
@@ -397,7 +386,7 @@ def search(
     settings: Settings | None = None,
 ) -> SearchResult:
     """The hybrid: sessions found by meaning, restricted by structured filters."""
-    result: SearchResult = _searcher_call(
-        settings, "search", query, filters or ArchiveFilters(), limit, mode
-    )
-    return result
+    from archivist.client import Archivist
+
+    with Archivist(settings) as client:
+        return client.search(query, filters, limit, mode)

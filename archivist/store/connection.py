@@ -25,6 +25,12 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 
 POOLER_PORT = "6543"
 POOLER_HOST_SUFFIX = ".pooler.supabase.com"
+# Every connection is autocommit: each function call is its own transaction (store/rpc.py).
+CONNECT_OPTIONS: dict[str, Any] = {
+    "autocommit": True,
+    "connect_timeout": 10,
+    "application_name": "archivist",
+}
 
 
 def looks_like_pooler(url: str) -> bool:
@@ -54,19 +60,22 @@ def connect(url: str, settings: Settings) -> Conn:
     secrets = settings.secrets()
     _check_url(url, secrets)
     try:
-        conn: Conn = psycopg.connect(
-            url, autocommit=True, connect_timeout=10, application_name="archivist"
-        )
-        if conn.info.encoding == "ascii":  # SQL_ASCII: psycopg would hand out bytes
-            _read_leniently(conn)
+        conn: Conn = psycopg.connect(url, **CONNECT_OPTIONS)
+        prepare(conn, url, settings)
     except psycopg.Error as exc:
         detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "", secrets)
         raise StoreError(
             f"cannot connect to the database at {redact(redact_url(url), secrets)}: {detail}"
         ) from None
+    return conn
+
+
+def prepare(conn: Conn, url: str, settings: Settings) -> None:
+    """Set up a new connection for the archivist (also each connection of a pool)."""
+    if conn.info.encoding == "ascii":  # SQL_ASCII: psycopg would hand out bytes
+        _read_leniently(conn)
     if uses_pooler(url, settings):
         conn.prepare_threshold = None  # statements must not outlive their transaction
-    return conn
 
 
 def _check_url(url: str, secrets: list[str]) -> None:

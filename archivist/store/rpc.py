@@ -83,9 +83,10 @@ def error_message(text: str) -> str:
 class PsycopgRpc:
     """Calls functions on a direct Postgres connection (autocommit: one transaction each)."""
 
-    def __init__(self, conn: Conn) -> None:
+    def __init__(self, conn: Conn, returns_set: dict[str, bool] | None = None) -> None:
+        """`returns_set` caches which functions return sets; a pool's connections share one."""
         self.conn = conn
-        self._returns_set: dict[str, bool] = {}
+        self._returns_set = {} if returns_set is None else returns_set
 
     def call(self, function: str, args: Mapping[str, Any], timeout_ms: int | None = None) -> Any:
         returns_set = self._is_set_returning(function)

@@ -1,0 +1,242 @@
+"""`Archivist`: the Python client that keeps its connections across calls.
+
+    with Archivist.from_env() as archivist:
+        for question in questions:
+            hits = archivist.memory_search(question, limit=5).hits
+
+One client holds one pool of database connections (`psycopg_pool`; direct Postgres and the
+embedded database) or one REST client (Supabase), its embedders, and the outcome of the
+readiness check (migrations applied, the configured embedding model recorded), which runs
+once, on the first call that needs it, instead of on every call. Its methods are safe to call
+from several threads at once; they share at most `pool_max_size` connections.
+
+The module functions (`archivist.memory_search`, `archivist.app.archive`, ...) open a client
+for one call and close it; a caller in a loop keeps one client instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from datetime import datetime, timedelta
+from types import TracebackType
+from typing import Any
+
+from archivist.backends import database_url, make_embedder, make_extractor, supabase_rpc
+from archivist.config import SearchMode, Settings, load_settings
+from archivist.embed.base import Embedder, embed_query
+from archivist.errors import DimensionMismatchError
+from archivist.models import ChunkSource, RunReport
+from archivist.pipeline import Archiver, ArchiveRequest, Progress
+from archivist.prune_check import PruneCheck, parse_age, prune_check
+from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery, parse_query
+from archivist.search import (
+    ARCHIVE_MAX_ROWS,
+    MEMORY_MAX_RESULTS,
+    ArchiveFilters,
+    ArchiveSearchResult,
+    MemorySearchResult,
+    Searcher,
+    SearchResult,
+)
+from archivist.state.history import History, history
+from archivist.state.view import StateView, state_view
+from archivist.store.pool import PooledRpc
+from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection, Store
+from archivist.store.rpc import Rpc
+
+HISTORY_MAX_VERSIONS = 100
+
+
+class _SharedStore(Store):
+    """The store every call of one client uses: its readiness check runs once, not per call.
+
+    A database moved to another model later (`archivist reembed`) is not noticed until the
+    client is opened again; until then a search matches no chunk of the new model.
+    """
+
+    def __init__(self, rpc: Rpc, settings: Settings) -> None:
+        super().__init__(rpc, settings.sources, settings.max_message_chars)
+        self._ready: EmbeddingConfig | None = None
+
+    def check_ready(self, model: str) -> EmbeddingConfig:
+        if self._ready is None or self._ready.model != model:
+            self._ready = super().check_ready(model)
+        return self._ready
+
+
+class Archivist:
+    """Searches, views, archive runs and the prune check on connections kept across calls."""
+
+    def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
+        """Connect as `settings` say (the environment's by default); `embedder` overrides the
+        configured one and stays the caller's to close."""
+        self.settings = settings or load_settings()
+        self._closing = ExitStack()
+        try:
+            self._embedder = embedder or self._owned_embedder(make_embedder(self.settings))
+            # One attempt within a search's own deadline: a retry would outlive it.
+            self._search_embedder = embedder or self._owned_embedder(
+                make_embedder(
+                    self.settings.model_copy(update={"ollama_retries": 0}),
+                    timeout_s=self.settings.search_timeout_s,
+                )
+            )
+            self._rpc = self._connect()
+            self._closing.callback(self._rpc.close)
+        except BaseException:
+            self._closing.close()
+            raise
+        self._store = _SharedStore(self._rpc, self.settings)
+        self._searcher = Searcher(self._store, self._search_embedder, self.settings)
+
+    @classmethod
+    def from_env(cls) -> Archivist:
+        """A client configured by the environment and `archivist.toml`, like the CLI."""
+        return cls(load_settings())
+
+    def _owned_embedder(self, embedder: Embedder) -> Embedder:
+        close = getattr(embedder, "close", None)
+        if close is not None:
+            self._closing.callback(close)
+        return embedder
+
+    def _connect(self) -> Rpc:
+        if self.settings.uses_supabase:
+            return supabase_rpc(self.settings)
+        url = self._closing.enter_context(database_url(self.settings))
+        return PooledRpc(url, self.settings)
+
+    def __enter__(self) -> Archivist:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connections (and the embedded database's handle); safe to repeat."""
+        self._closing.close()
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def memory_search(
+        self,
+        query: str,
+        limit: int = MEMORY_MAX_RESULTS,
+        session_ids: Sequence[str] = (),
+        source: ChunkSource | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        mode: SearchMode | None = None,
+    ) -> MemorySearchResult:
+        """Search memory by meaning: the chunks that best answer the query, best first."""
+        q = parse_query(
+            MemoryQuery,
+            {
+                "query": query,
+                "limit": limit,
+                "session_ids": list(session_ids),
+                "source": source,
+                "since": since,
+                "until": until,
+                "mode": mode,
+            },
+        )
+        return self._searcher.memory_search(
+            q.query, q.limit, q.session_ids, q.source, q.since, q.until, q.mode
+        )
+
+    def archive_search(
+        self,
+        filters: ArchiveFilters | None = None,
+        limit: int = ARCHIVE_MAX_ROWS,
+        all_versions: bool = False,
+        **filter_values: Any,
+    ) -> ArchiveSearchResult:
+        """Search the archive by structured fact, e.g. `archive_search(topics=["oauth"])`."""
+        values = filters.model_dump() if filters is not None else filter_values
+        q = parse_query(ArchiveQuery, {**values, "limit": limit, "all_versions": all_versions})
+        return self._searcher.archive_search(q.filters(), q.limit, q.all_versions)
+
+    def search(
+        self,
+        query: str,
+        filters: ArchiveFilters | None = None,
+        limit: int = MEMORY_MAX_RESULTS,
+        mode: SearchMode | None = None,
+        **filter_values: Any,
+    ) -> SearchResult:
+        """The hybrid: sessions found by meaning, restricted by structured filters."""
+        values = filters.model_dump() if filters is not None else filter_values
+        q = parse_query(HybridQuery, {**values, "query": query, "limit": limit, "mode": mode})
+        return self._searcher.search(q.query, q.filters(), q.limit, q.mode)
+
+    def state(self, session_id: str) -> StateView:
+        """The compact state block of a session's latest version."""
+        q = parse_query(SessionQuery, {"session_id": session_id})
+        self._store.check_ready(self._embedder.model)
+        latest = self._store.versions(q.session_id, 1)
+        return state_view(q.session_id, latest[0] if latest else None)
+
+    def history(self, session_id: str) -> History:
+        """A session's last versions (at most 100) and what changed between them."""
+        q = parse_query(SessionQuery, {"session_id": session_id})
+        self._store.check_ready(self._embedder.model)
+        # One version before the window, so the window's first version has a diff too.
+        versions = self._store.versions(q.session_id, HISTORY_MAX_VERSIONS + 1)
+        shown = history(q.session_id, versions)
+        if len(versions) > HISTORY_MAX_VERSIONS:
+            shown.versions = shown.versions[1:]
+        return shown
+
+    def prune_check(self, older_than: timedelta | str) -> PruneCheck:
+        """Whether deleting messages older than `older_than` (or "30d") would lose anything."""
+        age = parse_age(older_than) if isinstance(older_than, str) else older_than
+        self._store.check_ready(self._embedder.model)
+        return prune_check(self._store, age)
+
+    def check(self) -> EmbeddingConfig:
+        """Check the database, its migrations and the embedding model now, once: what a
+        long-running server does at start. Raises what a first call would."""
+        recorded = self._store.check_ready(self._embedder.model)
+        dim = len(embed_query(self._search_embedder, "probe"))
+        if dim != recorded.dim:
+            raise DimensionMismatchError(
+                f"{self._embedder.model} makes {dim}-d vectors but the database stores "
+                f"{recorded.dim}-d; use a model of that dimension, or move the database with: "
+                f"archivist reembed --model {self._embedder.model}"
+            )
+        return recorded
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def archive(
+        self, request: ArchiveRequest | None = None, progress: Progress | None = None
+    ) -> RunReport:
+        """Run the archivist once. The embedded database is initialised on first use."""
+        request = request or ArchiveRequest(
+            SessionSelection(limit=self.settings.max_sessions), delay_ms=self.settings.delay_ms
+        )
+        with self._run_store() as store:
+            if self.settings.uses_embedded_database and (
+                store.schema_problem() or store.recorded_embedding() is None
+            ):
+                wanted = EmbeddingConfig(self._embedder.model, self.settings.embedding_dim)
+                store.init(wanted)
+            extractor = make_extractor(self.settings)
+            return Archiver(store, self._embedder, self.settings, extractor).run(request, progress)
+
+    @contextmanager
+    def _run_store(self) -> Iterator[Store]:
+        """The store of a run: over Postgres one connection for the whole run, which holds its
+        session locks and notices when the database goes away; over REST the shared one."""
+        if not isinstance(self._rpc, PooledRpc):
+            yield self._store
+            return
+        with self._rpc.connection() as conn:
+            yield PostgresStore(conn, self.settings.sources, self.settings.max_message_chars)

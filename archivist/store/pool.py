@@ -1,0 +1,85 @@
+"""Direct Postgres connections kept open across calls: a `psycopg_pool` behind the `Rpc` primitive.
+
+A client that searches in a loop (a bot, the MCP server) must not pay a connection set-up per
+call. `PooledRpc` borrows a connection for each function call and gives it back, so one store
+serves any number of calls, from any number of threads, on at most `pool_max_size`
+connections. A connection the database dropped is discarded when it comes back and replaced
+in the background.
+
+The pool is opened only after one direct connection succeeded: a bad URL or an unreachable
+database then fails at once, with the same one-line error as every command, instead of the
+pool retrying in the background until its timeout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from functools import partial
+from typing import Any
+
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from archivist.config import Settings
+from archivist.errors import StoreError
+from archivist.store.connection import CONNECT_OPTIONS, Conn, connect, prepare
+from archivist.store.migrate import SchemaRecords, schema_records
+from archivist.store.rpc import PsycopgRpc, QueryTimeoutError
+
+WAIT_FOR_CONNECTION_S = 30.0  # a call that is not bounded by its own deadline
+
+
+class PooledRpc:
+    """The archivist's SQL functions over a pool of autocommit connections."""
+
+    def __init__(self, url: str, settings: Settings) -> None:
+        connect(url, settings).close()
+        self._pool: ConnectionPool[Conn] = ConnectionPool(
+            url,
+            kwargs=CONNECT_OPTIONS,
+            configure=partial(prepare, url=url, settings=settings),
+            min_size=1,
+            max_size=settings.pool_max_size,
+            name="archivist",
+            open=False,
+        )
+        try:  # wait for it, or the first call would open a second connection meanwhile
+            self._pool.open(wait=True, timeout=CONNECT_OPTIONS["connect_timeout"])
+        except PoolTimeout:
+            self._pool.close()
+            raise StoreError("the database accepted one connection but not the pool's") from None
+        self._returns_set: dict[str, bool] = {}
+
+    @contextmanager
+    def connection(self, timeout_s: float = WAIT_FOR_CONNECTION_S) -> Iterator[Conn]:
+        """A connection of the pool, returned to it when the body ends."""
+        try:
+            with self._pool.connection(timeout=timeout_s) as conn:
+                yield conn
+        except PoolTimeout:
+            raise QueryTimeoutError(
+                f"no database connection became free within {timeout_s:g} s"
+            ) from None
+
+    def call(self, function: str, args: Mapping[str, Any], timeout_ms: int | None = None) -> Any:
+        wait_s = WAIT_FOR_CONNECTION_S if timeout_ms is None else timeout_ms / 1000
+        with self.connection(wait_s) as conn:
+            return PsycopgRpc(conn, self._returns_set).call(function, args, timeout_ms)
+
+    @contextmanager
+    def session_lock(self, session_id: str) -> Iterator[bool]:
+        """The session's advisory lock, held on one borrowed connection while the body runs."""
+        with self.connection() as conn, PsycopgRpc(conn).session_lock(session_id) as locked:
+            yield locked
+
+    def schema_records(self) -> SchemaRecords:
+        with self.connection() as conn:
+            return schema_records(conn)
+
+    @property
+    def broken(self) -> bool:
+        """Never: a dropped connection is replaced, and each call fails on its own."""
+        return False
+
+    def close(self) -> None:
+        self._pool.close()

@@ -1,0 +1,149 @@
+"""The `Archivist` client: one pool of connections across calls, counted on the Postgres side."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+
+import psycopg
+import pytest
+from sources import T0, SourceDB
+
+from archivist import memory_search
+from archivist.client import Archivist
+from archivist.config import Settings
+from archivist.errors import ConfigError, StoreError
+
+CHAT = [
+    "Users get logged out: the OAuth refresh token flow fails after an hour.",
+    "The refresh request is sent without the client secret.",
+    "Let's switch to rotating refresh tokens and fix the token endpoint call.",
+    "I'll patch the auth service and add a test for token refresh.",
+]
+
+
+@pytest.fixture
+def archived(source: SourceDB, settings: Settings) -> Settings:
+    source.add("oauth", CHAT, start=T0)
+    with Archivist(settings) as client:
+        report = client.archive()
+    assert report.count("archived") == 1 and not report.failed
+    return settings
+
+
+def backends(admin: psycopg.Connection[tuple[int]], dbname: str) -> set[int]:
+    """The pids of the archivist's connections to the test database, seen by the server."""
+    rows = admin.execute(
+        "SELECT pid FROM pg_stat_activity WHERE datname = %s AND application_name = 'archivist'",
+        [dbname],
+    )
+    return {r[0] for r in rows}
+
+
+def eventually(check: Callable[[], bool], seconds: float = 10) -> bool:
+    """A backend ends a moment after its client closes the socket."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.fixture
+def admin(pg_server: str) -> Iterator[psycopg.Connection[tuple[int]]]:
+    with psycopg.connect(pg_server, autocommit=True, application_name="test-admin") as conn:
+        yield conn
+
+
+def test_one_client_reuses_its_connection_and_closes_it(
+    archived: Settings, source: SourceDB, admin: psycopg.Connection[tuple[int]]
+) -> None:
+    dbname = source.conn.info.dbname
+    assert eventually(lambda: not backends(admin, dbname))  # the archive run's are gone
+    with Archivist(archived) as client:
+        first = client.memory_search("refresh token")
+        assert first.hits and first.hits[0].session_id == "oauth"
+        in_use = backends(admin, dbname)
+        assert len(in_use) == 1
+        for _ in range(10):
+            assert client.memory_search("rotating refresh tokens", limit=3).hits
+            assert client.archive_search(session_ids=["oauth"]).hits
+            assert client.search("token endpoint").sessions
+            assert client.state("oauth").items
+            assert client.history("oauth").versions
+            assert client.prune_check("1d").safe
+        assert backends(admin, dbname) == in_use  # the same backend served all 61 calls
+    assert eventually(lambda: not backends(admin, dbname))
+
+
+def test_threads_share_the_pool_within_its_size(
+    archived: Settings, source: SourceDB, admin: psycopg.Connection[tuple[int]]
+) -> None:
+    dbname = source.conn.info.dbname
+    seen: set[int] = set()
+    with Archivist(archived.model_copy(update={"pool_max_size": 2})) as client:
+
+        def ask(n: int) -> str:
+            seen.update(backends(admin, dbname))
+            return client.memory_search(f"refresh token {n}").hits[0].session_id
+
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            assert set(pool.map(ask, range(30))) == {"oauth"}
+        seen.update(backends(admin, dbname))
+    assert 1 <= len(seen) <= 2
+    assert eventually(lambda: not backends(admin, dbname))
+
+
+def test_a_dropped_connection_is_replaced(
+    archived: Settings, source: SourceDB, admin: psycopg.Connection[tuple[int]]
+) -> None:
+    dbname = source.conn.info.dbname
+    with Archivist(archived) as client:
+        assert client.archive_search(session_ids=["oauth"]).hits
+        (old,) = backends(admin, dbname)
+        admin.execute("SELECT pg_terminate_backend(%s)", [old])
+        try:  # the pool may not know yet: that one call fails with a one-line error
+            client.archive_search(session_ids=["oauth"])
+        except StoreError as exc:
+            assert "\n" not in str(exc)
+        assert client.archive_search(session_ids=["oauth"]).hits
+        assert old not in backends(admin, dbname)
+
+
+def test_module_functions_leave_no_connection_behind(
+    archived: Settings, source: SourceDB, admin: psycopg.Connection[tuple[int]]
+) -> None:
+    dbname = source.conn.info.dbname
+    assert memory_search("refresh token", settings=archived).hits
+    assert eventually(lambda: not backends(admin, dbname))
+
+
+def test_arguments_are_checked_by_the_shared_models(archived: Settings) -> None:
+    with Archivist(archived) as client:
+        with pytest.raises(ConfigError, match="invalid argument limit"):
+            client.memory_search("token", limit=0)
+        with pytest.raises(ConfigError, match="invalid argument topic"):
+            client.archive_search(topic=["oauth"])  # misspelt: refused, not ignored
+        with pytest.raises(ConfigError, match="invalid argument until"):
+            client.search("token", until="soon")
+        assert client.archive_search(since=T0 - timedelta(days=1)).hits  # still usable
+
+
+@pytest.mark.both_transports
+def test_the_client_on_each_transport(archived: Settings) -> None:
+    with Archivist(archived) as client:
+        assert [h.session_id for h in client.archive_search(session_ids=["oauth"]).hits] == [
+            "oauth"
+        ]
+        assert client.memory_search("rotating refresh tokens").hits
+        assert client.state("oauth").text.startswith("State (updated:")
+    client.close()  # closing twice is harmless
+
+
+def test_a_bad_database_url_fails_at_once(tmp_path: object) -> None:
+    bad = Settings(database_url="postgresql://u@127.0.0.1:1/x", embedder="hash")
+    with pytest.raises(StoreError, match="cannot connect to the database"):
+        Archivist(bad)
