@@ -18,6 +18,7 @@ from typing import Annotated, Any, cast
 import psycopg
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from archivist import app as operations
 from archivist import demo as demo_module
@@ -116,11 +117,11 @@ def _errors_reported(settings: Settings | None = None) -> Iterator[None]:
     try:
         yield
     except ArchivistError as exc:
-        stderr.print(f"[red]error:[/red] {redact(str(exc), secrets)}", highlight=False)
+        stderr.print(f"[red]error:[/red] {escape(redact(str(exc), secrets))}", highlight=False)
         raise typer.Exit(exc.exit_code) from None
     except psycopg.Error as exc:
         line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        stderr.print(f"[red]database error:[/red] {redact(line, secrets)}", highlight=False)
+        stderr.print(f"[red]database error:[/red] {escape(redact(line, secrets))}", highlight=False)
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         stderr.print("interrupted; committed sessions are kept, the rest runs next time")
@@ -498,6 +499,51 @@ def hybrid_search(
     with _errors_reported(settings):
         result = search_module.search(query, filters, limit, settings=settings)
     render.search_result(stdout, result, json_output)
+
+
+@cli.command("mcp")
+def mcp_server(
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve streamable HTTP at http://HOST:PORT/mcp.")
+    ] = False,
+    host: Annotated[
+        str, typer.Option(help="Where --http listens; beyond loopback needs ARCHIVIST_MCP_TOKEN.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="The --http port (0: any free port).")
+    ] = 8765,
+    embedder: EmbedderFlag = None,
+) -> None:
+    """Serve the searches and session views to agent hosts over MCP, read-only (stdio default).
+
+    Example: archivist mcp
+
+    Example: archivist mcp --http --port 8765
+    """
+    settings = _settings(embedder=embedder)
+    with _errors_reported(settings):
+        serve = _mcp_serve()
+        serve(
+            settings,
+            lambda line: stderr.print(line, highlight=False, markup=False),
+            http,
+            host,
+            port,
+        )
+
+
+def _mcp_serve() -> Any:
+    """The MCP server's entry point, or a usage error naming the extra to install."""
+    try:
+        from archivist.mcp_server import serve
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types"):
+            raise
+        raise ConfigError(
+            "archivist mcp needs the MCP SDK: pip install 'archivist[mcp]' "
+            "(in a checkout: pip install -e '.[mcp]')"
+        ) from None
+    return serve
 
 
 def main() -> None:

@@ -25,6 +25,7 @@ COMMANDS = [
     "doctor",
     "reembed",
     "config",
+    "mcp",
 ]
 
 

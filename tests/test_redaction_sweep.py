@@ -35,6 +35,7 @@ BAD_DSN_COMMANDS = [
     ["doctor", "--json"],
     ["reembed", "--model", "hash-384", "--dim", "384"],
     ["config"],
+    ["mcp"],
 ]
 
 

@@ -1,0 +1,114 @@
+"""`archivist mcp --http`: streamable HTTP on a local port, with an optional bearer token.
+
+On loopback (127.0.0.1, ::1, localhost) the SDK's DNS-rebinding protection accepts only
+requests addressed to localhost, so a web page cannot drive the server through a rebound
+name. Any other address needs `mcp_token`: every request must then carry
+`Authorization: Bearer <token>` (compared in constant time), the token being the gate in
+place of the Host check, which a real hostname would fail. With a token set, loopback
+requires it too.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import socket
+from typing import Any
+
+import uvicorn
+from mcp.server import Server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from archivist.errors import ArchivistError, ConfigError
+
+log = logging.getLogger(__name__)
+
+PATH = "/mcp"
+
+
+class ServeError(ArchivistError):
+    """The server cannot listen where it was asked to."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse to serve beyond this machine without a bearer token (a configuration error)."""
+    if not is_loopback(host) and token is None:
+        raise ConfigError(
+            f"archivist mcp --http will not listen on {host} without a bearer token: set "
+            "ARCHIVIST_MCP_TOKEN (16+ characters), or listen on 127.0.0.1"
+        )
+
+
+class BearerToken:
+    """ASGI middleware: HTTP requests without `Authorization: Bearer <token>` get 401."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope["headers"]).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self._expected):
+                await _unauthorized(send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _unauthorized(send: Send) -> None:
+    body = json.dumps({"error": "invalid_token", "error_description": "bearer token required"})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b'Bearer error="invalid_token"'),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body.encode()})
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on host:port (port 0: any free port), or a one-line error."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen()  # connections wait in the backlog until the server accepts them
+    except OSError as exc:
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def serve_http(server: Server[Any], sock: socket.socket, token: str | None) -> None:
+    """Serve streamable HTTP at http://HOST:PORT/mcp on the bound socket until interrupted."""
+    host = sock.getsockname()[0]
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    if is_loopback(host):
+        names = ["127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host]
+        security = TransportSecuritySettings(
+            allowed_hosts=[f"{n}:*" for n in names],
+            allowed_origins=[f"http://{n}:*" for n in names],
+        )
+    app: ASGIApp = server.streamable_http_app(
+        streamable_http_path=PATH, host=host, transport_security=security
+    )
+    if token is not None:
+        app = BearerToken(app, token)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,132 @@
+"""The five read-only tools: each one's arguments model, result model, call and text.
+
+Input schemas are the JSON Schema of the argument models in `archivist.queries` (the ones
+the Python client validates with); output schemas are those of the result models the CLI's
+`--json` prints. Nothing here writes or deletes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from mcp.types import Tool, ToolAnnotations
+from pydantic import BaseModel
+
+from archivist.client import Archivist
+from archivist.mcp_server.text import (
+    archive_text,
+    history_text,
+    memory_text,
+    search_text,
+    state_text,
+)
+from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery
+from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
+from archivist.state.history import History
+from archivist.state.view import StateView
+
+Q = TypeVar("Q", bound=BaseModel)
+R = TypeVar("R", bound=BaseModel)
+
+_LIMITS = (
+    " At most 10 chunks and 20 archive rows, the query cut at 8,000 characters and 15 s per "
+    "call; a request over a limit is clamped and the result says so in `clamped`."
+)
+
+
+@dataclass(frozen=True)
+class ToolSpec(Generic[Q, R]):
+    name: str
+    title: str
+    description: str
+    arguments: type[Q]
+    result: type[R]
+    call: Callable[[Archivist, Q], R]
+    text: Callable[[R], str]
+
+    def tool(self) -> Tool:
+        """The tool as `tools/list` announces it."""
+        return Tool(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            input_schema=self.arguments.model_json_schema(),
+            output_schema=self.result.model_json_schema(mode="serialization"),
+            annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+        )
+
+
+def _memory(client: Archivist, q: MemoryQuery) -> MemorySearchResult:
+    return client.memory_search(q.query, q.limit, q.session_ids, q.source, q.since, q.until, q.mode)
+
+
+def _archive(client: Archivist, q: ArchiveQuery) -> ArchiveSearchResult:
+    return client.archive_search(q.filters(), q.limit, q.all_versions)
+
+
+def _hybrid(client: Archivist, q: HybridQuery) -> SearchResult:
+    return client.search(q.query, q.filters(), q.limit, q.mode)
+
+
+def _state(client: Archivist, q: SessionQuery) -> StateView:
+    return client.state(q.session_id)
+
+
+def _history(client: Archivist, q: SessionQuery) -> History:
+    return client.history(q.session_id)
+
+
+TOOLS: list[ToolSpec[Any, Any]] = [
+    ToolSpec(
+        "memory_search",
+        "Search memory by meaning",
+        "Find conversation by meaning: the archived chunks (turns, summaries, extractions, "
+        "state items) that best answer the query, best first." + _LIMITS,
+        MemoryQuery,
+        MemorySearchResult,
+        _memory,
+        memory_text,
+    ),
+    ToolSpec(
+        "archive_search",
+        "Search the archive by fact",
+        "Find sessions by structured fact: topics, decisions, entities, actions, state items "
+        "and time; the latest version of each session, newest first." + _LIMITS,
+        ArchiveQuery,
+        ArchiveSearchResult,
+        _archive,
+        archive_text,
+    ),
+    ToolSpec(
+        "search",
+        "Search by meaning and fact",
+        "Meaning first, then structured facts: chunks grouped by session, each session with "
+        "its latest version, kept only if it matches the filters." + _LIMITS,
+        HybridQuery,
+        SearchResult,
+        _hybrid,
+        search_text,
+    ),
+    ToolSpec(
+        "session_state",
+        "A session's current state",
+        "A session's active state items (decisions, constraints, actions, risks, questions) "
+        "from its latest version, as the compact block prompt builders use.",
+        SessionQuery,
+        StateView,
+        _state,
+        state_text,
+    ),
+    ToolSpec(
+        "session_history",
+        "A session's versions",
+        "A session's archived versions (the last 100) and what each changed: items added, "
+        "merged, superseded with their evidence, status changes, conflicts, topics, entities.",
+        SessionQuery,
+        History,
+        _history,
+        history_text,
+    ),
+]
