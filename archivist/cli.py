@@ -21,11 +21,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from archivist import app as operations
+from archivist import client as client_module
 from archivist import demo as demo_module
 from archivist import doctor as doctor_module
 from archivist import prune_check as prune_check_module
 from archivist import render
-from archivist import search as search_module
 from archivist.config import Settings, explain_settings, load_settings, redact
 from archivist.errors import ArchivistError, ConfigError
 from archivist.models import ChunkSource
@@ -416,7 +416,7 @@ def memory_search(
     with _errors_reported(settings):
         if source not in (None, "session_turn", "session_summary", "archive_extraction"):
             raise ConfigError(f"unknown source {source!r}")
-        result = search_module.memory_search(
+        result = client_module.memory_search(
             query,
             limit,
             session_id or (),
@@ -468,7 +468,7 @@ def archive_search(
         item_status,
     )
     with _errors_reported(settings):
-        result = search_module.archive_search(filters, limit, all_versions, settings)
+        result = client_module.archive_search(filters, limit, all_versions, settings)
     render.archive_result(stdout, result, json_output)
 
 
@@ -497,7 +497,7 @@ def hybrid_search(
     settings = _settings(embedder=embedder, search_mode=mode)
     filters = _filters(topic, all_topics, decision, entity, action, session_id, since, until)
     with _errors_reported(settings):
-        result = search_module.search(query, filters, limit, settings=settings)
+        result = client_module.search(query, filters, limit, settings=settings)
     render.search_result(stdout, result, json_output)
 
 

@@ -10,8 +10,9 @@ readiness check (migrations applied, the configured embedding model recorded), w
 once, on the first call that needs it, instead of on every call. Its methods are safe to call
 from several threads at once; they share at most `pool_max_size` connections.
 
-The module functions (`archivist.memory_search`, `archivist.app.archive`, ...) open a client
-for one call and close it; a caller in a loop keeps one client instead.
+The module functions below (`memory_search`, `archive_search`, `search`, also importable from
+`archivist`) and `archivist.app`'s open a client for one call and close it; a caller in a
+loop keeps one client instead.
 """
 
 from __future__ import annotations
@@ -240,3 +241,43 @@ class Archivist:
             return
         with self._rpc.connection() as conn:
             yield PostgresStore(conn, self.settings.sources, self.settings.max_message_chars)
+
+
+def memory_search(
+    query: str,
+    limit: int = MEMORY_MAX_RESULTS,
+    session_ids: Sequence[str] = (),
+    source: ChunkSource | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    mode: SearchMode | None = None,
+    settings: Settings | None = None,
+) -> MemorySearchResult:
+    """Search memory by meaning, on a client opened for this one call."""
+    with Archivist(settings) as client:
+        return client.memory_search(query, limit, session_ids, source, since, until, mode)
+
+
+def archive_search(
+    filters: ArchiveFilters | None = None,
+    limit: int = ARCHIVE_MAX_ROWS,
+    all_versions: bool = False,
+    settings: Settings | None = None,
+    **filter_values: Any,
+) -> ArchiveSearchResult:
+    """Search the archive by structured fact, e.g. `archive_search(topics=["oauth"])`."""
+    with Archivist(settings) as client:
+        return client.archive_search(filters, limit, all_versions, **filter_values)
+
+
+def search(
+    query: str,
+    filters: ArchiveFilters | None = None,
+    limit: int = MEMORY_MAX_RESULTS,
+    mode: SearchMode | None = None,
+    settings: Settings | None = None,
+    **filter_values: Any,
+) -> SearchResult:
+    """The hybrid, on a client opened for this one call."""
+    with Archivist(settings) as client:
+        return client.search(query, filters, limit, mode, **filter_values)

@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from bench_archive import Server, load_corpus  # noqa: E402
 from postgrest_double import SERVICE_KEY, PostgrestDouble  # noqa: E402
 
+from archivist import ArchiveFilters, archive_search, memory_search  # noqa: E402
 from archivist.app import archive  # noqa: E402
 from archivist.config import Settings  # noqa: E402
 from archivist.pipeline import ArchiveRequest  # noqa: E402
-from archivist.search import ArchiveFilters, archive_search, memory_search  # noqa: E402
 from archivist.store.postgres import SessionSelection  # noqa: E402
 
 QUERIES = ["deploy the frontend", "database migration plan", "cache eviction", "trip to Lisbon"]

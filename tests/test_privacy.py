@@ -18,11 +18,11 @@ from conftest import HASH_768, SUPABASE_DEFAULTS, _fresh_database
 from postgrest_double import PostgrestDouble
 from sources import SourceDB, run_archivist
 
+from archivist import memory_search
 from archivist.app import archive
 from archivist.config import Settings
 from archivist.doctor import run_doctor
 from archivist.pipeline import ArchiveRequest
-from archivist.search import memory_search
 from archivist.store.postgres import PostgresStore
 
 Conn = psycopg.Connection[tuple[Any, ...]]

@@ -16,10 +16,11 @@ from sources import T0, SourceDB, run_cli
 
 from archivist import ArchiveFilters, archive_search, memory_search
 from archivist.app import archive
+from archivist.client import search
 from archivist.config import Settings
 from archivist.errors import ConfigError
 from archivist.pipeline import ArchiveRequest
-from archivist.search import SearchTimeoutError, search
+from archivist.search import SearchTimeoutError
 
 CONVERSATIONS = {
     "deploy": [

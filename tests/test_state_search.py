@@ -9,8 +9,8 @@ from sources import SourceDB
 from test_archive import run
 from test_cli import env, invoke  # noqa: F401  (env is a fixture)
 
+from archivist import archive_search
 from archivist.config import Settings
-from archivist.search import archive_search
 
 
 def archived(source: SourceDB, settings: Settings) -> None:
