@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck check bench bench-search bench-reembed eval soak clean
+.PHONY: demo test lint typecheck check bench bench-search bench-reembed bench-client eval soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ bench-search: $(STAMP)  ## search latency and recall at 100k chunks / versions
 
 bench-reembed: $(STAMP)  ## reembed throughput at 10k chunks (768-d -> 384-d)
 	$(BIN)/python scripts/bench_reembed.py
+
+bench-client: $(STAMP)  ## per-call overhead of one warm Archivist client over the SQL function
+	$(BIN)/python scripts/bench_client.py
 
 eval: $(STAMP)  ## retrieval quality on the labelled set, per ranking mode
 	$(BIN)/python scripts/eval_retrieval.py
