@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -128,9 +129,33 @@ def _errors_reported(settings: Settings | None = None) -> Iterator[None]:
         raise typer.Exit(130) from None
 
 
+# The secrets of every settings this process loaded: a crash report must not print them.
+_loaded_secrets: list[str] = []
+
+
 def _settings(**overrides: Any) -> Settings:
     with _errors_reported():
-        return load_settings(overrides)
+        settings = load_settings(overrides)
+    _loaded_secrets.extend(settings.secrets())
+    return settings
+
+
+def _report_crash(exc: Exception) -> None:
+    """A bug: one line, and with --verbose the traceback, both without any secret."""
+    secrets = list(_loaded_secrets)
+    try:
+        secrets += load_settings().secrets()
+    except Exception:  # the settings themselves may be what is broken
+        pass
+    verbose = logging.getLogger().isEnabledFor(logging.DEBUG)
+    if verbose:
+        sys.stderr.write(redact("".join(traceback.format_exception(exc)), secrets))
+    text = str(exc).strip()
+    line = redact(text.splitlines()[0] if text else "", secrets)
+    hint = "" if verbose else " (--verbose shows the traceback)"
+    stderr.print(
+        f"[red]internal error (a bug):[/red] {type(exc).__name__}: {line}{hint}", highlight=False
+    )
 
 
 @cli.callback()
@@ -561,4 +586,7 @@ def main() -> None:
         if message.strip():  # empty after `archivist` alone, which prints the help instead
             stderr.print(f"[red]error:[/red] {message}{hint}", highlight=False)
         raise SystemExit(getattr(exc, "exit_code", 2)) from None
+    except Exception as exc:  # anything else is a bug: reported, never with a secret
+        _report_crash(exc)
+        raise SystemExit(1) from None
     raise SystemExit(code if isinstance(code, int) else 0)

@@ -201,7 +201,8 @@ class Archiver:
         except ConfigError:
             raise  # wrong for every session alike: stop the run
         except (ArchivistError, psycopg.Error) as exc:
-            reason = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc))
+            line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+            reason = redact(line, self.settings.secrets())  # it goes to the run log too
             log.warning("session %s failed: %s", session_id, reason)
             self._embed_failures = self._embed_failures + 1 if isinstance(exc, EmbedError) else 0
             return SessionOutcome(session_id=session_id, status="failed", reason=reason)

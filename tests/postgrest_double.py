@@ -16,7 +16,8 @@ Postgres, in its own transaction, the way PostgREST does. What it implements of 
 - Errors in PostgREST's shape: `{"code", "message", "details", "hint"}`; an unknown function
   is 404 `PGRST202`, an unknown table 404 `PGRST205`.
 
-Faults on purpose (`mode`): "ok"; "error500" answers 500 with an HTML proxy page; "down"
+Faults on purpose (`mode`): "ok"; "error500" answers 500 with an HTML proxy page that echoes
+the request's apikey header (as a debugging proxy might); "down"
 closes the connection without answering. Not implemented: filters, embedding, auth roles
 (only the one `role` given), max-rows.
 """
@@ -190,7 +191,9 @@ class PostgrestDouble:
                     self.connection.close()
                     return
                 if double.mode == "error500":
-                    self._answer(500, None, b"<html><body>502 Bad Gateway</body></html>")
+                    # A proxy's debug page that echoes the request's headers, key included.
+                    page = f"<html><body>502 Bad Gateway (apikey: {self.headers.get('apikey')})"
+                    self._answer(500, None, f"{page}</body></html>".encode())
                     return
                 if (
                     self.headers.get("apikey") != double.key

@@ -7,14 +7,21 @@ down) and all of stdout and stderr is searched for the secrets.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
+import psycopg
 import pytest
 from ollama_server import OllamaTestServer
+from postgrest_double import PostgrestDouble
 from sources import SourceDB
 
 PASSWORD = "Pw-5ecret-7731"
@@ -115,3 +122,165 @@ def test_no_secret_from_any_command_on_a_working_database(
         assert_clean(result)
         if code is not None:
             assert result.returncode == code, (args, result.stdout, result.stderr)
+
+
+# -- every error path, one test each (the paths above: unreachable host, DNS failure, malformed
+# DSNs, Ollama down, a model mismatch, `config` output) -----------------------------------------
+
+
+def assert_secret_free(result: subprocess.CompletedProcess[str]) -> None:
+    output = result.stdout + result.stderr
+    for secret in SECRETS:
+        assert secret not in output, f"{result.args[3:]} leaked:\n{output}"
+
+
+@pytest.fixture(scope="module")
+def tls_breaker() -> Iterator[int]:
+    """A port on 127.0.0.1 whose server agrees to TLS (Postgres's `S`) and then answers
+    garbage, so every TLS handshake with it fails."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.settimeout(2)
+                with contextlib.suppress(OSError):
+                    conn.recv(4096)
+                    conn.sendall(b"S" + b"this is not a TLS server\r\n" * 8)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1]
+    stop.set()
+    thread.join()
+    listener.close()
+
+
+def test_wrong_password(pg_server: str, tmp_path: Path) -> None:
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pw_user') THEN "
+            "CREATE ROLE pw_user LOGIN PASSWORD 'the-right-one'; END IF; END $$"
+        )
+        hba = Path(str(conn.execute("SHOW hba_file").fetchone()[0]))  # type: ignore[index]
+        rule = "local all pw_user scram-sha-256\n"
+        if rule not in hba.read_text():
+            hba.write_text(rule + hba.read_text())  # only this role needs a password
+        conn.execute("SELECT pg_reload_conf()")
+    socket_dir = parse_qs(urlsplit(pg_server).query)["host"][0]
+    dsn = f"postgresql://pw_user:{PASSWORD}@/postgres?host={socket_dir}"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # the reload is asynchronous
+        try:
+            psycopg.connect(dsn).close()
+        except psycopg.OperationalError as exc:
+            if "password authentication failed" in str(exc):
+                break
+        time.sleep(0.1)
+    for args in (["init"], ["archive"], ["doctor"]):
+        result = run(args, tmp_path, DATABASE_URL=dsn, ARCHIVIST_EMBEDDER="hash")
+        assert_clean(result)
+        assert result.returncode != 0
+        assert "password authentication failed" in result.stdout + result.stderr
+
+
+def test_tls_failure_on_a_direct_connection(tls_breaker: int, tmp_path: Path) -> None:
+    dsn = f"postgresql://bob:{PASSWORD}@127.0.0.1:{tls_breaker}/app?sslmode=require"
+    for args in (["init"], ["archive"], ["doctor", "--json"]):
+        result = run(args, tmp_path, DATABASE_URL=dsn, ARCHIVIST_EMBEDDER="hash")
+        assert_clean(result)
+        assert result.returncode != 0
+        assert "SSL" in result.stdout + result.stderr
+
+
+def test_tls_failure_over_rest(tls_breaker: int, tmp_path: Path) -> None:
+    url = f"https://127.0.0.1:{tls_breaker}"
+    for args in (["init"], ["status"], ["memory-search", "x"]):
+        result = run(args, tmp_path, SUPABASE_URL=url, ARCHIVIST_EMBEDDER="hash")
+        assert_clean(result)
+        assert result.returncode != 0
+        assert "SSL" in result.stderr, result.stderr
+
+
+def test_rest_401_with_the_key_sent(postgrest: PostgrestDouble, tmp_path: Path) -> None:
+    assert postgrest.key != KEY  # the gateway refuses the secret key the run sends
+    for args in (["init"], ["status"], ["archive"]):
+        result = run(args, tmp_path, SUPABASE_URL=postgrest.url, ARCHIVIST_EMBEDDER="hash")
+        assert_clean(result)
+        assert result.returncode != 0
+        assert "Invalid API key" in result.stderr
+
+
+def test_rest_500_whose_page_echoes_the_key(postgrest: PostgrestDouble, tmp_path: Path) -> None:
+    postgrest.mode = "error500"
+    for args in (["init"], ["status"], ["archive"]):
+        result = run(args, tmp_path, SUPABASE_URL=postgrest.url, ARCHIVIST_EMBEDDER="hash")
+        assert_clean(result)
+        assert result.returncode != 0
+        assert "Supabase" in result.stderr
+
+
+def test_search_timeout(source: SourceDB, tmp_path: Path) -> None:
+    url = source.url.replace("postgres:@", f"postgres:{PASSWORD}@", 1)
+    env = {"DATABASE_URL": url, "ARCHIVIST_EMBEDDER": "hash", "ARCHIVIST_SEARCH_TIMEOUT_S": "1"}
+    with psycopg.connect(source.url) as blocker:
+        blocker.execute("LOCK TABLE jarvis_memory_chunks IN ACCESS EXCLUSIVE MODE")
+        result = run(["memory-search", "vercel"], tmp_path, **env)
+    assert_clean(result)
+    assert result.returncode == 1
+    assert "ran out of its 1 s" in result.stderr
+
+
+def test_a_crash_and_its_verbose_traceback(db_url: str, tmp_path: Path) -> None:
+    # A driver bug that puts the connection string in an exception the archivist does not
+    # expect: psycopg.connect, the outermost side effect, is replaced at interpreter start.
+    (tmp_path / "sitecustomize.py").write_text(
+        "import psycopg\n"
+        "def _broken(conninfo='', **kwargs):\n"
+        "    raise RuntimeError(f'driver bug while connecting to {conninfo}')\n"
+        "psycopg.connect = _broken\n"
+    )
+    url = db_url.replace("postgres:@", f"postgres:{PASSWORD}@", 1)
+    env = {"DATABASE_URL": url, "ARCHIVIST_EMBEDDER": "hash", "PYTHONPATH": str(tmp_path)}
+    verbose = run(["archive"], tmp_path, **env)
+    assert_secret_free(verbose)
+    assert verbose.returncode == 1
+    assert "Traceback" in verbose.stderr and "driver bug while connecting" in verbose.stderr
+    quiet_env = {**os.environ, **env, "ARCHIVIST_CONFIG": "", "SUPABASE_SERVICE_ROLE_KEY": KEY}
+    quiet = subprocess.run(
+        [sys.executable, "-m", "archivist", "archive"],
+        env=quiet_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert_clean(quiet)
+    assert quiet.returncode == 1
+    assert quiet.stderr.strip().count("\n") == 0, quiet.stderr
+    assert "internal error (a bug): RuntimeError" in quiet.stderr
+
+
+def test_the_run_log_rows(source: SourceDB, server: OllamaTestServer, tmp_path: Path) -> None:
+    url = source.url.replace("postgres:@", f"postgres:{PASSWORD}@", 1)
+    host = server.url.replace("http://", f"http://admin:{PASSWORD}@")
+    env = {"DATABASE_URL": url, "ARCHIVIST_EMBEDDER": "ollama", "OLLAMA_HOST": host}
+    source.add("olive", ["let's deploy the frontend on Vercel", "ok, Vercel it is"])
+    source.add("plum", ["book the dentist", "booked"])
+    assert run(["init"], tmp_path, **env).returncode == 0
+    server.fault, server.fault_after = "500", 1  # Ollama fails mid-run: sessions fail
+    failed = run(["archive"], tmp_path, **env)
+    assert_clean(failed)
+    assert failed.returncode == 1
+    rows = source.conn.execute(
+        "SELECT arguments::text, coalesce(counts::text, ''), coalesce(failures::text, '') "
+        "FROM archivist_runs"
+    ).fetchall()
+    assert len(rows) == 1 and "127.0.0.1" in rows[0][2], rows  # the failure names the host
+    for secret in SECRETS:
+        assert secret not in "".join(rows[0]), rows
