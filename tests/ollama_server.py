@@ -9,7 +9,9 @@ the way Ollama does, so the real `ollama` client can talk to it over real HTTP:
     POST /api/show     {"model"} -> details and model_info with the embedding length
 
 Embeddings are deterministic: the archivist's offline `HashEmbedder` of `dimension` (768),
-or of the model's own dimension in `dimensions` (e.g. {"all-minilm": 384}).
+or of the model's own dimension in `dimensions` (e.g. {"all-minilm": 384}); or a model's own
+function in `embed_fns` (texts -> vectors), which serves a real sentence embedder over this API
+(scripts/eval_retrieval.py does, with all-MiniLM-L6-v2).
 Unknown models get Ollama's 404 ("model ... not found, try pulling it first").
 
 Misbehaviour is set at runtime on the server object: `fault` is one of
@@ -46,7 +48,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -68,6 +70,7 @@ Fault = Literal[
     "junk",
 ]
 ChatFault = Literal["slow", "drip", "500", "down", "bad_stream"]
+EmbedFn = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 
 WRONG_DIMENSION = 384
 CONTEXT_ERROR = "the input length exceeds the context length"
@@ -100,9 +103,11 @@ class OllamaTestServer:
         dimension: int = 768,
         models: tuple[str, ...] = ("nomic-embed-text:latest",),
         dimensions: dict[str, int] | None = None,
+        embed_fns: dict[str, EmbedFn] | None = None,
     ) -> None:
         self.dimension = dimension
         self.dimensions = {_with_tag(m): d for m, d in (dimensions or {}).items()}
+        self.embed_fns = {_with_tag(m): f for m, f in (embed_fns or {}).items()}
         self.models = set(models) | set(self.dimensions)
         self.fault: Fault | None = None
         self.fail_times: int | None = None
@@ -280,7 +285,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(400, {"error": "invalid input type"})
             else:
                 dimension = WRONG_DIMENSION if wrong_dimension else state.dimension_of(model)
-                self._json(200, _embed_answer(model, inputs, dimension))
+                embed_fn = None if wrong_dimension else state.embed_fns.get(_with_tag(model))
+                self._json(200, _embed_answer(model, inputs, dimension, embed_fn))
         else:
             self._send(404, b"404 page not found", "text/plain")
 
@@ -304,11 +310,16 @@ def _inputs(value: Any) -> list[str] | None:
     return None
 
 
-def _embed_answer(model: str, inputs: list[str], dimension: int) -> dict[str, Any]:
-    vectors = HashEmbedder(dimension=dimension).embed_batch(inputs)
+def _embed_answer(
+    model: str, inputs: list[str], dimension: int, embed_fn: EmbedFn | None
+) -> dict[str, Any]:
+    if embed_fn is not None:
+        vectors = [[float(x) for x in v] for v in embed_fn(inputs)]
+    else:
+        vectors = [v.tolist() for v in HashEmbedder(dimension=dimension).embed_batch(inputs)]
     return {
         "model": model,
-        "embeddings": [v.tolist() for v in vectors],
+        "embeddings": vectors,
         "total_duration": 1000,
         "load_duration": 10,
         "prompt_eval_count": sum(len(t.split()) for t in inputs),
