@@ -4,13 +4,25 @@ Turn windows sit at fixed turn positions (window k holds turns k*W .. k*W+W-1), 
 messages only changes the last, partial window and adds new ones; earlier windows keep their
 text and therefore their ids and embeddings. A window longer than the chunk size is cut into
 pieces at message boundaries (a single long message into several pieces).
+
+Each turn is rendered as `Speaker: text`, the speaker being the role's label (`User`,
+`Assistant`, or whatever `speaker_labels` maps a role to, e.g. a person's name), as people ask
+("what did Maya say about ..."); a role without a label is rendered as it is stored.
+
+How much text a chunk may hold depends on the embedding model: a model reads at most its input
+length in tokens and silently drops the rest. `chunk_chars` turns a model's input length into
+characters with a ratio measured, not guessed: over the 2,283 four-message windows of the
+retrieval set (scripts/retrieval_set.py), all-MiniLM-L6-v2's WordPiece tokenizer gives 4.0
+characters per token at the median and 3.4 at the 5th percentile (the project's README: 3.5);
+3.4 is used, so 95 % of chat text fits. The input lengths are the models' context sizes as
+Ollama serves them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from archivist.models import Chunk, ChunkSource, Extraction, Message, Span
 from archivist.state.items import StateItem
@@ -18,6 +30,36 @@ from archivist.state.items import StateItem
 SUMMARY_SLOT = "summary"
 EXTRACTION_SLOT = "extraction"
 STATE_SLOT = "state"
+
+# Input lengths in tokens of common Ollama embedding models (their context sizes as Ollama
+# serves them); a model not listed is taken to read whole chunks.
+MODEL_INPUT_TOKENS: dict[str, int] = {
+    "all-minilm": 256,
+    "nomic-embed-text": 2048,
+    "mxbai-embed-large": 512,
+    "snowflake-arctic-embed": 512,
+    "bge-m3": 8192,
+}
+CHARS_PER_TOKEN = 3.4  # measured; see the module docstring
+_SPECIAL_TOKENS = 2  # [CLS] and [SEP] (or the model's equivalents) take two places
+DEFAULT_SPEAKERS: dict[str, str] = {"user": "User", "assistant": "Assistant"}
+
+
+def chunk_chars(model: str, max_chars: int, input_tokens: int | None = None) -> int:
+    """The most characters a chunk for `model` holds: `max_chars`, or less if the model reads less.
+
+    `input_tokens` overrides the table (a setting, for a model it does not know).
+    """
+    tokens = input_tokens or MODEL_INPUT_TOKENS.get(model.split(":", 1)[0])
+    if tokens is None:
+        return max_chars
+    return min(max_chars, int((tokens - _SPECIAL_TOKENS) * CHARS_PER_TOKEN))
+
+
+def render_turn(message: Message, speakers: Mapping[str, str] = DEFAULT_SPEAKERS) -> str:
+    """One turn as `Speaker: text`."""
+    role = message.role.strip()
+    return f"{speakers.get(role.lower(), role)}: {message.content.strip()}"
 
 
 def window_slot(index: int) -> str:
@@ -127,6 +169,7 @@ def window_chunks(
     version: int,
     max_chars: int,
     index: int | None = None,
+    speakers: Mapping[str, str] = DEFAULT_SPEAKERS,
 ) -> list[Chunk]:
     """Consecutive turns as chunks of at most `max_chars`, each knowing the messages it covers."""
     pieces: list[tuple[str, dict[str, object]]] = []
@@ -140,7 +183,7 @@ def window_chunks(
             covered.clear()
 
     for message in messages:
-        line = f"{message.role}: {message.content.strip()}"
+        line = render_turn(message, speakers)
         if len(line) > max_chars:
             flush()
             for part in split_text(line, max_chars):
@@ -176,7 +219,7 @@ def state_item_chunks(
     for item in items:
         if item.status == "superseded":
             continue
-        key = "\x1f".join([item.uid, item.status, str(item.conflict), item.text])
+        key = "\x1f".join([item.uid, item.status, str(item.conflict), item.text, *item.refs])
         chunks.append(
             Chunk(
                 id=chunk_id(session_id, "state_item", STATE_SLOT, 0, key, model),
@@ -191,6 +234,7 @@ def state_item_chunks(
                     "status": item.status,
                     "conflict": item.conflict,
                     "topic_tags": item.topic_tags,
+                    "message_ids": list(item.refs),
                     "first_at": item.created_at.isoformat() if item.created_at else None,
                     "last_at": item.last_seen_at.isoformat() if item.last_seen_at else None,
                     "version": version,

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, cast, get_args
 
 import psycopg
 import typer
@@ -425,7 +425,7 @@ def memory_search(
     session_id: SessionIds = None,
     source: Annotated[
         str | None,
-        typer.Option(help="session_turn, session_summary or archive_extraction."),
+        typer.Option(help="session_turn, session_summary, archive_extraction or state_item."),
     ] = None,
     since: Since = None,
     until: Until = None,
@@ -439,8 +439,10 @@ def memory_search(
     """
     settings = _settings(embedder=embedder, search_mode=mode)
     with _errors_reported(settings):
-        if source not in (None, "session_turn", "session_summary", "archive_extraction"):
-            raise ConfigError(f"unknown source {source!r}")
+        if source is not None and source not in get_args(ChunkSource):
+            raise ConfigError(
+                f"unknown source {source!r}; one of {', '.join(get_args(ChunkSource))}"
+            )
         result = client_module.memory_search(
             query,
             limit,

@@ -100,6 +100,13 @@ class Settings(BaseModel):
     max_message_chars: int = Field(20_000, ge=100)
     chunk_max_chars: int = Field(1500, ge=200)
     turns_per_window: int = Field(8, ge=1, le=100)
+    # The embedding model's input length in tokens, when chunking's table does not know it
+    # (chunks are cut to what the model reads; see archivist/chunking.py).
+    embedding_input_tokens: int | None = Field(None, ge=16, le=1_000_000)
+    # How each role is named in turn chunks ("User: ..."); a role not listed keeps its name.
+    speaker_labels: dict[str, str] = Field(
+        default_factory=lambda: {"user": "User", "assistant": "Assistant"}
+    )
 
     # Search bounds. The SQL functions hold the reference's ceilings (10 results, 20 rows), so
     # these settings can lower a bound but not raise it.

@@ -22,6 +22,7 @@ from archivist.chunking import (
     EXTRACTION_SLOT,
     STATE_SLOT,
     SUMMARY_SLOT,
+    chunk_chars,
     extraction_chunks,
     late_slot,
     state_item_chunks,
@@ -302,7 +303,13 @@ class Archiver:
         if late:
             slot = late_slot(version)
             chunks += window_chunks(
-                session_id, slot, late, self.embedder.model, version, self.settings.chunk_max_chars
+                session_id,
+                slot,
+                late,
+                self.embedder.model,
+                version,
+                self._chunk_chars(),
+                speakers=self.settings.speaker_labels,
             )
             slots.append(slot)
         if undated:
@@ -313,7 +320,8 @@ class Archiver:
                 undated,
                 self.embedder.model,
                 version,
-                self.settings.chunk_max_chars,
+                self._chunk_chars(),
+                speakers=self.settings.speaker_labels,
             )
             slots.append(slot)
         if summary_changed:
@@ -323,7 +331,7 @@ class Archiver:
                 extraction.span,
                 self.embedder.model,
                 version,
-                self.settings.chunk_max_chars,
+                self._chunk_chars(),
             )
             slots.insert(0, SUMMARY_SLOT)
         previous_count = base.message_count if base else 0
@@ -431,7 +439,7 @@ class Archiver:
         read back by the ids its chunks cover), then open new windows. A window some of whose
         messages were pruned meanwhile is left as archived: rewriting it would lose them.
         """
-        model, size = self.embedder.model, self.settings.chunk_max_chars
+        model, size = self.embedder.model, self._chunk_chars()
         chunks = extraction_chunks(session_id, extraction, model, version, size)
         slots = [EXTRACTION_SLOT]
         if not messages:
@@ -451,9 +459,17 @@ class Archiver:
             index = first_window + offset // width
             slot = window_slot(index)
             window = turns[offset : offset + width]
-            chunks += window_chunks(session_id, slot, window, model, version, size, index)
+            chunks += window_chunks(
+                session_id, slot, window, model, version, size, index, self.settings.speaker_labels
+            )
             slots.append(slot)
         return chunks, slots
+
+    def _chunk_chars(self) -> int:
+        """The chunk size: the setting, or less when the embedding model reads less."""
+        return chunk_chars(
+            self.embedder.model, self.settings.chunk_max_chars, self.settings.embedding_input_tokens
+        )
 
     def _add_plan(self, outcome: SessionOutcome, plan: VersionPlan) -> None:
         outcome.new_messages += len(plan.new_messages)

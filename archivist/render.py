@@ -235,7 +235,7 @@ def memory_result(console: Console, result: MemorySearchResult, as_json: bool) -
     for hit in result.hits:
         when = str(hit.metadata.get("last_at", hit.created_at.isoformat()))[:16]
         table.add_row(
-            f"{hit.similarity:.3f}", hit.session_id, hit.source, when, _snippet(hit.content)
+            _similarity(hit.similarity), hit.session_id, hit.source, when, _snippet(hit.content)
         )
     console.print(table)
     _clamp_note(console, dict(result.clamped))
@@ -268,14 +268,23 @@ def search_result(console: Console, result: SearchResult, as_json: bool) -> None
     if not result.sessions:
         console.print("no matching sessions")
     for match in result.sessions:
-        console.rule(f"{match.session_id} (best similarity {match.best_similarity:.3f})")
+        console.rule(f"{match.session_id} (best similarity {_similarity(match.best_similarity)})")
         if match.latest:
             console.print(f"[bold]summary:[/bold] {match.latest.summary}", highlight=False)
             for d in match.latest.decisions[:5]:
                 console.print(f"  decision: {d.text}", highlight=False)
         for hit in match.chunks:
-            console.print(f"  [{hit.similarity:.3f}] {_snippet(hit.content)}", highlight=False)
+            console.print(
+                f"  [{_similarity(hit.similarity)}] {_snippet(hit.content)}", highlight=False
+            )
+    if result.cut:
+        console.print(f"[yellow]cut:[/yellow] {result.cut.note}", highlight=False)
     _clamp_note(console, dict(result.clamped))
+
+
+def _similarity(value: float | None) -> str:
+    """A cosine to three places; '-' in text mode, where the query has no vector."""
+    return "-" if value is None else f"{value:.3f}"
 
 
 def prune_result(console: Console, result: PruneCheck, as_json: bool) -> None:

@@ -68,8 +68,9 @@ def test_memory_search_finds_the_conversation_by_its_words(archived: Settings) -
 @pytest.mark.both_transports
 def test_each_ranking_mode(archived: Settings) -> None:
     vector = memory_search("Redis cache TTL", mode="vector", settings=archived)
-    assert vector.hits[0].session_id == "cache" and vector.hits[0].score is None
-    similarities = [h.similarity for h in vector.hits]
+    assert vector.hits[0].session_id == "cache"
+    assert all(h.score == h.similarity for h in vector.hits)
+    similarities = [h.similarity or 0.0 for h in vector.hits]
     assert similarities == sorted(similarities, reverse=True)
     assert len(vector.hits) == 10  # every chunk is in the vector ranking: the limit fills up
     text = memory_search("Redis cache TTL", mode="text", settings=archived)
@@ -78,6 +79,7 @@ def test_each_ranking_mode(archived: Settings) -> None:
         for h in text.hits
     )
     assert len(text.hits) < len(vector.hits)  # only chunks sharing a word
+    assert all(h.similarity is None and h.score for h in text.hits)  # the query is not embedded
     none = memory_search("zebra", mode="text", settings=archived)
     assert none.hits == []
 

@@ -1,0 +1,136 @@
+"""What the searches return; `--json` prints these models exactly, so their fields are a contract.
+
+A memory hit carries the ids of the source messages it stands for (`message_ids`): a turn
+window's messages, a state item's refs; a session summary or an extraction stands for its whole
+session and names none. `similarity` is the cosine between the query and the chunk, absent in
+text mode (which does not embed the query); `score` is the ranking score the hits are ordered by.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from archivist.config import SearchMode
+from archivist.models import Action, Decision, Entity, Span
+from archivist.state.items import StateItem
+
+
+class Clamp(BaseModel):
+    requested: int
+    applied: int
+
+
+class MemoryHit(BaseModel):
+    id: str
+    session_id: str
+    source: str
+    content: str
+    message_ids: list[str] = Field(
+        default_factory=list,
+        description="the source messages this hit stands for (turns: the window's, "
+        "state items: their refs; none for summaries and extractions)",
+    )
+    similarity: float | None = Field(
+        None, description="cosine of query and chunk; None in text mode (no query vector)"
+    )
+    score: float | None = Field(None, description="the ranking score the hits are ordered by")
+    created_at: datetime
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class MemorySearchResult(BaseModel):
+    """What `memory_search` returns; `--json` prints exactly this."""
+
+    query: str
+    mode: SearchMode
+    limit: int
+    hits: list[MemoryHit]
+    clamped: dict[str, Clamp] = Field(default_factory=dict)
+    truncated: bool = False
+
+
+class ArchiveHit(BaseModel):
+    session_id: str
+    version: int
+    version_at: datetime
+    span: Span
+    summary: str
+    topics: list[str]
+    decisions: list[Decision] = Field(description="the decisions that matched, or all")
+    entities: list[Entity] = Field(description="the entities that matched, or all")
+    actions: list[Action] = Field(description="the actions that matched, or all")
+    state_items: list[StateItem] = Field(
+        default_factory=list, description="the state items that matched, or all"
+    )
+
+
+class ArchiveSearchResult(BaseModel):
+    """What `archive_search` returns; `--json` prints exactly this."""
+
+    limit: int
+    hits: list[ArchiveHit]
+    clamped: dict[str, Clamp] = Field(default_factory=dict)
+    truncated: bool = False
+
+
+class SessionMatch(BaseModel):
+    """One session found by meaning, with its latest structured version."""
+
+    session_id: str
+    best_similarity: float | None
+    chunks: list[MemoryHit]
+    latest: ArchiveHit | None
+
+
+class FilterCut(BaseModel):
+    """The structured filters matched more sessions than the hybrid searches by meaning."""
+
+    searched: int = Field(description="how many sessions (the newest that matched) were searched")
+    note: str
+
+
+class SearchResult(BaseModel):
+    """What the hybrid `search` returns: sessions by meaning, filtered by structured facts."""
+
+    query: str
+    sessions: list[SessionMatch]
+    clamped: dict[str, Clamp] = Field(default_factory=dict)
+    truncated: bool = False
+    cut: FilterCut | None = Field(
+        None, description="set when the filters matched more sessions than were searched"
+    )
+
+
+def memory_hit(row: dict[str, Any]) -> MemoryHit:
+    """A hit from a row of the SQL search functions."""
+    metadata = row["metadata"] or {}
+    return MemoryHit(
+        id=str(row["id"]),
+        session_id=row["session_id"],
+        source=row["source"],
+        content=row["content"],
+        message_ids=[str(m) for m in metadata.get("message_ids") or []],
+        similarity=row["similarity"],
+        score=row.get("score", row["similarity"]),
+        created_at=row["created_at"],
+        metadata=metadata,
+    )
+
+
+def archive_hit(row: dict[str, Any]) -> ArchiveHit:
+    """A hit from a row of `search_jarvis_archive`."""
+    return ArchiveHit(
+        session_id=row["session_id"],
+        version=row["version"],
+        version_at=row["version_at"],
+        span=Span.model_validate(row["span"] or {}),
+        summary=row["summary"] or "",
+        topics=row["topics"] or [],
+        decisions=row["decisions"],
+        entities=row["entities"],
+        actions=row["actions"],
+        state_items=row["state_items"] or [],
+    )

@@ -1,0 +1,207 @@
+"""The searches on one store with one embedder, within the settings' limits.
+
+Every bound is enforced here and again inside the SQL functions, so a bot calling those directly
+gets the same limits. A request over a limit is clamped, and the result says so in `clamped`
+(limit name -> requested and applied) and `truncated`. A whole call, query embedding and every
+database step of the hybrid included, has one deadline; the database side runs under a statement
+timeout of what is left of it, so a slow query is cancelled rather than abandoned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from archivist.config import SearchMode, Settings
+from archivist.embed.base import Embedder, embed_query
+from archivist.errors import ConfigError
+from archivist.models import ChunkSource
+from archivist.sanitize import clean_text
+from archivist.search.deadline import Deadline, SearchTimeoutError
+from archivist.search.filters import ArchiveFilters, chunk_filter
+from archivist.search.results import (
+    ArchiveSearchResult,
+    Clamp,
+    FilterCut,
+    MemoryHit,
+    MemorySearchResult,
+    SearchResult,
+    SessionMatch,
+    archive_hit,
+    memory_hit,
+)
+from archivist.store.postgres import Store
+from archivist.store.rpc import Json, QueryTimeoutError
+
+MEMORY_MAX_RESULTS = 10  # the same bounds are written into sql/functions/search.sql
+ARCHIVE_MAX_ROWS = 20
+
+
+def _clamp(name: str, requested: int, ceiling: int, clamped: dict[str, Clamp]) -> int:
+    if requested > ceiling:
+        clamped[name] = Clamp(requested=requested, applied=ceiling)
+        return ceiling
+    if requested < 1:
+        raise ConfigError(f"{name} must be at least 1")
+    return requested
+
+
+class Searcher:
+    """Runs searches on one store with one embedder, within the settings' limits."""
+
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+
+    def memory_search(
+        self,
+        query: str,
+        limit: int = MEMORY_MAX_RESULTS,
+        session_ids: Sequence[str] = (),
+        source: ChunkSource | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        mode: SearchMode | None = None,
+        deadline: Deadline | None = None,
+    ) -> MemorySearchResult:
+        """The chunks that best answer the query, best first, ranked by `mode`.
+
+        Text mode does not embed the query (no embedding server is needed for it).
+        """
+        deadline = deadline or Deadline(self.settings.search_timeout_s)
+        clamped: dict[str, Clamp] = {}
+        text = self._query_text(query, clamped)
+        limit = _clamp("limit", limit, self.settings.memory_search_max_results, clamped)
+        self.store.check_ready(self.embedder.model)
+        mode = mode or self.settings.search_mode
+        vector = None
+        if mode != "text":
+            vector = _vector_text(embed_query(self.embedder, text).tolist())
+            deadline.remaining_ms()  # the embedding may have used it all
+        filter_ = chunk_filter(self.embedder.model, session_ids, source, since, until)
+        args: dict[str, Any] = {
+            "query_embedding": vector,
+            "match_count": limit,
+            "filter": Json(filter_),
+        }
+        function = "match_jarvis_memory_chunks"
+        if mode != "vector":
+            s = self.settings
+            function = "hybrid_jarvis_memory_chunks"
+            args.update(
+                query_text=text,
+                vector_weight=s.search_vector_weight if mode == "hybrid" else 0.0,
+                text_weight=s.search_text_weight,
+                recency_weight=s.search_recency_weight,
+                half_life_days=s.search_recency_half_life_days,
+            )
+        hits = [memory_hit(r) for r in self._timed(deadline, function, args)]
+        return MemorySearchResult(
+            query=text, mode=mode, limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped)
+        )
+
+    def archive_search(
+        self,
+        filters: ArchiveFilters,
+        limit: int = ARCHIVE_MAX_ROWS,
+        all_versions: bool = False,
+        deadline: Deadline | None = None,
+    ) -> ArchiveSearchResult:
+        """Versions matching every given filter, newest first (latest per session by default)."""
+        deadline = deadline or Deadline(self.settings.search_timeout_s)
+        clamped: dict[str, Clamp] = {}
+        limit = _clamp("limit", limit, self.settings.archive_search_max_rows, clamped)
+        rows = self._timed(
+            deadline, "search_jarvis_archive", filters.as_arguments(limit, all_versions)
+        )
+        hits = [archive_hit(r) for r in rows]
+        return ArchiveSearchResult(limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped))
+
+    def search(
+        self,
+        query: str,
+        filters: ArchiveFilters,
+        limit: int = MEMORY_MAX_RESULTS,
+        mode: SearchMode | None = None,
+    ) -> SearchResult:
+        """Meaning first, then structured facts: chunk hits grouped by session, each session
+        joined with its latest version, sessions kept only if they match the filters.
+
+        The filters are resolved to at most ARCHIVE_MAX_ROWS sessions, the newest that match;
+        when that many match, older ones are not searched and the result's `cut` says so.
+        All three steps share one deadline.
+        """
+        deadline = Deadline(self.settings.search_timeout_s)
+        sessions: list[str] = list(filters.session_ids)
+        cut = None
+        if not filters.empty:
+            matching = self.archive_search(filters, ARCHIVE_MAX_ROWS, deadline=deadline)
+            sessions = [h.session_id for h in matching.hits]
+            if not sessions:
+                return SearchResult(query=query, sessions=[])
+            if len(sessions) >= ARCHIVE_MAX_ROWS:
+                cut = FilterCut(
+                    searched=len(sessions),
+                    note=f"the filters matched {len(sessions)} sessions or more; only the "
+                    f"newest {len(sessions)} were searched",
+                )
+        memory = self.memory_search(
+            query, limit=limit, session_ids=sessions, mode=mode, deadline=deadline
+        )
+        grouped: dict[str, list[MemoryHit]] = {}
+        for hit in memory.hits:
+            grouped.setdefault(hit.session_id, []).append(hit)
+        latest = {}
+        if grouped:
+            found = self.archive_search(
+                ArchiveFilters(session_ids=list(grouped)), ARCHIVE_MAX_ROWS, deadline=deadline
+            )
+            latest = {h.session_id: h for h in found.hits}
+        matches = [
+            SessionMatch(
+                session_id=sid,
+                best_similarity=max(
+                    (h.similarity for h in hits if h.similarity is not None), default=None
+                ),
+                chunks=hits,
+                latest=latest.get(sid),
+            )
+            for sid, hits in grouped.items()
+        ]
+        return SearchResult(
+            query=memory.query,
+            sessions=matches,
+            clamped=memory.clamped,
+            truncated=memory.truncated,
+            cut=cut,
+        )
+
+    def _query_text(self, query: str, clamped: dict[str, Clamp]) -> str:
+        text = clean_text(query).strip()
+        if not text:
+            raise ConfigError("the search query is empty")
+        ceiling = self.settings.search_query_max_chars
+        if len(text) > ceiling:
+            clamped["query_chars"] = Clamp(requested=len(text), applied=ceiling)
+            text = text[:ceiling]
+        return text
+
+    def _timed(self, deadline: Deadline, function: str, args: dict[str, Any]) -> list[Any]:
+        """Call one search function under what is left of the deadline, as a statement timeout.
+
+        Over REST the function's own `statement_timeout` (sql/policy.sql) bounds it in the database.
+        """
+        try:
+            rows: list[Any] = self.store.call(function, timeout_ms=deadline.remaining_ms(), **args)
+        except QueryTimeoutError:
+            raise SearchTimeoutError(
+                f"the search ran out of its {deadline.seconds:g} s in the database"
+            ) from None
+        return rows
+
+
+def _vector_text(values: list[float]) -> str:
+    """A vector in pgvector's text form, which both transports pass as it is."""
+    return "[" + ",".join(repr(float(v)) for v in values) + "]"
