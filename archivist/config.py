@@ -9,6 +9,7 @@ The TOML file is `./archivist.toml` or the path in `ARCHIVIST_CONFIG` (which mus
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
@@ -20,7 +21,15 @@ from urllib.parse import urlsplit, urlunsplit
 import platformdirs
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from archivist.errors import ConfigError
 
@@ -99,7 +108,7 @@ class Settings(BaseModel):
     max_messages_per_version: int = Field(2000, ge=1)
     max_message_chars: int = Field(20_000, ge=100)
     chunk_max_chars: int = Field(1500, ge=200)
-    turns_per_window: int = Field(8, ge=1, le=100)
+    turns_per_window: int = Field(4, ge=1, le=100)
     # The embedding model's input length in tokens, when chunking's table does not know it
     # (chunks are cut to what the model reads; see archivist/chunking.py).
     embedding_input_tokens: int | None = Field(None, ge=16, le=1_000_000)
@@ -134,6 +143,24 @@ class Settings(BaseModel):
     mcp_token: SecretStr | None = Field(None, min_length=16)
 
     sources: SourceTables = Field(default_factory=SourceTables)
+
+    @field_validator("speaker_labels", mode="before")
+    @classmethod
+    def _labels_from_json(cls, value: object) -> object:
+        """From the environment the labels come as JSON: '{"user": "Maya"}'."""
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except json.JSONDecodeError:
+                raise ValueError('wants JSON, e.g. {"user": "Maya"}') from None
+        return value
+
+    @field_validator("speaker_labels", mode="after")
+    @classmethod
+    def _labels_bounded(cls, value: dict[str, str]) -> dict[str, str]:
+        if len(value) > 20 or any(not 0 < len(v.strip()) <= 64 for v in value.values()):
+            raise ValueError("at most 20 roles, each label 1 to 64 characters")
+        return {role.strip().lower(): label.strip() for role, label in value.items()}
 
     @model_validator(mode="after")
     def _thresholds_ordered(self) -> Settings:

@@ -22,14 +22,18 @@ Measured, in this order:
    with `source` = session_summary (10 %), next to the raw HNSW query with the same WHERE
    (forced onto the HNSW index with enable_sort = off; on pgvector < 0.8 it filters after the
    index scan and comes back short) and an exact scan with the same WHERE (ground truth).
-4. archive_search: M versions (default 100,000; 1-3 per session, `jarvis_archive_sessions`
+4. memory_search through `hybrid_jarvis_memory_chunks` (the ranking every search mode uses):
+   with a query vector and a 4-word query text (words drawn like the chunks' text: a 5,000-word
+   vocabulary with Zipf frequencies), and words only (a NULL vector), unfiltered and with a
+   session filter (the 10 % and the 1 % session).
+5. archive_search: M versions (default 100,000; 1-3 per session, `jarvis_archive_sessions`
    pointing at the latest) with realistic extraction JSON (topics from a 500-word vocabulary
    with Zipf frequencies, decisions, entities keyed `tool:x`, actions), GIN index rebuilt after
    the COPY and timed. `search_jarvis_archive` by a rare, a mid and a common topic, by entity
    key and by entity name, by decision text, next to the bare containment query
    `WHERE extraction @> '{"topics": [t]}' LIMIT 20` and to a hand-written equivalent of the
    function's topic query (containment + latest version + ORDER BY version_at DESC LIMIT 20).
-5. Index use inside the plpgsql functions: the per-transaction scan counters
+6. Index use inside the plpgsql functions: the per-transaction scan counters
    (`pg_stat_get_xact_numscans`, `pg_stat_xact_user_tables`) around a single call, on a fresh
    connection and on a connection that already made many calls (where plpgsql would switch a
    statically planned query to a generic plan; the search functions build statements per call).
@@ -45,6 +49,7 @@ Run:  python scripts/bench_search.py                (100k chunks, 100k versions,
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -108,12 +113,6 @@ SESSION_COLUMNS = (
 )
 SESSION_TYPES = ["text", "int4", "uuid", "timestamptz", "text", "int4"]
 
-WORDS = (
-    "deploy", "cache", "latency", "index", "query", "session", "token", "retry", "timeout",
-    "budget", "schema", "migration", "worker", "queue", "error", "metric", "alert", "release",
-    "config", "secret", "bucket", "replica", "shard", "vector", "search", "summary", "ticket",
-    "review", "backup", "restore", "billing", "invoice", "webhook", "cron", "pipeline", "build",
-)  # fmt: skip
 TOPIC_HEADS = (
     "postgres", "redis", "oauth", "billing", "deploy", "kubernetes", "latency", "migration",
     "search", "caching", "auth", "frontend", "backend", "ci", "monitoring", "alerts", "pricing",
@@ -349,12 +348,25 @@ def session_ids(n: int, rng: np.random.Generator) -> list[str]:
     return [ids[i] for i in rng.permutation(n)]
 
 
+# Chunk text: words of a 5,000-word vocabulary with Zipf frequencies (s = 1), as in real text, so
+# that full-text ranking sees rare and common words; queries draw 4 words the same way.
+TEXT_VOCABULARY = tuple(
+    f"{a}{b}{n}" for n in range(100) for a in "bdfgklmnprstvz" for b in "aeiou"
+)[:5000]
+_ZIPF_WEIGHTS = tuple(1 / (i + 1) for i in range(len(TEXT_VOCABULARY)))
+_ZIPF_CUMULATIVE = tuple(itertools.accumulate(_ZIPF_WEIGHTS))
+
+
+def zipf_words(rnd: random.Random, k: int) -> list[str]:
+    return rnd.choices(TEXT_VOCABULARY, cum_weights=_ZIPF_CUMULATIVE, k=k)
+
+
 def chunk_rows(
     vectors: np.ndarray, sessions: list[str], sources: list[str], rnd: random.Random
 ) -> Iterator[tuple[Any, ...]]:
     for i, (vector, session, source) in enumerate(zip(vectors, sessions, sources, strict=True)):
         first = T0 + timedelta(minutes=i)
-        content = " ".join(rnd.choices(WORDS, k=rnd.randint(20, 45)))
+        content = " ".join(zipf_words(rnd, rnd.randint(20, 45)))
         metadata = {
             "first_at": first.isoformat(),
             "last_at": (first + timedelta(minutes=rnd.randint(1, 90))).isoformat(),
@@ -524,6 +536,45 @@ def filtered_cases(conn: Conn, queries: np.ndarray, f: Filter, budget_s: float) 
     for case in (fn, hnsw, exact):
         case.recall = recall_at_10(case.results, exact.results)
     return [fn, hnsw, exact]
+
+
+HYBRID_SQL = "SELECT * FROM hybrid_jarvis_memory_chunks(%s, %s, 10, %s)"
+TEXT_SQL = "SELECT * FROM hybrid_jarvis_memory_chunks(NULL, %s, 10, %s, 0, 1)"
+
+
+def memory_hybrid(conn: Conn, queries: np.ndarray, budget_s: float, seed: int) -> list[Case]:
+    """hybrid_jarvis_memory_chunks (vector + words) and its words-only form, per filter."""
+    rnd = random.Random(seed + 1)
+    texts = [" ".join(zipf_words(rnd, 4)) for _ in queries]
+    cases = []
+    for label, filter_ in (
+        ("unfiltered", {}),
+        ("session 10 %", {"session_ids": [BIG_SESSION]}),
+        ("session 1 %", {"session_ids": [SMALL_SESSION]}),
+    ):
+        section = f"memory_search hybrid, {label}"
+        log(section)
+        cases.append(
+            run_case(
+                conn,
+                section,
+                "hybrid_jarvis_memory_chunks",
+                HYBRID_SQL,
+                [[q, t, Jsonb(filter_)] for q, t in zip(queries, texts, strict=True)],
+                budget_s,
+            )
+        )
+        cases.append(
+            run_case(
+                conn,
+                section,
+                "same, words only (NULL vector)",
+                TEXT_SQL,
+                [[t, Jsonb(filter_)] for t in texts],
+                budget_s,
+            )
+        )
+    return cases
 
 
 # -- the archive corpus -------------------------------------------------------------------------
@@ -875,6 +926,7 @@ def run_benchmark(plan: Plan, root: Path) -> Results:
         log(f"memory_search unfiltered, {plan.queries} queries")
         cases = memory_unfiltered(conn, queries)
         cases += memory_filtered(conn, queries, plan.budget_s)
+        cases += memory_hybrid(conn, queries, plan.budget_s, plan.seed)
         log(f"loading {plan.versions:,} archive versions")
         vocab = make_vocabulary(rnd)
         corpus = make_archive(plan.versions, vocab, rnd)

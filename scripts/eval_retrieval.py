@@ -16,7 +16,8 @@ Scores (one scorer for every system, `score_run`):
                       answerable question's top hit scores higher than a no-answer question's
                       (ties count half). 0.5: the top score cannot tell "nothing was said about
                       this" from an answer; 1.0: a threshold on it separates them perfectly. The
-                      top score is the hit's `score` (its `similarity` when it has none).
+                      top score is the first hit's cosine `similarity` (its `score` in text
+                      mode, which has no query vector; BM25's score for the baseline).
   ids/hit, turn share how many messages a hit covers on average, and the share of hits that are
                       turn windows: context for the recall (wide hits cover more).
   p50 / p95 ms        the wall time of each memory_search call (query embedding included).
@@ -405,7 +406,7 @@ def ranked(hits: Sequence[Any], id_to_key: dict[str, str]) -> list[RankedHit]:
         RankedHit(
             hit_keys(h, id_to_key),
             h.source,
-            float(h.score if h.score is not None else (h.similarity or 0.0)),
+            float(h.similarity if h.similarity is not None else (h.score or 0.0)),
         )
         for h in hits
     ]

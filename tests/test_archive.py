@@ -121,6 +121,7 @@ def test_incremental_run_embeds_only_new_and_changed_chunks(
     source: SourceDB, settings: Settings
 ) -> None:
     # 20 turns = windows 0 and 1 complete (8 turns each), window 2 partial (4 turns).
+    settings = settings.model_copy(update={"turns_per_window": 8})
     source.add("long", [f"message number {i} about topic {i % 3}" for i in range(20)])
     run(settings)
     before = {row[0]: row for row in chunk_rows(source, "long")}
@@ -359,8 +360,8 @@ def test_late_arrivals_and_new_messages_in_one_run(source: SourceDB, settings: S
     assert outcome.new_messages == 3 and outcome.clipped == {"late_arrivals": 1}
     covered = covered_message_ids(source, "mix")
     assert len(covered) == len(set(covered)) == 8
-    windows = [r[3]["message_ids"] for r in chunk_rows(source, "mix") if r[1] == "turns:000000"]
-    assert len(windows) == 1 and len(windows[0]) == 7  # the partial window grew by the new two
+    windows = [r[3]["message_ids"] for r in chunk_rows(source, "mix") if r[1] == "turns:000001"]
+    assert len(windows) == 1 and len(windows[0]) == 3  # the partial window grew by the new two
 
 
 @pytest.mark.both_transports

@@ -67,6 +67,39 @@ def test_archive_embeds_through_ollama_and_a_rerun_makes_no_request(
     assert ollama_server.embed_requests == []
 
 
+def test_text_search_needs_no_ollama_and_hits_name_their_messages(
+    nomic_db: SourceDB, ollama_server: OllamaTestServer, tmp_path: Path
+) -> None:
+    ids = nomic_db.add("auth", CHAT)
+    assert archivist(["archive"], nomic_db, ollama_server, tmp_path).returncode == 0
+    ollama_server.reset()
+
+    text = archivist(
+        ["memory-search", "rotate refresh tokens", "--mode", "text", "--json"],
+        nomic_db,
+        ollama_server,
+        tmp_path,
+    )
+
+    assert text.returncode == 0, text.stderr
+    assert ollama_server.embed_requests == []  # the query was not embedded
+    hits = json.loads(text.stdout)["hits"]
+    assert hits and all(h["similarity"] is None and h["score"] > 0 for h in hits)
+    turns = [h for h in hits if h["source"] == "session_turn"]
+    assert turns and set(turns[0]["message_ids"]) <= {str(i) for i in ids}
+    items = archivist(
+        ["memory-search", "rotate refresh tokens", "--source", "state_item", "--json"],
+        nomic_db,
+        ollama_server,
+        tmp_path,
+    )
+    assert items.returncode == 0, items.stderr
+    item_hits = json.loads(items.stdout)["hits"]
+    assert item_hits and {h["source"] for h in item_hits} == {"state_item"}
+    assert all(set(h["message_ids"]) <= {str(i) for i in ids} for h in item_hits)
+    assert any(h["message_ids"] for h in item_hits)  # an item points at what was said
+
+
 def test_dry_run_embeds_only_the_state_candidates_and_writes_nothing(
     nomic_db: SourceDB, ollama_server: OllamaTestServer, tmp_path: Path
 ) -> None:

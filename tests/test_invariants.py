@@ -101,7 +101,7 @@ CORRUPTIONS = {
     ),
     "lost chunk": (
         "DELETE FROM jarvis_memory_chunks WHERE session_id = 'beta' AND slot = 'turns:000000'",
-        "beta: 5 messages not archived",
+        "beta: 4 messages not archived",
     ),
 }
 

@@ -275,6 +275,38 @@ def test_hybrid_search_groups_by_session_and_applies_structured_filters(
     assert search("anything", ArchiveFilters(decision="nope"), settings=archived).sessions == []
 
 
+@pytest.mark.both_transports
+def test_turns_first_context_bounded_and_nothing_said_twice(archived: Settings) -> None:
+    result = memory_search("Redis caching TTL decision", settings=archived)
+    context = [h for h in result.hits if h.source != "session_turn"]
+    assert result.hits and len(context) <= 2  # 2 of 10 places at most
+    assert len({h.session_id for h in context}) == len(context)  # one per session
+    seen: set[str] = set()
+    for hit in result.hits:  # no hit stands only for messages an earlier hit covers
+        assert not hit.message_ids or not set(hit.message_ids) <= seen
+        seen |= set(hit.message_ids)
+    turn = next(h for h in result.hits if h.source == "session_turn")
+    assert turn.message_ids == turn.metadata["message_ids"] and turn.content.startswith("User: ")
+    whole = memory_search("summary of the conversation about caching", settings=archived)
+    assert len([h for h in whole.hits if h.source != "session_turn"]) > 2
+
+
+def test_hybrid_search_says_when_filters_cut_to_the_newest_sessions(
+    source: SourceDB, settings: Settings
+) -> None:
+    for i in range(21):
+        source.add(f"s{i:02d}", [f"we use redis number {i}"], start=T0 + timedelta(hours=i))
+    archive(settings, ArchiveRequest(delay_ms=0))
+    since = ArchiveFilters(since=T0 - timedelta(days=1))
+
+    result = search("redis", since, settings=settings)
+
+    assert result.cut is not None and result.cut.searched == 20
+    assert "s00" not in {m.session_id for m in result.sessions}  # the oldest was not searched
+    narrow = search("redis", ArchiveFilters(session_ids=["s00"]), settings=settings)
+    assert narrow.cut is None and [m.session_id for m in narrow.sessions] == ["s00"]
+
+
 @given(text=st.text(max_size=300) | st.sampled_from(["%", "_", "'; drop table x; --", "\\"]))
 @hypothesis_settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

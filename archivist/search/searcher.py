@@ -54,6 +54,17 @@ class Searcher:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self._ready = False
+
+    def _check_ready(self) -> None:
+        """The schema and recorded model, checked once per searcher (two round trips each).
+
+        A model switch later (reembed) cannot mix models: the search functions only ever return
+        chunks of the model they are given.
+        """
+        if not self._ready:
+            self.store.check_ready(self.embedder.model)
+            self._ready = True
 
     def memory_search(
         self,
@@ -74,7 +85,7 @@ class Searcher:
         clamped: dict[str, Clamp] = {}
         text = self._query_text(query, clamped)
         limit = _clamp("limit", limit, self.settings.memory_search_max_results, clamped)
-        self.store.check_ready(self.embedder.model)
+        self._check_ready()
         mode = mode or self.settings.search_mode
         vector = None
         if mode != "text":
@@ -86,18 +97,16 @@ class Searcher:
             "match_count": limit,
             "filter": Json(filter_),
         }
-        function = "match_jarvis_memory_chunks"
-        if mode != "vector":
-            s = self.settings
-            function = "hybrid_jarvis_memory_chunks"
-            args.update(
-                query_text=text,
-                vector_weight=s.search_vector_weight if mode == "hybrid" else 0.0,
-                text_weight=s.search_text_weight,
-                recency_weight=s.search_recency_weight,
-                half_life_days=s.search_recency_half_life_days,
-            )
-        hits = [memory_hit(r) for r in self._timed(deadline, function, args)]
+        s = self.settings
+        args.update(
+            query_text=text,
+            vector_weight=s.search_vector_weight if mode != "text" else 0.0,
+            text_weight=s.search_text_weight if mode != "vector" else 0.0,
+            recency_weight=s.search_recency_weight,
+            half_life_days=s.search_recency_half_life_days,
+        )
+        rows = self._timed(deadline, "hybrid_jarvis_memory_chunks", args)
+        hits = [memory_hit(r) for r in rows]
         return MemorySearchResult(
             query=text, mode=mode, limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped)
         )

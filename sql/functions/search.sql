@@ -129,38 +129,136 @@ AS $$
         query_embedding, least(greatest(coalesce(match_count, 10), 1), 10), filter)
 $$;
 
--- Any word of the text (stemmed, stop words dropped), as a tsquery; NULL when none is left.
-CREATE OR REPLACE FUNCTION archivist_any_word_query(query_text text) RETURNS tsquery
+-- The distinct words of a query as full text sees them (stemmed, stop words dropped), at most 64.
+CREATE OR REPLACE FUNCTION archivist_query_words(query_text text) RETURNS text[]
 LANGUAGE sql IMMUTABLE
 AS $$
-    SELECT to_tsquery('simple', string_agg(quote_literal(w), ' | '))
+    SELECT coalesce((array_agg(w ORDER BY w))[1:64], '{}')
     FROM unnest(tsvector_to_array(to_tsvector('english', coalesce(query_text, '')))) w
     WHERE w !~ '[\\]'
 $$;
 
--- The k (at most 200) best full-text matches (any word of the query) under a filter.
+-- The inverse document frequency of each word over the chunks a filter admits, like BM25's:
+-- ln(1 + (N - df + 0.5) / (df + 0.5)), so a rare name outweighs a common verb. N counts the
+-- filter's chunks when it names sessions or the table is small, else is the table's row
+-- estimate; df is counted up to 10,000. `usable` is false for a word in no chunk or in more than
+-- 10,000 (as good as a stop word: it would make every search read that many chunks).
+CREATE OR REPLACE FUNCTION archivist_word_weights(words text[], filter jsonb)
+RETURNS TABLE (word text, df bigint, idf double precision, usable boolean)
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_filter   jsonb := coalesce(filter, '{}'::jsonb);
+    v_where    text := archivist_chunk_filter_sql(v_filter);
+    v_sessions text[] := archivist_filter_sessions(v_filter);
+    v_model    text := archivist_filter_model(v_filter);
+    v_df       bigint[];
+    v_n        double precision;
+BEGIN
+    IF coalesce(cardinality(words), 0) = 0 THEN
+        RETURN;
+    END IF;
+    EXECUTE format(
+        'SELECT array_agg((SELECT count(*) FROM (SELECT 1 FROM jarvis_memory_chunks c '
+        '    WHERE c.fts @@ to_tsquery(''simple'', quote_literal(w)) AND %s LIMIT 10001) x) '
+        '    ORDER BY i) FROM unnest($8::text[]) WITH ORDINALITY AS u(w, i)', v_where)
+    INTO v_df
+    USING NULL::vector, NULL::integer, v_model, v_sessions, v_filter ->> 'source',
+          (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, words;
+    v_n := (SELECT reltuples FROM pg_class WHERE oid = 'jarvis_memory_chunks'::regclass);
+    IF v_sessions IS NOT NULL OR v_n < 10000 THEN
+        EXECUTE format('SELECT count(*) FROM jarvis_memory_chunks c WHERE %s', v_where)
+        INTO v_n
+        USING NULL::vector, NULL::integer, v_model, v_sessions, v_filter ->> 'source',
+              (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz;
+    END IF;
+    v_n := greatest(v_n, (SELECT max(d) FROM unnest(v_df) d), 1);
+    RETURN QUERY
+    SELECT u.w, u.df, ln(1 + (v_n - u.df + 0.5) / (u.df + 0.5)), u.df BETWEEN 1 AND 10000
+    FROM unnest(words, v_df) AS u(w, df);
+END;
+$$;
+
+-- BM25 over the chunks a filter admits that have one of the words: a chunk scores the sum of the
+-- weights of the words it has, times (k1 + 1) / (1 + k1 * (1 - b + b * length / average
+-- length)), k1 1.2, b 0.75, length in distinct words (so long chunks do not win by length;
+-- counts within a chunk are not used: chunks are short), divided by `most`. The k best.
+CREATE OR REPLACE FUNCTION archivist_bm25(
+    words text[], weights double precision[], most double precision, k integer, filter jsonb
+) RETURNS TABLE (id uuid, rank real)
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_filter jsonb := coalesce(filter, '{}'::jsonb);
+BEGIN
+    IF coalesce(cardinality(words), 0) = 0 THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE format(
+        'WITH words AS (SELECT to_tsquery(''simple'', quote_literal(w)) AS q, weight '
+        '    FROM unnest($8::text[], $9::float8[]) AS t(w, weight)), '
+        'scope AS MATERIALIZED (SELECT c.id, c.fts, length(c.fts)::float8 AS len '
+        '    FROM jarvis_memory_chunks c WHERE c.fts @@ $10 AND %s), '
+        'average AS (SELECT greatest(avg(len), 1) AS len FROM scope) '
+        'SELECT s.id, (sum(w.weight) * 2.2 / (1 + 1.2 * (0.25 + 0.75 * s.len / a.len)) '
+        '    / $11)::real AS rank '
+        'FROM scope s CROSS JOIN average a JOIN words w ON s.fts @@ w.q '
+        'GROUP BY s.id, s.len, a.len ORDER BY rank DESC, s.id LIMIT $2',
+        archivist_chunk_filter_sql(v_filter))
+    USING NULL::vector, least(greatest(coalesce(k, 50), 1), 200),
+          archivist_filter_model(v_filter), archivist_filter_sessions(v_filter),
+          v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
+          (v_filter ->> 'until')::timestamptz, words, weights,
+          to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ') FROM unnest(words) w)),
+          greatest(most, 1e-9);
+END;
+$$;
+
+-- The k (at most 200) best full-text matches for a query under a filter: BM25 (archivist_bm25)
+-- with the query's usable words. `rank` is the score divided by the most the query's words could
+-- score ((k1 + 1) times the sum of their weights): comparable between queries, 0 to about 1.
 CREATE OR REPLACE FUNCTION archivist_text_matches(query_text text, k integer, filter jsonb)
 RETURNS TABLE (id uuid, rank real)
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
-    v_filter jsonb := coalesce(filter, '{}'::jsonb);
-    v_query  tsquery := archivist_any_word_query(query_text);
+    v_words   text[];
+    v_weights double precision[];
+    v_most    double precision;
 BEGIN
-    IF v_query IS NULL THEN
-        RETURN;
-    END IF;
-    RETURN QUERY EXECUTE format(
-        'SELECT c.id, ts_rank_cd(c.fts, $8) AS rank FROM jarvis_memory_chunks c '
-        'WHERE c.fts @@ $8 AND %s ORDER BY rank DESC, c.id LIMIT $2',
-        archivist_chunk_filter_sql(v_filter))
-    USING NULL::vector, least(greatest(coalesce(k, 50), 1), 200),
-          archivist_filter_model(v_filter), archivist_filter_sessions(v_filter),
-          v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
-          (v_filter ->> 'until')::timestamptz, v_query;
+    SELECT array_agg(w.word) FILTER (WHERE w.usable), array_agg(w.idf) FILTER (WHERE w.usable),
+           2.2 * sum(w.idf)
+    INTO v_words, v_weights, v_most
+    FROM archivist_word_weights(archivist_query_words(query_text), filter) w;
+    RETURN QUERY SELECT * FROM archivist_bm25(v_words, v_weights, v_most, k, filter);
 END;
 $$;
 
+-- True when a query asks about sessions as wholes (a summary, an overview, what was discussed):
+-- then whole-session chunks may fill the results.
+CREATE OR REPLACE FUNCTION archivist_whole_session_query(query_text text) RETURNS boolean
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT coalesce(query_text, '') ~* ('\m(summar(y|ies|ise|ize|ised|ized)|overview|recap|gist'
+        '|tl;?dr|(whole|entire|full) (session|conversation|chat|discussion)'
+        '|what (did|have|were) (we|i|you) (talk|discuss|chat|cover)\w*'
+        '|what was (the|that|our) (session|conversation|chat|discussion) about)\M')
+$$;
+
+-- Ranks chunks for a query and picks match_count (at most 10) of them: the evidence first.
+-- Candidates: the 50 nearest chunks (if vector_weight > 0 and a query vector is given) and the 50
+-- best full-text matches (archivist_text_matches; if text_weight > 0). With both, the score is
+-- their reciprocal rank fusion, weight / (60 + rank) summed; with one, that list's own score
+-- (cosine similarity, or the text rank). Times an optional recency factor
+-- (1 - w + w * 0.5 ^ (age / half_life)). Then, best first, a chunk is taken unless
+--   * a chunk with the same text, or chunks covering all its message ids, were taken already
+--     (a state item whose source message is in a turn window already there);
+--   * it is a whole-session chunk (summary, extraction, state item) and 2 of every 10 places
+--     are taken by such chunks already, or one of its session is: these are context, the turns
+--     are the evidence. Not so when the query asks about sessions as wholes
+--     (archivist_whole_session_query) or the filter names a source.
+-- A zero vector_weight (or a NULL query_embedding) makes it a full-text search that needs no
+-- query vector; a zero text_weight a vector search with the same choice of chunks.
 CREATE OR REPLACE FUNCTION hybrid_jarvis_memory_chunks(
     query_embedding vector,
     query_text      text,
@@ -172,32 +270,79 @@ CREATE OR REPLACE FUNCTION hybrid_jarvis_memory_chunks(
     half_life_days  double precision DEFAULT 14
 ) RETURNS TABLE (id uuid, session_id text, source text, content text, metadata jsonb,
                  similarity double precision, created_at timestamptz, score double precision)
-LANGUAGE sql
+LANGUAGE plpgsql
 AS $$
-    WITH by_vector AS (
-        SELECT n.id, row_number() OVER (ORDER BY n.similarity DESC, n.id) AS r
-        FROM archivist_nearest_chunks(query_embedding, 50, filter) n
-        WHERE vector_weight > 0
-    ), by_text AS (
-        SELECT t.id, row_number() OVER (ORDER BY t.rank DESC, t.id) AS r
-        FROM archivist_text_matches(query_text, 50, filter) t
-        WHERE text_weight > 0
-    ), fused AS (
-        SELECT coalesce(v.id, t.id) AS id,
-               coalesce(vector_weight / (60 + v.r), 0) + coalesce(text_weight / (60 + t.r), 0)
-                   AS rrf
-        FROM by_vector v FULL JOIN by_text t ON v.id = t.id
-    )
-    SELECT c.id, c.session_id, c.source, c.content, c.metadata,
-           1 - (c.embedding <=> query_embedding), c.created_at,
-           f.rrf * (1 - recency_weight + recency_weight * power(0.5, greatest(0,
-               extract(epoch FROM now() - coalesce((c.metadata ->> 'last_at')::timestamptz,
-                                                   c.created_at)) / 86400)
-               / greatest(half_life_days, 0.001))) AS score
-    FROM fused f JOIN jarvis_memory_chunks c ON c.id = f.id
-    WHERE f.rrf > 0
-    ORDER BY score DESC, c.id
-    LIMIT least(greatest(coalesce(match_count, 10), 1), 10)
+#variable_conflict use_column
+DECLARE
+    v_k         integer := least(greatest(coalesce(match_count, 10), 1), 10);
+    v_filter    jsonb := coalesce(filter, '{}'::jsonb);
+    v_by_vector boolean := coalesce(vector_weight, 0) > 0 AND query_embedding IS NOT NULL;
+    v_by_text   boolean := coalesce(text_weight, 0) > 0;
+    v_open      boolean := v_filter ->> 'source' IS NOT NULL
+                           OR archivist_whole_session_query(query_text);
+    v_context   integer := greatest(1, v_k / 5);
+    v_taken     integer := 0;
+    v_contexts  integer := 0;
+    v_sessions  text[] := '{}';
+    v_hashes    text[] := '{}';
+    v_covered   text[] := '{}';
+    v_ids       text[];
+    r           record;
+BEGIN
+    FOR r IN
+        WITH by_vector AS (
+            SELECT n.id, n.similarity,
+                   row_number() OVER (ORDER BY n.similarity DESC, n.id) AS r
+            FROM archivist_nearest_chunks(query_embedding, 50, v_filter) n
+            WHERE v_by_vector
+        ), by_text AS (
+            SELECT t.id, t.rank, row_number() OVER (ORDER BY t.rank DESC, t.id) AS r
+            FROM archivist_text_matches(query_text, 50, v_filter) t
+            WHERE v_by_text
+        ), fused AS (
+            SELECT coalesce(v.id, t.id) AS id,
+                   CASE WHEN v_by_vector AND v_by_text
+                        THEN coalesce(vector_weight / (60 + v.r), 0)
+                             + coalesce(text_weight / (60 + t.r), 0)
+                        WHEN v_by_vector THEN v.similarity
+                        ELSE t.rank END AS fused
+            FROM by_vector v FULL JOIN by_text t ON v.id = t.id
+        )
+        SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash,
+               1 - (c.embedding <=> query_embedding) AS similarity, c.created_at,
+               f.fused * (1 - recency_weight + recency_weight * power(0.5, greatest(0,
+                   extract(epoch FROM now() - coalesce((c.metadata ->> 'last_at')::timestamptz,
+                                                       c.created_at)) / 86400)
+                   / greatest(half_life_days, 0.001))) AS score
+        FROM fused f JOIN jarvis_memory_chunks c ON c.id = f.id
+        WHERE f.fused > 0
+        ORDER BY score DESC, c.id
+    LOOP
+        v_ids := ARRAY(SELECT jsonb_array_elements_text(
+                           CASE WHEN jsonb_typeof(r.metadata -> 'message_ids') = 'array'
+                                THEN r.metadata -> 'message_ids' ELSE '[]' END));
+        CONTINUE WHEN r.content_hash = ANY (v_hashes)
+                   OR (cardinality(v_ids) > 0 AND v_ids <@ v_covered);
+        IF r.source <> 'session_turn' AND NOT v_open THEN
+            CONTINUE WHEN v_contexts >= v_context OR r.session_id = ANY (v_sessions);
+            v_contexts := v_contexts + 1;
+            v_sessions := v_sessions || r.session_id;
+        END IF;
+        v_hashes := v_hashes || r.content_hash;
+        v_covered := v_covered || v_ids;
+        id := r.id;
+        session_id := r.session_id;
+        source := r.source;
+        content := r.content;
+        metadata := r.metadata;
+        similarity := r.similarity;
+        created_at := r.created_at;
+        score := r.score;
+        RETURN NEXT;
+        v_taken := v_taken + 1;
+        EXIT WHEN v_taken >= v_k;
+    END LOOP;
+END;
 $$;
 
 CREATE OR REPLACE FUNCTION archivist_like_escape(p_text text) RETURNS text
