@@ -35,7 +35,7 @@ def _clamped(clamped: dict[str, Clamp]) -> str:
 
 
 def _hit(n: int, hit: MemoryHit) -> str:
-    score = f"{hit.similarity:.2f}" if hit.score is None else f"{hit.score:.4f}"
+    score = f"{hit.score:.4f}" if hit.score is not None else f"{hit.similarity or 0:.2f}"
     return (
         f"{n}. [{hit.session_id} · {hit.source} · {score} · {hit.created_at:%Y-%m-%d}] "
         f"{_excerpt(hit.content)}"
@@ -76,7 +76,8 @@ def search_text(result: SearchResult) -> str:
     lines = [f"{_count(len(result.sessions), 'session')} for {_excerpt(result.query, 80)!r}"]
     lines[0] += _clamped(result.clamped)
     for match in result.sessions:
-        lines.append(f"## {match.session_id} (best similarity {match.best_similarity:.2f})")
+        best = "-" if match.best_similarity is None else f"{match.best_similarity:.2f}"
+        lines.append(f"## {match.session_id} (best similarity {best})")
         if match.latest is not None:
             lines.append(f"  summary (v{match.latest.version}): {_excerpt(match.latest.summary)}")
             lines += _facts(match.latest)
