@@ -251,12 +251,13 @@ $$;
 -- their reciprocal rank fusion, weight / (60 + rank) summed; with one, that list's own score
 -- (cosine similarity, or the text rank). Times an optional recency factor
 -- (1 - w + w * 0.5 ^ (age / half_life)). Then, best first, a chunk is taken unless
---   * a chunk with the same text, or chunks covering all its message ids, were taken already
---     (a state item whose source message is in a turn window already there);
+--   * a chunk of its session with the same text, or chunks covering all its message ids, were
+--     taken already (a state item whose source message is in a turn window already there);
 --   * it is a whole-session chunk (summary, extraction, state item) and 2 of every 10 places
 --     are taken by such chunks already, or one of its session is: these are context, the turns
 --     are the evidence. Not so when the query asks about sessions as wholes
---     (archivist_whole_session_query) or the filter names a source.
+--     (archivist_whole_session_query) or the filter names a source; and when fewer turn
+--     windows than places are candidates, context fills the places they leave.
 -- A zero vector_weight (or a NULL query_embedding) makes it a full-text search that needs no
 -- query vector; a zero text_weight a vector search with the same choice of chunks.
 CREATE OR REPLACE FUNCTION hybrid_jarvis_memory_chunks(
@@ -282,6 +283,7 @@ DECLARE
                            OR archivist_whole_session_query(query_text);
     v_context   integer := greatest(1, v_k / 5);
     v_taken     integer := 0;
+    v_fill      boolean;
     v_contexts  integer := 0;
     v_sessions  text[] := '{}';
     v_hashes    text[] := '{}';
@@ -309,26 +311,33 @@ BEGIN
             FROM by_vector v FULL JOIN by_text t ON v.id = t.id
         )
         SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash,
+               count(*) FILTER (WHERE c.source = 'session_turn') OVER () AS turns,
                1 - (c.embedding <=> query_embedding) AS similarity, c.created_at,
                f.fused * (1 - recency_weight + recency_weight * power(0.5, greatest(0,
                    extract(epoch FROM now() - coalesce((c.metadata ->> 'last_at')::timestamptz,
                                                        c.created_at)) / 86400)
                    / greatest(half_life_days, 0.001))) AS score
         FROM fused f JOIN jarvis_memory_chunks c ON c.id = f.id
-        WHERE f.fused > 0
+        WHERE f.fused IS NOT NULL
         ORDER BY score DESC, c.id
     LOOP
         v_ids := ARRAY(SELECT jsonb_array_elements_text(
                            CASE WHEN jsonb_typeof(r.metadata -> 'message_ids') = 'array'
                                 THEN r.metadata -> 'message_ids' ELSE '[]' END));
-        CONTINUE WHEN r.content_hash = ANY (v_hashes)
+        CONTINUE WHEN (r.session_id || ':' || r.content_hash) = ANY (v_hashes)
                    OR (cardinality(v_ids) > 0 AND v_ids <@ v_covered);
+        IF v_fill IS NULL THEN
+            -- Too few turn windows are candidates to fill the places: context fills the rest.
+            v_fill := r.turns < v_k;
+            v_context := greatest(v_context, v_k - r.turns::integer);
+        END IF;
         IF r.source <> 'session_turn' AND NOT v_open THEN
-            CONTINUE WHEN v_contexts >= v_context OR r.session_id = ANY (v_sessions);
+            CONTINUE WHEN v_contexts >= v_context
+                       OR (NOT v_fill AND r.session_id = ANY (v_sessions));
             v_contexts := v_contexts + 1;
             v_sessions := v_sessions || r.session_id;
         END IF;
-        v_hashes := v_hashes || r.content_hash;
+        v_hashes := v_hashes || (r.session_id || ':' || r.content_hash);
         v_covered := v_covered || v_ids;
         id := r.id;
         session_id := r.session_id;
