@@ -10,7 +10,7 @@ EVAL_STAMP := $(VENV)/.eval-deps
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,mcp]'
+	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
 	rm -f $(VENV)/.installed-*
 	touch $@
 

@@ -12,10 +12,22 @@ from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ConfigError
 from archivist.extract.base import Extractor, RulesExtractor
 from archivist.extract.llm import OllamaExtractor
+from archivist.extras import needs_extra
 from archivist.store.connection import connect
 from archivist.store.embedded import embedded_url, start_embedded
 from archivist.store.postgres import PostgresStore, Store
 from archivist.store.rpc import Rpc
+
+# What `pip install 'archivist[supabase]'` brings that the REST transport imports.
+_SUPABASE = (
+    "supabase",
+    "postgrest",
+    "supabase_auth",
+    "supabase_functions",
+    "storage3",
+    "realtime",
+    "yarl",
+)
 
 
 @contextmanager
@@ -40,7 +52,8 @@ def _supabase_store(settings: Settings) -> Iterator[Store]:
 
 def supabase_rpc(settings: Settings) -> Rpc:
     """The REST transport to Supabase the settings describe."""
-    from archivist.store.supabase import SupabaseRpc  # supabase-py is slow to import
+    with needs_extra("supabase", "The Supabase REST transport (SUPABASE_URL)", _SUPABASE):
+        from archivist.store.supabase import SupabaseRpc  # supabase-py is slow to import
 
     if settings.supabase_service_role_key is None or settings.supabase_url is None:
         raise ConfigError(

@@ -29,6 +29,7 @@ from archivist import prune_check as prune_check_module
 from archivist import render
 from archivist.config import Settings, explain_settings, load_settings, redact
 from archivist.errors import ArchivistError, ConfigError
+from archivist.extras import needs_extra
 from archivist.models import ChunkSource
 from archivist.pipeline import ArchiveRequest
 from archivist.search import ArchiveFilters
@@ -561,15 +562,8 @@ def mcp_server(
 
 def _mcp_serve() -> Any:
     """The MCP server's entry point, or a usage error naming the extra to install."""
-    try:
+    with needs_extra("mcp", "archivist mcp (the MCP SDK)", ("mcp", "mcp_types")):
         from archivist.mcp_server import serve
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types"):
-            raise
-        raise ConfigError(
-            "archivist mcp needs the MCP SDK: pip install 'archivist[mcp]' "
-            "(in a checkout: pip install -e '.[mcp]')"
-        ) from None
     return serve
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from archivist.errors import StoreError
+from archivist.extras import needs_extra
 
 log = logging.getLogger(__name__)
 
@@ -18,12 +19,16 @@ def start_embedded(data_dir: Path) -> Any:
     The server stops when the last process holding a handle exits.
     """
     pgdata = data_dir / "pgdata"
+    with (
+        needs_extra("embedded", "The embedded database (no DATABASE_URL set)", ("pgserver",)),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
+        import pgserver
     try:
         pgdata.parent.mkdir(parents=True, exist_ok=True)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
-            import pgserver
-
+            warnings.simplefilter("ignore")
             server = pgserver.get_server(pgdata, cleanup_mode="stop")
     except Exception as exc:  # pgserver raises bare exceptions from its subprocess calls
         raise StoreError(
