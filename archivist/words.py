@@ -60,7 +60,7 @@ def stem(word: str) -> str:
             break
     if len(word) > 3 and word.endswith("e"):
         word = word[:-1]
-    if len(word) >= 3 and word[-1] == word[-2] and word[-1] not in "aeiou":
+    if len(word) >= 3 and word[-1] == word[-2] and word[-1].isalpha() and word[-1] not in "aeiou":
         word = word[:-1]
     return word
 
@@ -89,3 +89,32 @@ def completed_index(done: frozenset[str], planned: Sequence[str | None]) -> int 
         if (shared >= 2 or 0 < shared == len(done)) and shared > best_score:
             best, best_score = i, shared
     return best
+
+
+# When something is to happen says nothing about what it is: "Renew the certificate tonight"
+# and "Renew the certificate" are one item.
+TIME_WORDS = word_set(
+    """today tomorrow tonight yesterday morning afternoon evening night week weekend month
+    monday tuesday wednesday thursday friday saturday sunday asap eod later soon"""
+)
+# Verbs that only say a choice was made: "Go with Postgres" and "Use Postgres" are one
+# decision, and in "switch to Memcached instead of Redis" they are not what is replaced.
+CHOICE_STEMS = frozenset(
+    stem(w)
+    for w in """use using go going went with pick picked choose chose adopt adopted stick
+    sticking stay settle standardise standardize switch switching switched move moving moved
+    migrate migrating migrated keep keeping replace replacing replaced""".split()
+)
+_NEGATION = re.compile(r"\b(?:not|never|no|don't|doesn't|won't|can't|cannot)\b|n't\b", re.I)
+
+
+def identity(text: str) -> frozenset[str]:
+    """What makes two short item texts the same item: their content stems without time words
+    and choosing verbs ("I'll write the migration script tomorrow" = "Write the migration
+    script"; "Go with Postgres" = "Use Postgres"), plus a mark when the text is negated, so
+    that "Do not use X" never equals "Use X". Empty when nothing is left to compare."""
+    stems = {stem(t) for t in tokens(text) if t not in TIME_WORDS} & content_stems(text)
+    stems -= CHOICE_STEMS
+    if stems and _NEGATION.search(text):
+        stems.add("~not")
+    return frozenset(stems)

@@ -1,25 +1,36 @@
-"""Quality of the state item extractor on a labelled set: precision and recall per type.
+"""Quality of the state items and topics on a labelled set: precision and recall per type.
 
-The set is `tests/state_quality/snippets.json`: short realistic conversation snippets, each
-with the items a careful reader would record (type, keywords its text must contain, status)
-and, for change language, whether the snippet should supersede an earlier item. Snippets
-marked `tune` were used while writing the rules; `heldout` ones were not looked at while tuning,
-and are reported apart.
+The set is in `tests/state_quality/`, each file split into `tune` (looked at while writing the
+rules) and `heldout` (not looked at while tuning), reported apart:
 
-A predicted item matches an expected one of the same type whose keywords all occur in its
-text (case-insensitive), one to one. Reported per split and per type: precision, recall;
-status accuracy over matched items; for snippets labelled with `supersession`, whether the
-extracted decision carries the supersession signal (trigger, replacement verb, user ref)
-that reconciliation requires; and the snippets that must yield nothing but did.
+- `snippets.json`: short conversation snippets with the items a careful reader would record
+  (type, keywords its text must contain, status) and, for change language, whether the
+  snippet should be able to supersede an earlier item. A predicted item matches an expected
+  one of the same type whose keywords all occur in its text (case-insensitive), one to one.
+  Scored: precision and recall per type, status accuracy over matched items, whether the
+  snippet's change language is recognised (`supersession_signal_accuracy`), and the snippets
+  that must yield nothing but did.
+- `sequences.json`: two batches of one session, reconciled one after the other the way the
+  archive run does it. Scored: supersessions (an expected pair is found when an item matching
+  `old` is superseded and `replaced_by` an item matching `new`), precision and recall per
+  type; and for each expected action, whether exactly one live item stands for it (one item
+  per TODO) with the expected status. Run with every `--embedder`: reconciliation must not
+  depend on what the vectors say.
+- `topics.json`: sessions with the topics a reader expects (`topics`, for recall) and the
+  others that are fine (`acceptable`); precision is the share of the extracted topics that is
+  either. A `join` case is a long session made of the sessions it names. Scored on the whole
+  session in one batch and on the session archived in three.
 
-Run:  python scripts/eval_state.py [--json] [--split tune|heldout]
-      [--ollama URL --llm-model MODEL]   the LLM extractor instead of the rules; snippets where
-                                         it fell back to the rules are counted (`fallbacks`)
+Run:  python scripts/eval_state.py [--json] [--split tune|heldout] [--embedder hash|shuffled]
+      [--ollama URL --llm-model MODEL]   the LLM extractor instead of the rules for the
+                                         snippets and sequences; snippets where it fell back
+                                         to the rules are counted (`fallbacks`)
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections import Counter
@@ -28,15 +39,29 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, get_args
 
-from archivist.extract.llm import OllamaExtractor
-from archivist.extract.rules import rules_candidates
-from archivist.models import Message
-from archivist.state.items import CandidateItem, ItemType, compute_uid, validated_status
-from archivist.state.reconcile import admit, supersession_evidence
+import numpy as np
 
-SNIPPETS = Path(__file__).resolve().parent.parent / "tests" / "state_quality" / "snippets.json"
+from archivist.embed.base import Vector
+from archivist.embed.hashing import HashEmbedder
+from archivist.extract.llm import OllamaExtractor
+from archivist.extract.rules import extend_extraction, rules_candidates
+from archivist.models import Message, StateItem
+from archivist.state.items import CandidateItem, ItemType, compute_uid, validated_status
+from archivist.state.reconcile import admit, reconcile, supersession_evidence
+
+SET = Path(__file__).resolve().parent.parent / "tests" / "state_quality"
+SNIPPETS = SET / "snippets.json"
 TYPES: tuple[str, ...] = get_args(ItemType)
+SPLITS = ("tune", "heldout")
 Extract = Callable[[Sequence[Message]], list[CandidateItem]]
+Embed = Callable[[Sequence[str]], list[Vector]]
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    """One file of the set (`snippets`, `sequences` or `topics`)."""
+    cases: list[dict[str, Any]] = json.loads((SET / f"{name}.json").read_text())
+    return cases
 
 
 def load_snippets(path: Path = SNIPPETS) -> list[dict[str, Any]]:
@@ -44,31 +69,61 @@ def load_snippets(path: Path = SNIPPETS) -> list[dict[str, Any]]:
     return snippets
 
 
-def messages_of(snippet: dict[str, Any]) -> list[Message]:
-    t0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+def shuffled_vectors(texts: Sequence[str]) -> list[Vector]:
+    """Vectors that say nothing about the text (seeded by its hash): equal texts, equal vectors;
+    any two other texts are near-orthogonal. Reconciliation must work with these too."""
+    out: list[Vector] = []
+    for text in texts:
+        seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+        vector = np.random.default_rng(seed).standard_normal(256).astype(np.float32)
+        out.append(vector / np.linalg.norm(vector))
+    return out
+
+
+EMBEDDERS: dict[str, Embed] = {
+    "hash": HashEmbedder(dimension=768).embed_batch,
+    "shuffled": shuffled_vectors,
+}
+
+
+def messages_of(snippet: dict[str, Any], key: str = "messages", start: int = 0) -> list[Message]:
     return [
         Message(
-            id=f"{snippet['id']}-{n}",
+            id=f"{snippet['id']}-{start + n}",
             session_id=snippet["id"],
             role=m["role"],
             content=m["content"],
-            created_at=t0 + timedelta(minutes=n),
+            created_at=T0 + timedelta(minutes=start + n),
         )
-        for n, m in enumerate(snippet["messages"])
+        for n, m in enumerate(snippet[key])
     ]
 
 
-def _matches(candidate: CandidateItem, expected: dict[str, Any]) -> bool:
-    text = candidate.text.lower()
-    return candidate.type == expected["type"] and all(
-        k.lower() in text for k in expected["keywords"]
-    )
+def _matches(text: str, keywords: Sequence[str]) -> bool:
+    return all(k.lower() in text.lower() for k in keywords)
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 3) if b else None
+
+
+def _per_type(predicted: Counter[str], expected: Counter[str], matched: Counter[str]) -> Any:
+    return {
+        t: {
+            "precision": _ratio(matched[t], predicted[t]),
+            "recall": _ratio(matched[t], expected[t]),
+            "predicted": predicted[t],
+            "expected": expected[t],
+        }
+        for t in TYPES
+        if predicted[t] or expected[t]
+    }
 
 
 def evaluate(
     snippets: Sequence[dict[str, Any]], extract: Extract = rules_candidates
 ) -> dict[str, Any]:
-    """The scores of `extract` on the snippets (see the module docstring)."""
+    """The item scores of `extract` on the snippets (see the module docstring)."""
     predicted: Counter[str] = Counter()
     expected_n: Counter[str] = Counter()
     matched: Counter[str] = Counter()
@@ -88,7 +143,9 @@ def evaluate(
             noisy.append(snippet["id"])
         free = list(candidates)
         for e in wanted:
-            hit = next((c for c in free if _matches(c, e)), None)
+            hit = next(
+                (c for c in free if c.type == e["type"] and _matches(c.text, e["keywords"])), None
+            )
             if hit is None:
                 misses.append(f"{snippet['id']}: {e['type']} {e['keywords']}")
                 continue
@@ -103,53 +160,183 @@ def evaluate(
             signalled = any(
                 supersession_evidence(c, compute_uid(c.type, c.text), by_id) is not None
                 for c in candidates
-                if c.type == "decision"
+                if c.type in ("decision", "constraint")
             )
             signal_ok += signalled == snippet["supersession"]
-    per_type = {
-        t: {
-            "precision": round(matched[t] / predicted[t], 3) if predicted[t] else None,
-            "recall": round(matched[t] / expected_n[t], 3) if expected_n[t] else None,
-            "predicted": predicted[t],
-            "expected": expected_n[t],
-        }
-        for t in TYPES
-    }
-    total_p, total_e, total_m = (
-        sum(predicted.values()),
-        sum(expected_n.values()),
-        sum(matched.values()),
-    )
+    total = (sum(predicted.values()), sum(expected_n.values()), sum(matched.values()))
     return {
         "snippets": len(snippets),
-        "per_type": per_type,
-        "precision": round(total_m / total_p, 3) if total_p else None,
-        "recall": round(total_m / total_e, 3) if total_e else None,
-        "status_accuracy": round(status_ok / status_n, 3) if status_n else None,
-        "supersession_signal_accuracy": round(signal_ok / signal_n, 3) if signal_n else None,
+        "per_type": _per_type(predicted, expected_n, matched),
+        "precision": _ratio(total[2], total[0]),
+        "recall": _ratio(total[2], total[1]),
+        "status_accuracy": _ratio(status_ok, status_n),
+        "supersession_signal_accuracy": _ratio(signal_ok, signal_n),
         "empty_snippets_with_items": noisy,
         "misses": misses,
         "extras": extras,
     }
 
 
-def _print(name: str, scores: dict[str, Any]) -> None:
-    print(f"== {name}: {scores['snippets']} snippets")
-    print(f"{'type':<11} {'precision':>9} {'recall':>7} {'pred':>5} {'exp':>4}")
-    for t, v in scores["per_type"].items():
-        p = "-" if v["precision"] is None else f"{v['precision']:.2f}"
-        r = "-" if v["recall"] is None else f"{v['recall']:.2f}"
-        print(f"{t:<11} {p:>9} {r:>7} {v['predicted']:>5} {v['expected']:>4}")
-    print(f"all         {scores['precision']:>9} {scores['recall']:>7}")
-    print(
-        f"status accuracy {scores['status_accuracy']}, "
-        f"supersession signal accuracy {scores['supersession_signal_accuracy']}, "
-        f"empty snippets with items: {scores['empty_snippets_with_items'] or 'none'}"
+def reconciled(
+    case: dict[str, Any], embed: Embed, extract: Extract = rules_candidates
+) -> list[StateItem]:
+    """The state items after both batches of a sequence, reconciled as the archive run does."""
+    items: list[StateItem] = []
+    vectors: dict[str, Vector] = {}
+    start = 0
+    for key in ("before", "after"):
+        batch = messages_of(case, key, start)
+        start += len(batch)
+        candidates = admit(extract(batch), batch, 25).candidates
+        fresh = embed([c.text.strip() for c in candidates]) if candidates else []
+        result = reconcile(items, candidates, batch, vectors, fresh)
+        by_text = dict(zip((c.text.strip() for c in candidates), fresh, strict=True))
+        items = result.items
+        vectors = {i.uid: by_text[i.text] if i.text in by_text else vectors[i.uid] for i in items}
+    return items
+
+
+def evaluate_sequences(
+    cases: Sequence[dict[str, Any]], embed: Embed, extract: Extract = rules_candidates
+) -> dict[str, Any]:
+    """Supersession precision and recall per type, and one live item per expected action."""
+    predicted: Counter[str] = Counter()
+    expected_n: Counter[str] = Counter()
+    matched: Counter[str] = Counter()
+    one_n = one_ok = status_ok = 0
+    wrong: list[str] = []
+    for case in cases:
+        items = reconciled(case, embed, extract)
+        by_uid = {i.uid: i for i in items}
+        done = [i for i in items if i.status == "superseded"]
+        predicted.update(i.type for i in done)
+        expected_n.update(e["type"] for e in case["superseded"])
+        free = list(done)
+        for e in case["superseded"]:
+            hit = next(
+                (
+                    i
+                    for i in free
+                    if i.type == e["type"]
+                    and _matches(i.text, e["old"])
+                    and i.replaced_by in by_uid
+                    and _matches(by_uid[i.replaced_by].text, e["new"])
+                ),
+                None,
+            )
+            if hit is None:
+                wrong.append(f"{case['id']}: missed {e['type']} {e['old']} -> {e['new']}")
+                continue
+            free.remove(hit)
+            matched[e["type"]] += 1
+        wrong += [f"{case['id']}: superseded {i.type} {i.text!r}" for i in free]
+        live = [i for i in items if i.type == "action" and i.status != "superseded"]
+        for e in case.get("actions", []):
+            one_n += 1
+            same = [i for i in live if _matches(i.text, e["keywords"])]
+            one_ok += len(same) == 1
+            status_ok += len(same) == 1 and same[0].status == e["status"]
+            if len(same) != 1 or same[0].status != e["status"]:
+                found = [(i.text, i.status) for i in same]
+                wrong.append(f"{case['id']}: action {e['keywords']} {e['status']}: {found}")
+    total = (sum(predicted.values()), sum(expected_n.values()), sum(matched.values()))
+    return {
+        "sequences": len(cases),
+        "supersession_per_type": _per_type(predicted, expected_n, matched),
+        "supersession_precision": _ratio(total[2], total[0]),
+        "supersession_recall": _ratio(total[2], total[1]),
+        "one_item_per_action": _ratio(one_ok, one_n),
+        "action_status_accuracy": _ratio(status_ok, one_n),
+        "wrong": wrong,
+    }
+
+
+def _topics(case: dict[str, Any], batches: int, by_id: dict[str, dict[str, Any]]) -> list[str]:
+    """The topics extracted from a session in `batches` batches; a `join` case is the
+    sessions it names, one after the other, as one long session."""
+    parts = [by_id[i] for i in case.get("join", [])] or [case]
+    messages = messages_of(
+        {"id": case["id"], "messages": [m for p in parts for m in p["messages"]]}
     )
-    for line in scores["misses"]:
-        print("  missed", line)
-    for line in scores["extras"]:
-        print("  extra ", line)
+    size = -(-len(messages) // batches)
+    extraction = None
+    for i in range(0, len(messages), size):
+        extraction = extend_extraction(extraction, case["id"], messages[i : i + size], None)
+    return extraction.topics if extraction else []
+
+
+def evaluate_topics(cases: Sequence[dict[str, Any]], batches: int = 1) -> dict[str, Any]:
+    """Topic recall (expected topics found) and precision (extracted topics a reader accepts)."""
+    found = expected = produced = good = 0
+    missed: list[str] = []
+    junk: list[str] = []
+    by_id = {c["id"]: c for c in load("topics")}
+    for case in cases:
+        topics = _topics(case, batches, by_id)
+        fine = {t.lower() for t in case["topics"] + case["acceptable"]}
+        hits = [t for t in case["topics"] if t.lower() in topics]
+        found, expected = found + len(hits), expected + len(case["topics"])
+        produced += len(topics)
+        good += sum(t in fine for t in topics)
+        missed += [f"{case['id']}: {t}" for t in case["topics"] if t not in hits]
+        junk += [f"{case['id']}: {t}" for t in topics if t not in fine]
+    return {
+        "sessions": len(cases),
+        "batches": batches,
+        "precision": _ratio(good, produced),
+        "recall": _ratio(found, expected),
+        "missed": missed,
+        "not_topics": junk,
+    }
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _print_table(per_type: dict[str, Any]) -> None:
+    print(f"  {'type':<11} {'precision':>9} {'recall':>7} {'pred':>5} {'exp':>4}")
+    for t, v in per_type.items():
+        p, r = _num(v["precision"]), _num(v["recall"])
+        print(f"  {t:<11} {p:>9} {r:>7} {v['predicted']:>5} {v['expected']:>4}")
+
+
+def _print(name: str, part: dict[str, Any], verbose: bool) -> None:
+    items = part["items"]
+    print(f"== {name}")
+    print(f"items: {items['snippets']} snippets")
+    _print_table(items["per_type"])
+    print(f"  {'all':<11} {_num(items['precision']):>9} {_num(items['recall']):>7}")
+    print(
+        f"  status accuracy {_num(items['status_accuracy'])}, supersession signal accuracy "
+        f"{_num(items['supersession_signal_accuracy'])}, empty snippets with items: "
+        f"{items['empty_snippets_with_items'] or 'none'}"
+    )
+    for embedder, seq in part["sequences"].items():
+        print(f"sequences ({embedder} vectors): {seq['sequences']}, supersessions")
+        _print_table(seq["supersession_per_type"])
+        print(
+            f"  {'all':<11} {_num(seq['supersession_precision']):>9} "
+            f"{_num(seq['supersession_recall']):>7}"
+        )
+        print(
+            f"  one item per action {_num(seq['one_item_per_action'])}, "
+            f"its status right {_num(seq['action_status_accuracy'])}"
+        )
+    for topics in part["topics"]:
+        print(
+            f"topics ({topics['sessions']} sessions in {topics['batches']} batch(es)): "
+            f"precision {_num(topics['precision'])}, recall {_num(topics['recall'])}"
+        )
+    if verbose:
+        lines = [f"missed {x}" for x in items["misses"]] + [f"extra {x}" for x in items["extras"]]
+        for embedder, seq in part["sequences"].items():
+            lines += [f"{embedder}: {x}" for x in seq["wrong"]]
+        for topics in part["topics"]:
+            lines += [f"topics/{topics['batches']}: missed {x}" for x in topics["missed"]]
+            lines += [f"topics/{topics['batches']}: not a topic {x}" for x in topics["not_topics"]]
+        for line in lines:
+            print("  " + line)
 
 
 class LlmCandidates:
@@ -166,10 +353,36 @@ class LlmCandidates:
         return result.candidates
 
 
+def report(
+    split: str | None, embedders: Sequence[str], extract: Extract = rules_candidates
+) -> dict[str, Any]:
+    """Every score, per split (and `all` when no split is chosen)."""
+    sets = {name: load(name) for name in ("snippets", "sequences", "topics")}
+    out: dict[str, Any] = {}
+    for name in [split] if split else [*SPLITS, "all"]:
+
+        def part(cases: list[dict[str, Any]], name: str = name) -> list[dict[str, Any]]:
+            return [c for c in cases if name == "all" or c["split"] == name]
+
+        out[name] = {
+            "items": evaluate(part(sets["snippets"]), extract),
+            "sequences": {
+                e: evaluate_sequences(part(sets["sequences"]), EMBEDDERS[e], extract)
+                for e in embedders
+            },
+            "topics": [evaluate_topics(part(sets["topics"]), n) for n in (1, 3)],
+        }
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    parser.add_argument("--split", choices=["tune", "heldout"], help="only this part of the set")
+    parser.add_argument("--split", choices=SPLITS, help="only this part of the set")
+    parser.add_argument(
+        "--embedder", choices=sorted(EMBEDDERS), action="append", help="default: all of them"
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     parser.add_argument("--ollama", metavar="URL", help="evaluate the LLM extractor at this Ollama")
     parser.add_argument("--llm-model", default="llama3.2", help="its chat model")
     args = parser.parse_args(argv)
@@ -178,21 +391,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ollama:
         llm = LlmCandidates(OllamaExtractor(model=args.llm_model, host=args.ollama))
         extract = llm
-    snippets = load_snippets()
-    splits = [args.split] if args.split else ["tune", "heldout"]
-    report = {s: evaluate([x for x in snippets if x["split"] == s], extract) for s in splits}
-    if not args.split:
-        report["all"] = evaluate(snippets, extract)
+    result = report(args.split, args.embedder or sorted(EMBEDDERS), extract)
     if llm is not None:
-        report["llm"] = {"model": args.llm_model, "fallbacks": llm.fallbacks}
+        result["llm"] = {"model": args.llm_model, "fallbacks": llm.fallbacks}
     if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        for name, scores in report.items():
-            if name == "llm":
-                print(f"\nLLM {args.llm_model}: {len(llm.fallbacks if llm else [])} fallbacks")
-            else:
-                _print(name, scores)
+        print(json.dumps(result, indent=2))
+        return 0
+    for name, part in result.items():
+        if name != "llm":
+            _print(name, part, args.verbose)
+    if llm is not None:
+        print(f"\nLLM {args.llm_model}: {len(llm.fallbacks)} fallbacks")
     return 0
 
 

@@ -29,12 +29,13 @@ from archivist.extract.rules import (
     extend_extraction,
     rules_candidates,
 )
+from archivist.extract.rules.topics import merge_topics
 from archivist.models import Extraction, Message, SessionSummary
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "archivist" / "samples"  # the demo's sample sessions, with expectations
 FIXTURE_FILES = sorted(FIXTURES.glob("*.json"))
-KEY_RE = re.compile(r"^[a-z]+:[a-z0-9_]*$")
+KEY_RE = re.compile(r"^(?:[a-z]+:[a-z0-9_]*|url:[a-z0-9._~/-]*)$")
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
@@ -215,7 +216,18 @@ def test_topics_of_earlier_versions_are_kept() -> None:
     messages = messages_of(conv)
     first = extend_extraction(None, "s", messages[:6], None)
     second = extend_extraction(first, "s", messages[6:], None)
-    assert first.topics and second.topics[: len(first.topics)] == first.topics
+    assert first.topics and set(first.topics) <= set(second.topics)
+
+
+def test_later_topics_are_not_shut_out_by_the_first_version() -> None:
+    """Topics that recur come first; then the earlier and the new ones take turns."""
+    full = [f"topic{i}" for i in range(MAX_TOPICS)]
+    assert merge_topics(full, ["caching", "topic5"]) == [
+        "topic5",
+        "topic0",
+        "caching",
+        *[f"topic{i}" for i in range(1, MAX_TOPICS) if i != 5][: MAX_TOPICS - 3],
+    ]
 
 
 def test_an_empty_batch_changes_nothing_but_a_new_summary() -> None:
@@ -482,7 +494,7 @@ def test_entities_by_kind() -> None:
     assert [(x.type, x.name, x.key) for x in e.entities] == [
         ("person", "Maria", "person:maria"),
         ("person", "@devon", "person:devon"),
-        ("url", "example.com/a/b", "url:examplecom_a_b"),
+        ("url", "example.com/a/b", "url:example.com/a/b"),
         ("project", "Atlas", "project:atlas"),
         ("tool", "Kubernetes", "tool:kubernetes"),
         ("tool", "GitHub Actions", "tool:github_actions"),
@@ -498,7 +510,7 @@ def test_repositories_need_context_and_github_urls_give_repo_and_url() -> None:
         ("user", "See https://github.com/acme/olive/pull/42 and the repo acme/infra."),
     )
     assert [x.key for x in e.entities] == [
-        "url:githubcom_acme_olive_pull_42",
+        "url:github.com/acme/olive/pull/42",
         "repo:acme_olive",
         "repo:acme_infra",
     ]
@@ -525,7 +537,7 @@ def test_caps_keep_the_most_recent_items() -> None:
     assert len(e.preferences_inferred) == MAX_PREFERENCES
     assert e.preferences_inferred[0] == "Prefers option5 seats"
     assert len(e.entities) == MAX_ENTITIES
-    assert e.entities[-1].key == f"url:x{MAX_ENTITIES + 4}examplecom"
+    assert e.entities[-1].key == f"url:x{MAX_ENTITIES + 4}.example.com"
     assert len(e.topics) <= MAX_TOPICS
 
 
@@ -576,6 +588,13 @@ def test_extractive_summary_waits_for_the_first_user_request() -> None:
         ("Tool", "  --Fly.io--  ", "tool:flyio"),
         ("", "", "entity:"),
         ("url", "東京", "url:"),
+        (
+            "url",
+            "github.com/acme/billing-service/pull/482",
+            "url:github.com/acme/billing-service/pull/482",
+        ),
+        ("url", "https://www.Docs.Stripe.com/webhooks/?a=1#b", "url:docs.stripe.com/webhooks"),
+        ("url", "olive-git-main-acme.vercel.app", "url:olive-git-main-acme.vercel.app"),
     ],
 )
 def test_entity_key_examples(kind: str, name: str, key: str) -> None:
@@ -609,7 +628,7 @@ def test_bad_inputs_do_not_raise_and_give_sane_output() -> None:
         "Use Vercel",
     ]
     assert e.preferences_inferred == ["Prefers tabs", "Prefers spaces"]
-    assert "url:dockercom_x" in [x.key for x in e.entities]
+    assert "url:docker.com/x" in [x.key for x in e.entities]
     assert e.summary.startswith("User asked: \"let's use Supabase for auth")
     dumped = e.model_dump_json()
     assert "\\u0000" not in dumped and "\\ud800" not in dumped and "\\u001b" not in dumped
@@ -701,3 +720,45 @@ def test_the_extraction_and_the_state_candidates_agree_on_actions(path: Path) ->
     extraction = {a.description: a.outcome == "done" for a in e.actions}
     state = {c.text: c.status == "done" for c in rules_candidates(messages) if c.type == "action"}
     assert extraction == state
+
+
+def test_a_version_with_old_url_keys_carries_the_readable_key_forward() -> None:
+    old = extract(("user", "Docs are at https://docs.stripe.com/webhooks today."))
+    legacy = old.model_copy(
+        update={
+            "entities": [
+                x.model_copy(update={"key": "url:docsstripecom_webhooks"}) for x in old.entities
+            ]
+        }
+    )
+    again = extend_extraction(legacy, "s", chat(("user", "See docs.stripe.com/webhooks")), None)
+    assert [x.key for x in again.entities] == ["url:docs.stripe.com/webhooks"]
+
+
+def test_one_todo_is_one_action() -> None:
+    """A TODO that says "I'll", or the same plan said twice, is one action in both outputs."""
+    turns = (
+        ("user", "TODO: I'll set up monitoring for the API"),
+        ("user", "We need to set up the CI runners."),
+        ("user", "Next steps: set up CI runners; write the docs"),
+    )
+    e = extract(*turns)
+    assert [a.description for a in e.actions] == [
+        "Set up monitoring for the API",
+        "Set up the CI runners",
+        "Write the docs",
+    ]
+    assert [c.text for c in rules_candidates(chat(*turns))] == [a.description for a in e.actions]
+
+
+def test_topics_are_areas_and_things_not_chat_words() -> None:
+    """ "Noted" and "remind" recur in chat but are not what a session is about; caching is."""
+    e = extract(
+        ("user", "The product pages are slow, nothing is cached."),
+        ("assistant", "Noted. A cache in front of the catalog query would help."),
+        ("user", "OK, let's put Redis in front of it. Remind me to check the hit rate."),
+        ("assistant", "Noted, I'll remind you. The TTL can be 10 minutes."),
+        ("user", "Noted, thanks. Remind me about the eviction policy too."),
+    )
+    assert e.topics[:2] == ["caching", "redis"]
+    assert not {"noted", "remind", "cache", "cached"} & set(e.topics)

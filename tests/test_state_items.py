@@ -7,6 +7,7 @@ from typing import get_args
 from hypothesis import given
 from hypothesis import strategies as st
 
+from archivist.state.change import replacement_verb, supersession_trigger
 from archivist.state.items import (
     STATUS_PRECEDENCE,
     UID_PREFIX,
@@ -15,9 +16,7 @@ from archivist.state.items import (
     compute_uid,
     default_status,
     normalize_text,
-    replacement_verb,
     resolve_status_merge,
-    supersession_trigger,
     validated_status,
 )
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
 from typing import Any
 
+import numpy as np
+import pytest
 from sources import T0, SourceDB
 from test_archive import CountingEmbedder, run
 
@@ -73,19 +76,43 @@ def test_unchanged_items_are_not_embedded_again(source: SourceDB, settings: Sett
     assert {i["text"] for i in items(source, "cache")} == before
 
 
-def test_supersession_end_to_end_stores_its_evidence(source: SourceDB, settings: Settings) -> None:
-    # The hash embedder is lexical: lower the band so this pair falls into it.
-    settings = settings.model_copy(
-        update={"state_conflict_threshold": 0.3, "state_merge_threshold": 0.99}
-    )
+class ShuffledEmbedder(CountingEmbedder):
+    """A second deterministic embedder whose vectors say nothing about the text (seeded by its
+    hash): two different texts are near-orthogonal, so no cosine band can help."""
+
+    def embed_batch(self, texts: Any) -> Any:
+        self.calls += 1
+        self.texts.extend(texts)
+        out = []
+        for text in texts:
+            seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+            vector = np.random.default_rng(seed).standard_normal(self.dimension)
+            out.append((vector / np.linalg.norm(vector)).astype(np.float32))
+        return out
+
+
+class ConstantEmbedder(CountingEmbedder):
+    """Every text the same vector: by cosine, everything is a duplicate of everything."""
+
+    def embed_batch(self, texts: Any) -> Any:
+        self.calls += 1
+        self.texts.extend(texts)
+        return [np.ones(self.dimension, dtype=np.float32) for _ in texts]
+
+
+@pytest.mark.parametrize("embedder", [CountingEmbedder, ShuffledEmbedder, ConstantEmbedder])
+def test_supersession_end_to_end_stores_its_evidence(
+    source: SourceDB, settings: Settings, embedder: type[CountingEmbedder]
+) -> None:
+    """Default thresholds: "instead of Redis" names what it replaces, whatever the vectors."""
     source.add("cache", ["Let's use Redis for caching."])
-    run(settings)
+    run(settings, embedder())
     ids = source.add(
         "cache",
         ["Actually, let's use Memcached instead of Redis for caching."],
         start=T0 + timedelta(hours=1),
     )
-    [outcome] = run(settings).sessions
+    [outcome] = run(settings, embedder()).sessions
     assert [c.kind for c in outcome.state_changes] == ["superseded", "added"]
     old, new = items(source, "cache")
     assert old["status"] == "superseded" and old["replaced_by"] == new["uid"]
@@ -102,6 +129,20 @@ def test_supersession_end_to_end_stores_its_evidence(source: SourceDB, settings:
         )
     }
     assert contents == {new["text"]}
+
+
+@pytest.mark.parametrize("embedder", [CountingEmbedder, ShuffledEmbedder])
+def test_one_todo_said_twice_is_one_item(
+    source: SourceDB, settings: Settings, embedder: type[CountingEmbedder]
+) -> None:
+    source.add("todo", ["I'll set up the staging database tomorrow."])
+    run(settings, embedder())
+    source.add("todo", ["TODO: set up the staging database"], start=T0 + timedelta(hours=1))
+    run(settings, embedder())
+    source.add("todo", ["I set up the staging database."], start=T0 + timedelta(hours=2))
+    run(settings, embedder())
+    [action] = [i for i in items(source, "todo") if i["type"] == "action"]
+    assert action["status"] == "done" and len(action["refs"]) == 3 and not action["conflict"]
 
 
 def test_watermark_advances_only_with_a_successful_commit(

@@ -6,6 +6,7 @@ import math
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+import pytest
 
 from archivist.embed.base import Vector
 from archivist.models import Message
@@ -97,9 +98,45 @@ def test_no_trigger_means_conflict_on_both() -> None:
     assert result.count("conflict") == 1
 
 
-def test_no_replacement_verb_means_conflict() -> None:
-    result = run(old_item(), cand("Memcached instead of Redis for caching"), 0.88)
+def test_a_weak_cue_without_a_replacement_verb_means_conflict() -> None:
+    result = run(old_item(), cand("Memcached is actually faster for caching"), 0.88)
     assert all(i.conflict for i in result.items) and result.count("superseded") == 0
+
+
+@pytest.mark.parametrize("similarity", [0.0, 0.5, 0.88, 1.0])
+def test_an_explicit_cue_supersedes_whatever_the_vectors(similarity: float) -> None:
+    """ "Instead of Redis" names what it replaces: no cosine band, no replacement verb needed."""
+    result = run(old_item(), cand("Memcached instead of Redis for caching"), similarity)
+    old, new = result.items
+    assert old.status == "superseded" and old.replaced_by == new.uid
+    assert old.supersession_evidence is not None
+    assert old.supersession_evidence["trigger"] == "instead"
+    assert [c.kind for c in result.changes] == ["superseded", "added"]
+
+
+def test_an_explicit_cue_replaces_only_what_it_names_for_the_same_purpose() -> None:
+    queue = old_item("Keep Redis for the job queue", tags=[])
+    sessions = old_item("Use Redis for the session cache", tags=[])
+    vectors = {queue.uid: vec(1.0), sessions.uid: vec(0.0)}  # the vectors favour the queue
+    text = "Switch to Memcached instead of Redis for the session cache"
+    result = reconcile([queue, sessions], [cand(text)], [msg("m1")], vectors, [vec(1.0)])
+    assert [i.status for i in result.items[:2]] == ["active", "superseded"]
+    elsewhere = reconcile([queue], [cand(text)], [msg("m1")], vectors, [vec(1.0)])
+    assert elsewhere.count("superseded") == 0
+    nothing = reconcile(
+        [old_item("Use Postgres for analytics")],
+        [cand("Use Memcached instead of Redis")],
+        [msg("m1")],
+        {},
+        [vec(1.0)],
+    )
+    assert nothing.count("superseded") == 0
+
+
+def test_identity_merges_a_todo_said_twice_whatever_the_vectors() -> None:
+    old = old_item("I'll write the migration script tomorrow", "action", status="open")
+    result = run(old, cand("Write the migration script", "action", status="open"), 0.0)
+    assert [c.kind for c in result.changes] == ["merged"] and len(result.items) == 1
 
 
 def test_assistant_ref_alone_cannot_supersede() -> None:
@@ -126,12 +163,13 @@ def test_below_conflict_threshold_inserts() -> None:
 
 def test_topic_overlap_adds_exactly_two_hundredths() -> None:
     just_below = 0.9001  # 0.9001 + 0.02 >= 0.92 only with a shared topic
-    shared = run(old_item(), cand("Cache with Redis", tags=["caching"]), just_below)
+    text = "Cache sessions with Redis"
+    shared = run(old_item(), cand(text, tags=["caching"]), just_below)
     assert shared.count("merged") == 1
     assert shared.changes[0].score == round(just_below + 0.02, 4)
-    other = run(old_item(), cand("Cache with Redis", tags=["db"]), just_below)
+    other = run(old_item(), cand(text, tags=["db"]), just_below)
     assert other.count("merged") == 0 and other.count("conflict") == 1
-    limit = run(old_item(), cand("Cache with Redis", tags=["caching"]), 0.8299)
+    limit = run(old_item(), cand(text, tags=["caching"]), 0.8299)
     assert limit.count("conflict") == 0  # 0.8499 < 0.85
 
 
@@ -145,7 +183,9 @@ def test_superseded_items_are_never_compared_or_resurrected() -> None:
     gone = old_item(status="superseded")
     same = run(gone, cand("Use Redis for caching"), 1.0)
     assert [c.kind for c in same.changes] == ["ignored"] and same.items[0].status == "superseded"
-    near = run(gone, cand("Use Redis caching"), 0.95)
+    alike = run(gone, cand("We'll use Redis caching"), 0.2)  # the same words: the same item
+    assert [c.kind for c in alike.changes] == ["ignored"]
+    near = run(gone, cand("Use Redis for caching sessions"), 0.95)
     assert [c.kind for c in near.changes] == ["added"] and near.items[0].status == "superseded"
 
 
@@ -214,3 +254,20 @@ def test_a_done_action_completes_the_open_one_whatever_the_vectors() -> None:
     assert [c.kind for c in result.changes] == ["status", "merged"]
     first, second = result.items
     assert (first.status, first.refs) == ("done", ["old1", "m1"]) and second.status == "open"
+
+
+def test_an_llm_candidate_names_what_it_supersedes() -> None:
+    """The LLM's `supersedes` picks the item; change language from the user is still needed."""
+    cache, queue = old_item(), old_item("Keep Redis for the job queue", tags=[])
+    named = CandidateItem(
+        type="decision",
+        text="Move the job queue to SQS",
+        refs=["m1"],
+        supersedes=queue.uid,
+    ).with_context("We no longer need Redis for jobs, let's move the job queue to SQS.")
+    vectors = {cache.uid: vec(1.0), queue.uid: vec(0.0)}
+    result = reconcile([cache, queue], [named], [msg("m1")], vectors, [vec(1.0)])
+    assert [i.status for i in result.items[:2]] == ["active", "superseded"]
+    plain = named.model_copy().with_context("Let's move the job queue to SQS.")
+    quiet = reconcile([cache, queue], [plain], [msg("m1")], vectors, [vec(0.0)])
+    assert quiet.count("superseded") == 0

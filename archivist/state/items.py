@@ -38,9 +38,7 @@ __all__ = [
     "default_status",
     "max_confidence",
     "normalize_text",
-    "replacement_verb",
     "resolve_status_merge",
-    "supersession_trigger",
     "validated_status",
 ]
 
@@ -63,19 +61,6 @@ STATUS_PRECEDENCE: dict[ItemType, tuple[str, ...]] = {
 
 _CONFIDENCE_ORDER: tuple[Confidence, ...] = ("low", "medium", "high")
 
-# Change language. A supersession needs a trigger *and* a replacement verb (and a ref to a user
-# message, checked by reconciliation): "actually" alone is everyday speech, so it only counts
-# next to a verb that names the new choice.
-_TRIGGER = re.compile(
-    r"\b(?P<t>instead|no longer|not anymore|replac(?:e|ed|es|ing)|switch(?:ed|ing)? from"
-    r"|switched|changed (?:it )?to|change (?:it )?to|actually)\b",
-    re.I,
-)
-_REPLACEMENT_VERB = re.compile(
-    r"\b(?P<v>use|using|choose|chose|chosen|switch(?:ed|ing)?|go(?:ing)? with|went with"
-    r"|adopt(?:ed|ing)?|move(?:d)? to|migrat(?:e|ed|ing) to|replac(?:e|ed|es|ing)|pick(?:ed)?)\b",
-    re.I,
-)
 _QUOTES = re.compile(r"[\"'`\u2018\u2019\u201c\u201d]")
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]+|\d+[.)])\s*")
 _SPACE = re.compile(r"\s+")
@@ -108,18 +93,6 @@ def resolve_status_merge(item_type: ItemType, a: str, b: str) -> str:
 
 def max_confidence(a: Confidence, b: Confidence) -> Confidence:
     return max(a, b, key=_CONFIDENCE_ORDER.index)
-
-
-def supersession_trigger(text: str) -> str | None:
-    """The change word in `text` ("instead", "no longer", "switched", ...), lower case."""
-    match = _TRIGGER.search(text)
-    return " ".join(match.group("t").lower().split()) if match else None
-
-
-def replacement_verb(text: str) -> str | None:
-    """The verb naming a new choice ("use", "switch", "go with", ...), lower case."""
-    match = _REPLACEMENT_VERB.search(text)
-    return " ".join(match.group("v").lower().split()) if match else None
 
 
 class CandidateItem(BaseModel):

@@ -4,19 +4,27 @@ Pure: no I/O, no clock. The caller drops what cannot be trusted (`admit`: refs o
 batch, the candidate cap), embeds the admitted candidates' texts, and hands over the vectors of
 the previous items (read back from their `state_item` chunks, so an unchanged item is never
 embedded twice). Per candidate, in order, against the items of the same type that are not
-superseded (those of earlier candidates of this run included):
+superseded (those of earlier candidates of this run included), the first rule that applies:
 
-- a `done` action that reports an open or blocked action done (`words.completed_index`, the
-  rule the rules extractor uses within a batch) merges into it, whatever the vectors say;
-- score = cosine + `topic_bonus` when a topic tag is shared (at most 1.0);
-- score >= merge threshold (or the same UID): merge (refs and tags united, status by
-  precedence, the higher confidence, `last_seen_at` never older than before);
-- conflict threshold <= score < merge threshold: supersede the old item when the candidate
-  carries a supersession signal (a trigger word and a replacement verb in its text or its
-  sentence, and a ref to a user message), else flag both as `conflict`;
-- below: insert.
+1. the same UID, or the same `words.identity` ("I'll write the script tomorrow" = "Write the
+   script"): merge (refs and tags united, status by precedence, the higher confidence,
+   `last_seen_at` never older than before). Equal to a superseded item: ignored, superseded
+   items never come back;
+2. a `done` action that reports an open or blocked action done (`words.completed_index`, the
+   rule the rules extractor uses within a batch): merge into it;
+3. an explicit change cue (`state.change`: "instead of X", "switch from X to Y", "no longer
+   X", "replace X with Y", ...) said by the user: supersede the live item that names X, if
+   one does and its purpose does not contradict the candidate's ("Keep Redis for the job
+   queue" is not replaced by "Memcached instead of Redis for sessions"). The most words of X
+   wins, then the most shared purpose, then the cosine: the vectors only break ties. An LLM
+   candidate's `supersedes` names the item directly. Then insert;
+4. by vectors: score = cosine + `topic_bonus` when a topic tag is shared (at most 1.0).
+   score >= merge threshold: merge. conflict threshold <= score < merge threshold: supersede
+   the old item when the candidate carries a weak change cue ("actually", "switched to") next
+   to a replacement verb and a ref to a user message, else flag both as `conflict`. Below:
+   insert.
 
-A candidate equal to a superseded item (same UID) is ignored: superseded items never come back.
+Rules 1-3 read words, not vectors, so they give the same items with any embedder.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import numpy as np
 
 from archivist.embed.base import Vector
 from archivist.models import USER_ROLES, Message
+from archivist.state.change import Cue, change_cue
 from archivist.state.items import (
     CandidateItem,
     ChangeKind,
@@ -36,12 +45,13 @@ from archivist.state.items import (
     StateItem,
     compute_uid,
     max_confidence,
-    replacement_verb,
     resolve_status_merge,
-    supersession_trigger,
     validated_status,
 )
-from archivist.words import completed_index, content_stems
+from archivist.words import CHOICE_STEMS, completed_index, content_stems, identity
+
+# Types an explicit cue may supersede: what was chosen, required or planned.
+REPLACEABLE = frozenset({"decision", "constraint", "action"})
 
 MAX_TAGS = 3
 
@@ -122,13 +132,25 @@ def _one(
 ) -> None:
     new = _item(candidate, by_id)
     items = result.items
-    same = next((i for i in items if i.uid == new.uid), None)
+    same = _same(new, items)
     if same is not None and same.status == "superseded":
         result.changes.append(_change("ignored", new, other=same.uid))
         return
     if same is None and (done := _completed(new, items)) is not None:
         _merge(result, done, new, None)
         return
+    evidence = supersession_evidence(candidate, new.uid, by_id)
+    if same is None and evidence is not None:
+        cue = change_cue(candidate.signal_text())
+        old = _replaced(candidate, new, cue, items, vector, vectors)
+        if old is not None:
+            _supersede(result, old, new, evidence, None)
+            items.append(new)
+            vectors[new.uid] = vector
+            result.changes.append(_change("added", new))
+            return
+        if cue is not None and cue.old is not None:
+            evidence = None  # it names what it replaces, and no live item is that
     best, score = same, 1.0
     if best is None:
         best, score = _nearest(new, vector, items, vectors, thresholds.topic_bonus)
@@ -136,19 +158,85 @@ def _one(
         _merge(result, best, new, score)
         return
     if best is not None and score >= thresholds.conflict:
-        evidence = supersession_evidence(candidate, new.uid, by_id)
         if evidence is not None:
-            best.status = "superseded"
-            best.replaced_by = new.uid
-            best.supersession_evidence = evidence
-            result.changes.append(_change("superseded", best, other=new.uid, score=score))
-            result.changes[-1].evidence = evidence
+            _supersede(result, best, new, evidence, score)
         else:
             best.conflict = new.conflict = True
             result.changes.append(_change("conflict", new, other=best.uid, score=score))
     items.append(new)
     vectors[new.uid] = vector
     result.changes.append(_change("added", new))
+
+
+def _same(new: StateItem, items: Sequence[StateItem]) -> StateItem | None:
+    """The item with the new one's UID, else a live item of its type with its identity."""
+    same = next((i for i in items if i.uid == new.uid), None)
+    if same is not None:
+        return same
+    key = identity(new.text)
+    if not key:
+        return None
+    alike = [i for i in items if i.type == new.type and identity(i.text) == key]
+    live = [i for i in alike if i.status != "superseded"]
+    return next(iter(live or alike), None)
+
+
+def _replaced(
+    candidate: CandidateItem,
+    new: StateItem,
+    cue: Cue | None,
+    items: Sequence[StateItem],
+    vector: Vector,
+    vectors: Mapping[str, Vector],
+) -> StateItem | None:
+    """The live item an explicit change cue (or an LLM's `supersedes`) replaces, if any.
+
+    Never an item the candidate's own messages stated: "switch to X and keep Y" replaces
+    neither of its halves.
+    """
+    if new.type not in REPLACEABLE:
+        return None
+    pool = [
+        i
+        for i in items
+        if i.type == new.type
+        and i.status != "superseded"
+        and i.uid != new.uid
+        and not set(i.refs) & set(new.refs)
+    ]
+    if candidate.supersedes:
+        return next((i for i in pool if i.uid == candidate.supersedes), None)
+    if cue is None or cue.old is None:
+        return None
+    old = content_stems(cue.old) - CHOICE_STEMS
+    purpose = content_stems(new.text) - old - CHOICE_STEMS
+    best: StateItem | None = None
+    best_key: tuple[int, int, float] = (0, 0, -2.0)
+    for item in pool:
+        stems = content_stems(item.text)
+        named = len(old & stems)
+        its_purpose = stems - old - CHOICE_STEMS
+        if not named or (purpose and its_purpose and not purpose & its_purpose):
+            continue
+        tie = cosine(vector, vectors[item.uid]) if item.uid in vectors else -1.0
+        key = (named, len(purpose & its_purpose), tie)
+        if key > best_key:
+            best, best_key = item, key
+    return best
+
+
+def _supersede(
+    result: Reconciliation,
+    old: StateItem,
+    new: StateItem,
+    evidence: dict[str, str],
+    score: float | None,
+) -> None:
+    old.status = "superseded"
+    old.replaced_by = new.uid
+    old.supersession_evidence = evidence
+    result.changes.append(_change("superseded", old, other=new.uid, score=score))
+    result.changes[-1].evidence = evidence
 
 
 def _nearest(
@@ -199,13 +287,14 @@ def _merge(result: Reconciliation, old: StateItem, new: StateItem, score: float 
 def supersession_evidence(
     candidate: CandidateItem, uid: str, by_id: Mapping[str, Message]
 ) -> dict[str, str] | None:
-    """The evidence for a supersession, or None unless all three signals are there.
+    """The evidence for a supersession: the change cue's trigger, the user message that said
+    it and the new item; None without change language (`state.change.change_cue`) or without
+    a user message among the refs.
 
     `candidate` must be admitted (its refs are ids of `by_id`).
     """
-    text = candidate.signal_text()
-    trigger = supersession_trigger(text)
-    if trigger is None or replacement_verb(text) is None:
+    cue = change_cue(candidate.signal_text())
+    if cue is None:
         return None
     user_ref = next(
         (r for r in candidate.refs if by_id[r].role.strip().lower() in USER_ROLES),
@@ -213,7 +302,7 @@ def supersession_evidence(
     )
     if user_ref is None:
         return None
-    return {"trigger": trigger, "ref_msg_id": user_ref, "candidate_uid": uid}
+    return {"trigger": cue.trigger, "ref_msg_id": user_ref, "candidate_uid": uid}
 
 
 def _item(candidate: CandidateItem, by_id: Mapping[str, Message]) -> StateItem:

@@ -12,6 +12,8 @@ pattern captures at most a few hundred characters after its trigger.
 
 from __future__ import annotations
 
+import re
+
 from archivist.extract.rules.actions import (
     ACTION_WORDS,
     find_actions,
@@ -20,7 +22,7 @@ from archivist.extract.rules.actions import (
 )
 from archivist.extract.rules.decisions import find_decisions
 from archivist.extract.rules.entities import entities_in
-from archivist.extract.rules.findings import ActionHit, Analysis, Finding
+from archivist.extract.rules.findings import ActionHit, Analysis, Completion, DecisionHit, Finding
 from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import ACTION_LEAD, clause, strip_fillers, tidy
 from archivist.extract.rules.text import units
@@ -35,7 +37,17 @@ def _sentence_findings(sentence: str, *, user: bool) -> list[Finding]:
     found += find_actions(body, taken) + find_completions(body)
     if user:
         found += find_preferences(body)
+    if any(isinstance(f, DecisionHit) for _, f in found):
+        # "We switched to X": the decision says it, it is not also a done action.
+        found = [(i, f) for i, f in found if not _restates_choice(f)]
     return [finding for _, finding in sorted(found, key=lambda pair: pair[0])]
+
+
+_CHOICE_DONE = re.compile(r"(?:switched|migrated|moved)\b", re.I)
+
+
+def _restates_choice(finding: Finding) -> bool:
+    return isinstance(finding, Completion) and bool(_CHOICE_DONE.match(finding.text))
 
 
 def analyse(text: str, *, user: bool, conversational: bool) -> Analysis:

@@ -22,8 +22,8 @@ from archivist.extract.rules.phrases import clause, has_substance, strip_fillers
 from archivist.extract.rules.text import units
 from archivist.extract.rules.vocabulary import COMMON_VERBS, TOPIC_STOPWORDS, domain_of
 from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
-from archivist.state.items import CandidateItem, ItemType
-from archivist.words import completed_index, content_stems, tokens
+from archivist.state.items import CandidateItem, ItemType, resolve_status_merge
+from archivist.words import completed_index, content_stems, identity, tokens
 
 MAX_ITEM_WORDS = 16
 
@@ -31,7 +31,7 @@ _CONSTRAINT = re.compile(
     r"\b(?:must(?:n't| not)?(?! have been)|has to be|have to be|needs to be|need to stay"
     r"|has to stay|have to stay|cannot exceed|can't exceed|can not exceed|no more than|at most"
     r"|no later than|hard limit|hard requirement|is a requirement|are required|is required"
-    r"|not allowed|only allowed|is capped at|are capped at|budget is|budget of|deadline is"
+    r"|not allowed|only allowed|(?:is|are)(?: now)? capped at|budget is|budget of|deadline is"
     r"|has to run|have to run|has to support|have to support|required to|mandatory)\b",
     re.I,
 )
@@ -59,7 +59,6 @@ _REQUEST = re.compile(
     re.I,
 )
 _QUESTION_WORDS = 4
-_CHOICE_DONE = re.compile(r"(?:switched|migrated|moved)\b", re.I)
 
 
 def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
@@ -83,13 +82,14 @@ class _Found:
     def add(
         self, item_type: ItemType, text: str, message: Message, sentence: str, **kw: str
     ) -> None:
-        key = (item_type, text.lower())
+        key = (item_type, " ".join(sorted(identity(text))) or text.lower())
         if key in self._keys:
             item = self.items[self._keys[key]]
             if message.id not in item.refs:
                 item.refs.append(message.id)
             if "status" in kw:
-                item.status = kw["status"]
+                status = kw["status"]
+                item.status = resolve_status_merge(item_type, item.status or status, status)
             return
         candidate = CandidateItem(
             type=item_type,
@@ -113,7 +113,6 @@ class _Found:
             return
         findings = analyse(sentence, user=user, conversational=True).findings
         blocked = bool(_BLOCKED.search(sentence))
-        decided = any(isinstance(f, DecisionHit) for f in findings)
         typed = False
         for finding in findings:
             if isinstance(finding, DecisionHit):
@@ -124,8 +123,6 @@ class _Found:
                 self.add("action", finding.text, message, sentence, status=status)
                 typed = True
             elif isinstance(finding, Completion):
-                if decided and _CHOICE_DONE.match(finding.text):
-                    continue  # "we switched to X": the decision says it
                 typed = self._complete(finding, message, sentence) or typed
         if typed:
             return

@@ -7,7 +7,8 @@ import re
 from archivist.extract.rules.findings import DecisionHit, Finding
 from archivist.extract.rules.guards import hedged
 from archivist.extract.rules.phrases import coordinated, has_substance, inside, scan, tidy
-from archivist.extract.rules.vocabulary import domain_of
+from archivist.extract.rules.vocabulary import CHATTER_VERBS, domain_of
+from archivist.state.change import change_cue
 
 DECISION_WORDS = 12
 
@@ -15,7 +16,7 @@ DECISION_WORDS = 12
 OBJ = r"(?P<obj>\S.{0,400})"
 _CHOICE = (
     r"use|go with|go for|pick|choose|adopt|stick with|stay with|switch(?: over)? to|move to"
-    r"|migrate to|standardi[sz]e on|settle on|drop|replace|ditch"
+    r"|migrate to|standardi[sz]e on|settle on|drop|replace|ditch|keep"
 )
 _VERB_BASE = {
     "going with": "go with",
@@ -28,6 +29,14 @@ _VERB_BASE = {
     "migrated to": "migrate to",
     "migrating to": "migrate to",
     "moving to": "move to",
+    "switching from": "switch from",
+    "switched from": "switch from",
+    "switching over from": "switch from",
+    "switched over from": "switch from",
+    "migrating from": "migrate from",
+    "migrated from": "migrate from",
+    "moving from": "move from",
+    "moved from": "move from",
 }
 
 
@@ -44,6 +53,10 @@ _DECISIONS: tuple[re.Pattern[str], ...] = tuple(
         rf"(?P<verb>going with|switching(?: over)? to|sticking with|migrating to)\s+{OBJ}",
         r"\b(?:we|i)\s+(?:(?:'ve|have)\s+)?(?:now\s+|just\s+|finally\s+)?"
         rf"(?P<verb>switched(?: over)? to|migrated to)\s+{OBJ}",
+        # "we're switching from Jenkins to GitHub Actions": the text keeps both sides
+        r"\b(?:let's|lets|let us|we(?:'re|\s+are|'ve|\s+have|'ll|\s+will)?|i(?:'m|\s+am|'ve"
+        r"|\s+have)?)\s+(?:now\s+|just\s+|finally\s+)?(?P<verb>(?:switch(?:ing|ed)?|migrat(?:e|ing|ed)"
+        r"|mov(?:e|ing|ed))(?: over)? from)\s+(?P<obj>[^,.;:!?]{1,80}?\sto\s.{1,300})",
         r"^(?P<verb>go with|going with|switch(?: over)? to|switching(?: over)? to|stick with"
         rf"|sticking with)\s+{OBJ}",
         r"\bdecided\s+(?P<neg>not\s+)?(?P<link>(?:that\s+)?(?:we|i)(?:'ll|\s+will|\s+should"
@@ -62,6 +75,13 @@ _DECISIONS: tuple[re.Pattern[str], ...] = tuple(
         r"[A-Z0-9][\w.+#'-]*){0,3})\s+it\s+is\s*[.!]*$"
     ),
 )
+# In a sentence that says what it replaces ("we no longer need the cron box; let's move the
+# jobs to GitHub Actions"), any plan is a choice: a decision, not an action.
+_CHANGE_PLAN = re.compile(
+    r"\b(?:let's|lets|let us|we(?:'ll|\s+will|'re going to|\s+are going to))\s+"
+    rf"(?P<verb>[a-z]+)\s+{OBJ}",
+    re.I,
+)
 _PRONOUN_OBJECTS = frozenset(
     "it|that|this|them|those|these|one|either|both|that one|this one|the other|the other one"
     "|the former|the latter|your suggestion|your recommendation|your idea|option|yours"
@@ -75,6 +95,8 @@ def _decision_text(match: re.Match[str], obj: str) -> str | None:
     if not phrase or phrase.lower() in _PRONOUN_OBJECTS:
         return None
     groups = match.groupdict()
+    if match.re is _CHANGE_PLAN and groups["verb"].lower() in CHATTER_VERBS:
+        return None
     negative = bool(groups.get("neg"))
     if groups.get("verb"):
         verb = " ".join(groups["verb"].lower().split())
@@ -96,7 +118,9 @@ def find_decisions(body: str) -> tuple[list[tuple[int, Finding]], list[tuple[int
     """The decisions of a sentence by position, and the spans they took (no action there)."""
     found: list[tuple[int, Finding]] = []
     spans: list[tuple[int, int]] = []
-    for pattern in _DECISIONS:
+    cue = change_cue(body)
+    patterns = _DECISIONS + ((_CHANGE_PLAN,) if cue and cue.old else ())
+    for pattern in patterns:
         for match, obj in scan(pattern, body):
             if inside(match.start(), spans) or hedged(body, match.start()):
                 continue

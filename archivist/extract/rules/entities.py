@@ -165,11 +165,25 @@ def entities_in(sentence: str) -> list[Finding]:
 def entity_key(entity_type: str, name: str) -> str:
     """`type:slug`: lowercase, punctuation removed, spaces, hyphens and slashes as underscores.
 
-    Slashes separate like spaces so repositories and URLs keep readable keys
-    (`repo:acme_olive`); accents fold to ASCII. The result always matches
-    `^[a-z]+:[a-z0-9_]*$`.
+    Slashes separate like spaces so repositories keep readable keys (`repo:acme_olive`);
+    accents fold to ASCII. The result matches `^[a-z]+:[a-z0-9_]*$`, except for URLs, whose
+    key is the address a person would type: host and path, lowercase, without scheme, `www.`,
+    query or fragment (`url:docs.stripe.com/webhooks/signature`), matching
+    `^url:[a-z0-9._~/-]*$`.
     """
     kind = re.sub(r"[^a-z]", "", ascii_fold(entity_type).lower()) or "entity"
+    if kind == "url":
+        return f"url:{_url_slug(name)}"
     slug = re.sub(r"[\s/_-]+", "_", ascii_fold(name).lower())
     slug = re.sub(r"[^a-z0-9_]", "", slug)
     return f"{kind}:{re.sub(r'_+', '_', slug).strip('_')}"
+
+
+_SCHEME = re.compile(r"^(?:[a-z][a-z0-9+.-]*:/+)?(?:www\.)?")
+
+
+def _url_slug(name: str) -> str:
+    address = _SCHEME.sub("", ascii_fold(name).lower().strip())
+    address = re.split(r"[?#\s]", address, maxsplit=1)[0]
+    address = re.sub(r"[^a-z0-9._~/-]", "", address)
+    return re.sub(r"/{2,}", "/", address).strip("/.")

@@ -43,7 +43,7 @@ from archivist.models import (
     SessionSummary,
     Span,
 )
-from archivist.words import completed_index
+from archivist.words import completed_index, identity
 
 EXTRACTOR_NAME = "rules"
 EXTRACTOR_VERSION = "1"
@@ -67,6 +67,12 @@ def _norm(text: str) -> str:
     """Text compared for duplicates: lowercase words without punctuation or articles."""
     found = re.findall(r"[a-z0-9]+", ascii_fold(text).lower())
     return " ".join(w for w in found if w not in {"a", "an", "the"})
+
+
+def _action_key(text: str) -> str:
+    """One TODO, one action: "I'll set up the CI runners" duplicates "Set up CI runners"
+    (`words.identity`, the key reconciliation merges state items by)."""
+    return " ".join(sorted(identity(text))) or _norm(text)
 
 
 def _decision_norm(text: str) -> str:
@@ -111,9 +117,13 @@ class _Facts:
         for decision in previous.decisions:
             facts.decisions.add(_decision_norm(decision.text), decision.model_copy())
         for action in previous.actions:
-            facts.actions.add(_norm(action.description), action.model_copy())
+            facts.actions.add(_action_key(action.description), action.model_copy())
         for entity in previous.entities:
-            facts.entities.add(entity.key, entity.model_copy())
+            # Keys are recomputed, so versions written before URL keys became readable
+            # carry the new key forward instead of holding the entity twice.
+            key = entity_key(entity.type, entity.name)
+            if facts.entities.find(key) < 0:
+                facts.entities.add(key, entity.model_copy(update={"key": key}))
         for preference in previous.preferences_inferred:
             facts.preferences.add(_norm(preference), preference)
         return facts
@@ -154,7 +164,7 @@ class _Facts:
             self.decisions.add(key, Decision(text=hit.text, context=context))
 
     def _add_action(self, text: str, outcome: str) -> None:
-        key = _norm(text)
+        key = _action_key(text)
         index = self.actions.find(key)
         if index < 0:
             self.actions.add(key, Action(description=text, outcome=outcome))

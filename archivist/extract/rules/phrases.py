@@ -31,9 +31,12 @@ _FILLER = re.compile(
     r"|well|hmm+|oh|ah|makes sense|in that case|honestly|anyway|understood)\b[\s,.!:;\u2014-]*)+",
     re.I,
 )
+# What comes before the verb of a planned action: "TODO: I'll set up X" plans "Set up X".
 ACTION_LEAD = re.compile(
     r"^(?:(?:just|also|then|now|first|quickly|probably|definitely|actually|still|go ahead and"
-    r"|need to|have to|try to|try and|want to|get to|be sure to|start by)\s+)+",
+    r"|need to|have to|try to|try and|want to|get to|be sure to|start by"
+    r"|(?:i|we)(?:'ll| will|'m going to| am going to|'re going to| are going to| need to"
+    r"| have to|'ve got to| should| must))\s+)+",
     re.I,
 )
 
