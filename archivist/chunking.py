@@ -71,6 +71,12 @@ def late_slot(version: int) -> str:
     return f"late:{version:06d}"
 
 
+def edit_slot(version: int) -> str:
+    """Where a version puts the new text of messages it archived before (edited, or deleted
+    and inserted again): the slots holding their earlier text stay as they were."""
+    return f"edit:{version:06d}"
+
+
 def undated_slot(version: int) -> str:
     """Where a version puts messages without a usable `created_at` (they have no window)."""
     return f"undated:{version:06d}"

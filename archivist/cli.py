@@ -344,7 +344,7 @@ def prune_check(
     older_than: Annotated[str, typer.Option(help="The prune's cutoff age: 30d, 12h, 90m or 2w.")],
     json_output: JsonFlag = False,
 ) -> None:
-    """Say whether deleting messages older than a cutoff would lose anything (exit 0 safe, 1 not).
+    """Say whether deleting messages older than a cutoff would lose anything (exit 0 safe, 3 not).
 
     Example: archivist prune-check --older-than 30d && psql "$DATABASE_URL" -f prune.sql
     """
@@ -352,7 +352,7 @@ def prune_check(
     with _errors_reported(settings):
         result = operations.check_prune(settings, prune_check_module.parse_age(older_than))
     render.prune_result(stdout, result, json_output)
-    raise typer.Exit(0 if result.safe else 1)
+    raise typer.Exit(0 if result.safe else 3)
 
 
 @cli.command()

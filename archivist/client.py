@@ -199,7 +199,7 @@ class Archivist:
         """Whether deleting messages older than `older_than` (or "30d") would lose anything."""
         age = parse_age(older_than) if isinstance(older_than, str) else older_than
         self._store.check_ready(self._embedder.model)
-        return prune_check(self._store, age)
+        return prune_check(self._store, age, self.settings.max_message_chars)
 
     def check(self) -> EmbeddingConfig:
         """Check the database, its migrations and the embedding model now, once: what a

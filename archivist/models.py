@@ -28,6 +28,18 @@ class Message(BaseModel):
     role: str
     content: str
     created_at: datetime
+    # Computed by the database over the whole source text (content may arrive cut): its md5
+    # and length, and what the archive recorded of the message when it archived it (None if
+    # it never did). prune-check compares the same two; a version records the first.
+    source_md5: str | None = None
+    source_chars: int | None = None
+    archived_md5: str | None = None
+    archived_chars: int | None = None
+
+    @property
+    def archived_as_is(self) -> bool:
+        """Whether the archive holds this text of the message (as far as it was read whole)."""
+        return self.archived_md5 is not None and self.archived_md5 == self.source_md5
 
 
 class SessionSummary(BaseModel):

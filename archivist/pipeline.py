@@ -23,6 +23,7 @@ from archivist.chunking import (
     STATE_SLOT,
     SUMMARY_SLOT,
     chunk_chars,
+    edit_slot,
     extraction_chunks,
     late_slot,
     state_item_chunks,
@@ -89,6 +90,7 @@ class VersionPlan:
     extraction: Extraction
     watermark: Watermark | None
     message_count: int
+    archived: list[dict[str, Any]]  # what the version archives of each message (its hashes)
     summary: SessionSummary | None
     chunks: list[Chunk]
     slots: list[str] | None  # None: every slot (a rebuild)
@@ -136,9 +138,14 @@ class Archiver:
             embedding_model=self.embedder.model,
             started_at=datetime.now(UTC),
         )
-        # A dry run writes nothing, not even its log row.
-        run_id = None if request.dry_run else self.store.start_run(_arguments(request))
         queue = self.store.pending_sessions(request.selection)
+        if request.rebuild:
+            self._refuse_rebuild_of_pruned(queue)
+        # A dry run writes nothing, not even its log row.
+        run_id = None
+        if not request.dry_run:
+            self.store.adopt_archived_messages()
+            run_id = self.store.start_run(_arguments(request))
         if progress:
             progress.start(len(queue))
         seen: set[str] = set()
@@ -175,6 +182,24 @@ class Archiver:
             failures = {s.session_id: s.reason or "" for s in report.failed}
             self.store.finish_run(run_id, counts, failures)
         return report
+
+    def _refuse_rebuild_of_pruned(self, session_ids: Sequence[str]) -> None:
+        """Stop before anything is written if a rebuild would lose archived messages.
+
+        A rebuild recomputes a session from its source messages alone; where the prune job
+        deleted some of them, their archived text and facts would be dropped.
+        """
+        pruned = {s: n for s in session_ids if (n := self.store.pruned_count(s))}
+        if pruned:
+            listed = ", ".join(f"{s} ({n})" for s, n in list(pruned.items())[:5])
+            more = f" and {len(pruned) - 5} more" if len(pruned) > 5 else ""
+            raise ConfigError(
+                f"--rebuild refused: {sum(pruned.values())} archived messages of "
+                f"{len(pruned)} sessions are no longer in the source table (pruned): "
+                f"{listed}{more}; a rebuild would drop what they said, so it was not started "
+                "for them. Edited messages need no rebuild: archivist archive archives their "
+                "new text"
+            )
 
     def _more_sessions(
         self, selection: SessionSelection, seen: set[str], attempted: int
@@ -213,6 +238,8 @@ class Archiver:
 
     def archive_session(self, session_id: str, dry_run: bool, rebuild: bool) -> SessionOutcome:
         """Bring one session's archive up to date (the caller holds its lock)."""
+        if rebuild:
+            self._refuse_rebuild_of_pruned([session_id])
         state = self.store.session_state(session_id)
         start_version = state.version if state else 0
         outcome = SessionOutcome(
@@ -255,6 +282,7 @@ class Archiver:
         base = None if rebuild else state
         messages = self._load_new_messages(session_id, base.watermark if base else None)
         late = self._late_messages(base)
+        edited = self._changed_messages(base)
         undated = self.store.undated_messages(
             session_id, not rebuild, self.settings.max_messages_per_version
         )
@@ -266,7 +294,7 @@ class Archiver:
                 and (base.summary_at is None or summary.updated_at > base.summary_at)
             )
         )
-        if not (messages or late or undated or summary_changed) and (
+        if not (messages or late or edited or undated or summary_changed) and (
             base is not None or summary is None
         ):
             return None
@@ -274,13 +302,16 @@ class Archiver:
         repairs: Counter[str] = Counter()
         messages = self._clean(messages, repairs)
         late = self._clean(late, repairs)
+        edited = self._clean(edited, repairs)
         undated = self._clean(undated, repairs)
         if late:
             repairs["late_arrivals"] += len(late)
+        if edited:
+            repairs["edited"] += len(edited)
         if undated:
             repairs["undated"] += len(undated)
         version = (state.version if state else 0) + 1
-        batch = late + messages + undated
+        batch = late + edited + messages + undated
         result = self.extractor.extract(
             base.extraction if base else None,
             session_id,
@@ -300,18 +331,18 @@ class Archiver:
             session_id, extraction.state_items, self.embedder.model, version
         )
         slots.append(STATE_SLOT)
-        if late:
-            slot = late_slot(version)
-            chunks += window_chunks(
-                session_id,
-                slot,
-                late,
-                self.embedder.model,
-                version,
-                self._chunk_chars(),
-                speakers=self.settings.speaker_labels,
-            )
-            slots.append(slot)
+        for slot, moved in ((late_slot(version), late), (edit_slot(version), edited)):
+            if moved:
+                chunks += window_chunks(
+                    session_id,
+                    slot,
+                    moved,
+                    self.embedder.model,
+                    version,
+                    self._chunk_chars(),
+                    speakers=self.settings.speaker_labels,
+                )
+                slots.append(slot)
         if undated:
             slot = undated_slot(version)
             chunks += window_chunks(
@@ -346,6 +377,7 @@ class Archiver:
                 else (base.watermark if base else None)
             ),
             message_count=previous_count + len(late) + len(messages),
+            archived=self._archived_texts(batch),
             summary=summary,
             chunks=chunks,
             slots=None if rebuild else slots,
@@ -402,20 +434,42 @@ class Archiver:
         return messages
 
     def _late_messages(self, base: SessionState | None) -> list[Message]:
-        """Messages that arrived with a `created_at` at or before the watermark.
-
-        They are found by count (more messages up to the watermark than the archive covers),
-        then exactly, as the messages no turn chunk covers. The count cannot see a late
-        arrival that a prune of older messages offsets; `prune-check` is the gate for that.
-        """
+        """Messages that arrived with a `created_at` at or before the watermark: those no
+        version archived (by their ids in archivist_message_hashes)."""
         if base is None or base.watermark is None:
             return []
-        session_id, watermark = base.session_id, base.watermark
-        if self.store.count_up_to(session_id, watermark) <= base.message_count:
-            return []
         return self.store.uncovered_up_to(
-            session_id, watermark, self.settings.max_messages_per_version
+            base.session_id, base.watermark, self.settings.max_messages_per_version
         )
+
+    def _changed_messages(self, base: SessionState | None) -> list[Message]:
+        """Archived messages whose text is not the text archived: edited, or deleted and
+        inserted again with the same id with another text, or cut before and whole now.
+
+        Their new text goes into an `edit:` slot of the next version; the chunks of the text
+        archived before stay as they are, so both remain findable.
+        """
+        if base is None:
+            return []
+        return self.store.changed_messages(
+            base.session_id, base.watermark, self.settings.max_messages_per_version
+        )
+
+    def _archived_texts(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        """What a version archives of each message: the md5 and length of the source text
+        read, and how much of it the archive holds (less when it was cut)."""
+        cut = self.settings.max_message_chars
+        texts = {
+            m.id: {
+                "id": m.id,
+                "md5": m.source_md5,
+                "chars": m.source_chars,
+                "archived_chars": min(m.source_chars, cut),
+            }
+            for m in messages
+            if m.source_md5 is not None and m.source_chars is not None
+        }
+        return list(texts.values())
 
     def _clean(self, messages: Sequence[Message], repairs: Counter[str]) -> list[Message]:
         cleaned = []
@@ -437,7 +491,8 @@ class Archiver:
 
         New messages first fill the session's last window if it is not full (its messages are
         read back by the ids its chunks cover), then open new windows. A window some of whose
-        messages were pruned meanwhile is left as archived: rewriting it would lose them.
+        messages were pruned or edited meanwhile is left as archived: rewriting it would lose
+        their archived text.
         """
         model, size = self.embedder.model, self._chunk_chars()
         chunks = extraction_chunks(session_id, extraction, model, version, size)
@@ -452,7 +507,9 @@ class Archiver:
             first_window = index + 1
             if len(covered) < width:
                 present = self.store.messages_by_ids(session_id, covered)
-                if len(present) == len(covered):
+                # Rewritten only if every message is there as archived: an edited one keeps its
+                # archived text in this window (its new text goes to an `edit:` slot).
+                if len(present) == len(covered) and all(m.archived_as_is for m in present):
                     first_window, head = index, self._clean(present, Counter())
         turns = head + messages
         for offset in range(0, len(turns), width):
@@ -536,6 +593,7 @@ def _version_payload(plan: VersionPlan) -> dict[str, Any]:
         "watermark_at": plan.watermark.created_at.isoformat() if plan.watermark else None,
         "watermark_id": plan.watermark.message_id if plan.watermark else None,
         "message_count": plan.message_count,
+        "messages": plan.archived,
         "summary_at": (
             plan.summary.updated_at.isoformat()
             if plan.summary and plan.summary.updated_at

@@ -1,21 +1,37 @@
 """The prune safety gate: would deleting messages older than a cutoff lose anything?
 
-A message is safe to delete once a committed archive version covers it, which is exactly when
-its id is in the `message_ids` of one of its session's turn chunks (they are written in the
-same transaction as the version). Messages that were never archived, and late arrivals
-stamped before a session's watermark but not yet archived, are at risk.
+A message is safe to delete once the archive holds its current text whole: a committed version
+recorded it in `archivist_message_hashes` (in the transaction that wrote its chunks) with the
+md5 its content has now, and not cut. Every other message older than the cutoff is at risk, for
+one of three reasons:
+
+- `unarchived`: no version archived it (never archived yet, or a late arrival stamped before
+  its session's watermark);
+- `edited`: a version archived it, but its text changed since (edited in place, or deleted and
+  inserted again with the same id and another text); the next run archives the new text;
+- `truncated`: it is longer than `max_message_chars` and was archived cut; it stays at risk
+  until the setting is raised above its length and a run archives it whole.
+
+Undated messages (no usable created_at) are selected by no age-based prune but are counted at
+risk until the archive holds their current text.
 """
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from archivist.errors import ConfigError
 from archivist.models import Watermark
 from archivist.store.postgres import Store
+
+Reason = Literal["unarchived", "edited", "truncated"]
+REASONS: tuple[Reason, ...] = ("unarchived", "edited", "truncated")
+# Ids listed per session and reason; the counts are always whole.
+MAX_IDS_LISTED = 20
 
 
 class SessionAtRisk(BaseModel):
@@ -23,6 +39,13 @@ class SessionAtRisk(BaseModel):
     messages_at_risk: int
     oldest_at_risk: datetime
     covered_up_to: Watermark | None
+    unarchived: int = Field(0, description="messages no version archived")
+    edited: int = Field(0, description="archived messages whose text changed since")
+    truncated: int = Field(0, description="messages archived cut at max_message_chars")
+    message_ids: dict[Reason, list[str]] = Field(
+        default_factory=dict, description=f"reason -> the first {MAX_IDS_LISTED} ids, oldest first"
+    )
+    reason: str = Field("", description="the reasons in one line, with ids")
 
 
 class PruneCheck(BaseModel):
@@ -34,32 +57,98 @@ class PruneCheck(BaseModel):
     sessions_older: int
     messages_at_risk: int
     sessions: list[SessionAtRisk]
-    # Messages without a usable created_at that no version covers yet: no age-based prune
-    # selects them, but until archived they are counted at risk.
+    # Messages without a usable created_at whose current text the archive lacks: no age-based
+    # prune selects them, but until archived they are counted at risk.
     undated_at_risk: int = 0
+    messages_unarchived: int = 0
+    messages_edited: int = 0
+    messages_truncated: int = 0
+    reasons: list[str] = Field(
+        default_factory=list, description="why it is not safe and what to do, one line each"
+    )
 
 
-def prune_check(store: Store, older_than: timedelta) -> PruneCheck:
-    """Check messages older than `older_than` (from now) against the committed archive."""
+def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> PruneCheck:
+    """Check messages older than `older_than` (from now) against what the archive holds."""
     cutoff = datetime.now(UTC) - older_than
-    at_risk = store.uncovered_before(cutoff)
-    watermarks = store.watermarks([s for s, _, _ in at_risk])
+    rows = store.messages_at_risk(cutoff, MAX_IDS_LISTED)
+    watermarks = store.watermarks([r["session_id"] for r in rows])
     messages, sessions = store.messages_before(cutoff)
     undated = sum(n for _, n in store.undated_uncovered())
+    at_risk = [_session(row, watermarks.get(row["session_id"])) for row in rows]
+    totals = {reason: sum(getattr(s, reason) for s in at_risk) for reason in REASONS}
     return PruneCheck(
         cutoff=cutoff,
         safe=not at_risk and not undated,
         messages_older=messages,
         sessions_older=sessions,
-        messages_at_risk=sum(n for _, n, _ in at_risk) + undated,
+        messages_at_risk=sum(s.messages_at_risk for s in at_risk) + undated,
         undated_at_risk=undated,
-        sessions=[
-            SessionAtRisk(
-                session_id=s, messages_at_risk=n, oldest_at_risk=t, covered_up_to=watermarks.get(s)
-            )
-            for s, n, t in at_risk
-        ],
+        sessions=at_risk,
+        messages_unarchived=totals["unarchived"],
+        messages_edited=totals["edited"],
+        messages_truncated=totals["truncated"],
+        reasons=_advice(totals, undated, max_message_chars),
     )
+
+
+def _session(row: dict[str, Any], watermark: Watermark | None) -> SessionAtRisk:
+    ids: dict[Reason, list[str]] = {
+        r: [str(i) for i in (row.get("ids") or {}).get(r, [])] for r in REASONS
+    }
+    session = SessionAtRisk(
+        session_id=str(row["session_id"]),
+        messages_at_risk=int(row["count"]),
+        oldest_at_risk=row["oldest"],
+        covered_up_to=watermark,
+        unarchived=int(row["unarchived"]),
+        edited=int(row["edited"]),
+        truncated=int(row["truncated"]),
+        message_ids={r: found for r, found in ids.items() if found},
+    )
+    session.reason = "; ".join(
+        f"{getattr(session, r)} {_WHAT[r]} ({_listed(ids[r], getattr(session, r))})"
+        for r in REASONS
+        if getattr(session, r)
+    )
+    return session
+
+
+_WHAT: dict[Reason, str] = {
+    "unarchived": "not archived",
+    "edited": "edited since archived",
+    "truncated": "archived cut",
+}
+
+
+def _listed(ids: list[str], count: int) -> str:
+    shown = ", ".join(ids)
+    more = count - len(ids)
+    return f"ids {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+def _advice(totals: dict[Reason, int], undated: int, max_message_chars: int) -> list[str]:
+    lines = []
+    if totals["unarchived"]:
+        lines.append(f"{totals['unarchived']} messages are not archived: run archivist archive")
+    if totals["edited"]:
+        lines.append(
+            f"{totals['edited']} messages changed after they were archived (edited, or deleted "
+            "and inserted again with the same id): run archivist archive, which archives their "
+            "new text"
+        )
+    if totals["truncated"]:
+        lines.append(
+            f"{totals['truncated']} messages are longer than max_message_chars "
+            f"({max_message_chars}) and were archived cut: raise ARCHIVIST_MAX_MESSAGE_CHARS "
+            "above their length and run archivist archive, or keep them"
+        )
+    if undated:
+        lines.append(
+            f"{undated} messages without a usable created_at are not archived as they are: "
+            "run archivist archive"
+        )
+    return lines
 
 
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}

@@ -30,12 +30,13 @@ class Status(BaseModel):
 
 
 def archive_status(store: Store, runs: int = 5) -> Status:
-    """Sessions archived, sessions and messages no committed version covers yet, recent runs."""
-    uncovered = store.uncovered_before(_FAR_FUTURE)
+    """Sessions archived, sessions and messages whose current text the archive lacks (not
+    archived, edited since, or cut), recent runs."""
+    at_risk = store.messages_at_risk(_FAR_FUTURE, 0)
     return Status(
         sessions_archived=store.archived_session_count(),
-        sessions_pending=len(uncovered),
-        messages_unarchived=sum(n for _, n, _ in uncovered),
-        oldest_unarchived=min((t for _, _, t in uncovered), default=None),
+        sessions_pending=len(at_risk),
+        messages_unarchived=sum(int(r["count"]) for r in at_risk),
+        oldest_unarchived=min((r["oldest"] for r in at_risk), default=None),
         last_runs=[RunRecord.model_validate(r) for r in store.recent_runs(runs)],
     )

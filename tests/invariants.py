@@ -5,9 +5,10 @@ session it checks that:
 
 - versions are numbered 1..N without gaps, and the session row points at version N with the
   same watermark and message count;
-- no chunk is doubled: no message is covered by turn chunks of two slots, and no two slots of
-  a session hold chunks of the same source, content and model (turn chunks: and covering the
-  same messages); equal pieces within one slot are one repetitive text cut up;
+- no chunk is doubled: no message is covered by turn chunks of two slots (the `edit:` slots,
+  which hold a later text of a message archived before, aside), and no two slots of a session
+  hold chunks of the same source, content and model (turn chunks: and covering the same
+  messages); equal pieces within one slot are one repetitive text cut up;
 - every chunk belongs to the latest version's chunk set: its session is archived, its
   `archive_version` is not beyond the latest, its `archive_id` names that version of that
   session, and the extraction chunks are the latest extraction's text;
@@ -91,7 +92,7 @@ def _doubled_chunks(conn: Conn) -> list[str]:
         """
         SELECT session_id, mid, array_agg(DISTINCT slot ORDER BY slot)
         FROM jarvis_memory_chunks, jsonb_array_elements_text(metadata -> 'message_ids') mid
-        WHERE source = 'session_turn'
+        WHERE source = 'session_turn' AND slot NOT LIKE 'edit:%%'
         GROUP BY session_id, mid
         HAVING count(DISTINCT slot) > 1
         """

@@ -382,7 +382,7 @@ def test_pruned_messages_stay_archived_and_the_session_goes_on(
     assert covered == {str(i) for i in ids + new}  # the pruned six are still archived
 
 
-def test_an_edited_message_is_kept_as_archived_until_a_rebuild(
+def test_an_edited_message_is_archived_again_and_its_old_text_kept(
     source: SourceDB, settings: Settings
 ) -> None:
     ids = source.add("edited", ["let's use Heroku", "ok"])
@@ -390,9 +390,18 @@ def test_an_edited_message_is_kept_as_archived_until_a_rebuild(
     source.conn.execute(
         "UPDATE session_messages SET content = 'let''s use Render' WHERE id = %s", [ids[0]]
     )
+    [outcome] = run(settings).sessions
+    assert (outcome.status, outcome.version_to, outcome.clipped) == ("archived", 2, {"edited": 1})
+    edits = source.conn.execute(
+        "SELECT content, metadata -> 'message_ids' FROM jarvis_memory_chunks "
+        "WHERE slot LIKE 'edit:%%'"
+    ).fetchall()
+    assert edits == [("user: let's use Render", [str(ids[0])])]
+    text = " ".join(r[0] for r in source.conn.execute("SELECT content FROM jarvis_memory_chunks"))
+    assert "Render" in text and "Heroku" in text  # the archived text stays findable
     assert run(settings).sessions == []
-    [outcome] = run(settings, session_ids=["edited"], rebuild=True).sessions
-    assert outcome.status == "archived"
+    [rebuilt] = run(settings, session_ids=["edited"], rebuild=True).sessions
+    assert rebuilt.status == "archived"  # from the current messages: nothing was pruned
     text = " ".join(r[0] for r in source.conn.execute("SELECT content FROM jarvis_memory_chunks"))
     assert "Render" in text and "Heroku" not in text
 

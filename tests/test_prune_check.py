@@ -56,7 +56,7 @@ def test_cli_exit_codes_and_json(source: SourceDB, settings: Settings) -> None:
 
     source.add("s", ["hello", "hi"])
     unsafe = cli("--older-than", "30d", "--json")
-    assert unsafe.returncode == 1
+    assert unsafe.returncode == 3
     assert json.loads(unsafe.stdout)["sessions"][0]["session_id"] == "s"
     archive(settings, ArchiveRequest(delay_ms=0))
     safe = cli("--older-than", "30d")

@@ -105,6 +105,7 @@ class Store:
         """Check that the schema is this version's; record the embedding model (no chunk yet)."""
         self.require_current_schema()
         self._record_embedding(wanted)
+        self.adopt_archived_messages()
         return [], wanted
 
     def require_current_schema(self) -> None:
@@ -183,8 +184,9 @@ class Store:
     def pending_sessions(self, selection: SessionSelection) -> list[str]:
         """Sessions to look at, oldest unarchived activity first, at most `selection.limit`.
 
-        Pending: messages past the watermark, more messages at or before the watermark than
-        the archive covers (late arrivals), or a bot summary newer than the one archived.
+        Pending: messages past the watermark, messages at or before it that no version archived
+        (late arrivals), archived messages whose text changed, undated messages not archived,
+        or a bot summary newer than the one archived.
         """
         if selection.session_ids:
             return list(dict.fromkeys(selection.session_ids))[: selection.limit]
@@ -193,6 +195,7 @@ class Store:
             p_sources=self._sources,
             p_active_days=selection.active_within_days,
             p_limit=selection.limit,
+            p_max_chars=self.max_message_chars,
         )
         return [str(i) for i in ids]
 
@@ -231,20 +234,16 @@ class Store:
         """Up to `limit` messages after the watermark, in `(created_at, id)` order."""
         return self._messages(session_id, "after", after, None, limit)
 
-    def count_up_to(self, session_id: str, upto: Watermark) -> int:
-        """How many of the session's messages sit at or before the watermark."""
-        count = self.call(
-            "archivist_count_up_to",
-            p_sources=self._sources,
-            p_session_id=session_id,
-            p_at=upto.created_at,
-            p_id=upto.message_id,
-        )
-        return int(count or 0)
-
     def uncovered_up_to(self, session_id: str, upto: Watermark, limit: int) -> list[Message]:
-        """Messages at or before the watermark that no turn chunk covers (late arrivals)."""
+        """Messages at or before the watermark that no version archived (late arrivals)."""
         return self._messages(session_id, "uncovered", upto, None, limit)
+
+    def changed_messages(
+        self, session_id: str, upto: Watermark | None, limit: int
+    ) -> list[Message]:
+        """Archived messages (up to the watermark, or undated) whose text changed since, or
+        that were cut and would now be archived whole."""
+        return self._messages(session_id, "changed", upto, None, limit)
 
     def undated_messages(self, session_id: str, uncovered_only: bool, limit: int) -> list[Message]:
         """Messages without a usable created_at (NULL, infinite, before year 1 or over a year
@@ -290,6 +289,10 @@ class Store:
                 role=r["role"] or "",
                 content=r["content"] if r["content"] is not None else "",
                 created_at=r["created_at"],
+                source_md5=r.get("md5"),
+                source_chars=r.get("chars"),
+                archived_md5=r.get("archived_md5"),
+                archived_chars=r.get("archived_chars"),
             )
             for r in rows
         ]
@@ -301,10 +304,35 @@ class Store:
             return None
         return int(row["index"]), [str(i) for i in row["message_ids"]]
 
-    def uncovered_before(self, cutoff: datetime) -> list[tuple[str, int, datetime]]:
-        """Per session, the messages older than `cutoff` that no committed chunk covers."""
-        rows = self.call("archivist_uncovered_before", p_sources=self._sources, p_cutoff=cutoff)
-        return [(str(s), int(n), _at(t)) for s, n, t in rows]
+    def messages_at_risk(self, cutoff: datetime, max_ids: int) -> list[dict[str, Any]]:
+        """Per session, the dated messages older than `cutoff` whose current text the archive
+        does not hold whole: counts by reason (unarchived, edited, truncated) and up to
+        `max_ids` ids of each, oldest session first."""
+        rows: list[dict[str, Any]] = self.call(
+            "archivist_messages_at_risk",
+            p_sources=self._sources,
+            p_cutoff=cutoff,
+            p_max_ids=max_ids,
+        )
+        for row in rows:
+            row["oldest"] = _at(row["oldest"])
+        return rows
+
+    def pruned_count(self, session_id: str) -> int:
+        """How many messages the archive holds of the session that its source no longer has."""
+        count = self.call(
+            "archivist_pruned_count", p_sources=self._sources, p_session_id=session_id
+        )
+        return int(count or 0)
+
+    def adopt_archived_messages(self) -> int:
+        """Record the text of messages archived before per-message hashes existed (once)."""
+        count = self.call(
+            "archivist_adopt_archived_messages",
+            p_sources=self._sources,
+            p_max_chars=self.max_message_chars,
+        )
+        return int(count or 0)
 
     def messages_before(self, cutoff: datetime) -> tuple[int, int]:
         """How many messages, in how many sessions, are older than `cutoff`."""
@@ -425,6 +453,7 @@ class PostgresStore(Store):
         """Apply pending migrations, the functions and the policy; record the embedding model."""
         applied = apply_schema(self.conn)
         self._record_embedding(wanted)
+        self.adopt_archived_messages()
         return applied, wanted
 
     def vector_extension(self) -> tuple[str | None, str | None]:

@@ -7,7 +7,10 @@
 -- p_expected_version: the latest version the caller started from (0 for none). If another
 --   worker committed in between, the call fails with SQLSTATE 40001 and changes nothing.
 -- p_version: {span, extraction, extractor, extractor_version, watermark_at, watermark_id,
---   message_count, summary_at}
+--   message_count, summary_at, messages}; messages: what this version archives of each
+--   message it covers, [{id, md5, chars, archived_chars}] (the md5 and length of the source
+--   text it read, and how many characters of it the archive holds), recorded in
+--   archivist_message_hashes in this transaction.
 -- p_chunks: every chunk of the slots this version writes: [{id, slot, source, content,
 --   content_hash, metadata, embedding}]; a chunk the table already holds may leave out
 --   everything but id and slot.
@@ -82,6 +85,16 @@ BEGIN
         RAISE EXCEPTION 'archivist: session % references chunks it did not send', p_session_id
             USING ERRCODE = '40001';
     END IF;
+
+    INSERT INTO archivist_message_hashes AS h (session_id, message_id, content_md5,
+                                               content_chars, archived_chars, archive_version)
+    SELECT p_session_id, x.id, x.md5, x.chars, x.archived_chars, v_current + 1
+    FROM jsonb_to_recordset(coalesce(p_version -> 'messages', '[]'))
+         AS x(id text, md5 text, chars integer, archived_chars integer)
+    ON CONFLICT (session_id, message_id) DO UPDATE
+        SET content_md5 = excluded.content_md5, content_chars = excluded.content_chars,
+            archived_chars = excluded.archived_chars,
+            archive_version = excluded.archive_version, archived_at = now();
 
     UPDATE jarvis_archive_sessions s
     SET latest_version = v_current + 1,

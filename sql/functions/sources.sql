@@ -85,21 +85,32 @@ BEGIN
 END;
 $$;
 
--- A statement template with {name} placeholders filled from archivist_source_names, and two
--- predicates on the messages table aliased m:
+-- A statement template with {name} placeholders filled from archivist_source_names, and these
+-- about the messages table aliased m:
 --   {dated}    its created_at can order it: not NULL, not +/-infinity, not before year 1
 --              (clients cannot hold it) and not over a year ahead (a broken clock). Undated
 --              messages are archived apart, in `undated:` slots, without moving the watermark.
---   {covered}  a committed turn chunk of its session covers it.
+--   {md5}      the md5 of its content as text (NULL content as the empty text), and
+--   {chars}    its length: what archivist_message_hashes records of an archived message.
+--   {covered}  a committed version archived it (some text of it: see {current}).
+--   {current}  the archive holds its current text whole: archived, with the md5 it has now,
+--              and not cut.
+--   {hash}     a LEFT JOIN of its archivist_message_hashes row, aliased h.
 CREATE OR REPLACE FUNCTION archivist_source_sql(p_template text, p_names jsonb) RETURNS text
 LANGUAGE plpgsql IMMUTABLE
 AS $$
 DECLARE
-    v_sql text := replace(replace(p_template,
+    v_sql text := replace(replace(replace(replace(replace(replace(p_template,
         '{dated}', 'm.{ts} BETWEEN ''0001-01-02'' AND now() + interval ''1 year'''),
-        '{covered}', 'EXISTS (SELECT 1 FROM jarvis_memory_chunks c '
-            'WHERE c.session_id = m.{sid}::text AND c.source = ''session_turn'' '
-            'AND c.metadata -> ''message_ids'' ? m.{mid}::text)');
+        '{covered}', 'EXISTS (SELECT 1 FROM archivist_message_hashes x '
+            'WHERE x.session_id = m.{sid}::text AND x.message_id = m.{mid}::text)'),
+        '{current}', 'EXISTS (SELECT 1 FROM archivist_message_hashes x '
+            'WHERE x.session_id = m.{sid}::text AND x.message_id = m.{mid}::text '
+            'AND x.content_md5 = {md5} AND x.archived_chars >= {chars})'),
+        '{hash}', 'LEFT JOIN archivist_message_hashes h '
+            'ON h.session_id = m.{sid}::text AND h.message_id = m.{mid}::text'),
+        '{md5}', 'md5(coalesce(m.{content}::text, ''''))'),
+        '{chars}', 'length(coalesce(m.{content}::text, ''''))');
     v_key text;
 BEGIN
     FOR v_key IN SELECT jsonb_object_keys(p_names) LOOP
@@ -110,11 +121,13 @@ END;
 $$;
 
 -- Sessions with work, oldest unarchived activity first, at most p_limit: messages past the
--- watermark, more messages at or before it than the archive covers (late arrivals), or a bot
--- summary newer than the one archived, or undated messages no chunk covers yet. A JSON
+-- watermark; messages at or before it that no version archived (late arrivals); archived
+-- messages whose text changed since (edited, or deleted and inserted again with the same id),
+-- or that were cut and would now be archived whole (p_max_chars, max_message_chars, grew);
+-- undated messages not archived yet; or a bot summary newer than the one archived. A JSON
 -- array of session ids.
 CREATE OR REPLACE FUNCTION archivist_pending_sessions(
-    p_sources jsonb, p_active_days integer, p_limit integer
+    p_sources jsonb, p_active_days integer, p_limit integer, p_max_chars integer DEFAULT NULL
 ) RETURNS jsonb
 LANGUAGE plpgsql STABLE
 AS $$
@@ -134,8 +147,13 @@ BEGIN
         'UNION ALL SELECT m.{sid}::text, min(m.{ts}) FROM {msgs} m '
         'JOIN jarvis_archive_sessions w ON w.session_id = m.{sid}::text '
         'WHERE w.watermark_at IS NOT NULL AND {dated} '
-        '  AND (m.{ts}, m.{mid}) <= (w.watermark_at, w.watermark_id::{cast}) ' || v_activity ||
-        ' GROUP BY 1, w.message_count HAVING count(*) > w.message_count '
+        '  AND (m.{ts}, m.{mid}) <= (w.watermark_at, w.watermark_id::{cast}) '
+        '  AND NOT {covered} ' || v_activity || ' GROUP BY 1 '
+        'UNION ALL SELECT m.{sid}::text, min(m.{ts}) FROM {msgs} m '
+        'JOIN archivist_message_hashes h '
+        '  ON h.session_id = m.{sid}::text AND h.message_id = m.{mid}::text '
+        'WHERE (h.content_md5 <> {md5} OR h.archived_chars < least({chars}, coalesce($3, 0))) '
+        || v_activity || ' GROUP BY 1 '
         'UNION ALL SELECT m.{sid}::text, NULL::timestamptz FROM {msgs} m '
         'WHERE NOT coalesce({dated}, false) AND NOT {covered} ' || v_activity || ' GROUP BY 1';
     IF v_n ? 'sums' THEN
@@ -150,22 +168,27 @@ BEGIN
         'FROM (SELECT session_id, min(oldest) AS oldest FROM (' || v_sql || ') pending '
         'GROUP BY session_id ORDER BY 2, 1 LIMIT $2) p';
     EXECUTE archivist_source_sql(v_sql, v_n) INTO v_result
-        USING p_active_days, least(greatest(coalesce(p_limit, 50), 1), 100000);
+        USING p_active_days, least(greatest(coalesce(p_limit, 50), 1), 100000), p_max_chars;
     RETURN v_result;
 END;
 $$;
 
 -- One bounded page of a session's messages in (created_at, id) order, as a JSON array of
--- {id, role, content, created_at}; content cut to p_max_chars + 1 characters (so a huge
--- message never leaves the database whole, and the caller still sees that it was cut).
+-- {id, role, content, created_at, md5, chars, archived_md5, archived_chars}; content cut to
+-- p_max_chars + 1 characters (so a huge message never leaves the database whole, and the caller
+-- still sees that it was cut), md5 and chars those of the whole content ({md5}, {chars}), and
+-- archived_md5 / archived_chars what the archive recorded of the message (null if nothing).
 -- p_mode:
 --   'after'     dated messages after the watermark (p_at, p_id), or all when p_at is null;
---   'uncovered' dated messages at or before the watermark that no turn chunk covers (late
+--   'uncovered' dated messages at or before the watermark that no version archived (late
 --               arrivals);
+--   'changed'   archived messages whose text changed since, or that were cut and would now be
+--               archived whole (p_max_chars grew); not those after the watermark (they are
+--               new again);
 --   'ids'       the dated messages with these ids;
 --   'undated', 'undated_uncovered'
---               the undated messages (all of them, or those no turn chunk covers), stamped
---               with the time of reading.
+--               the undated messages (all of them, or those no version archived), stamped with
+--               the time of reading.
 CREATE OR REPLACE FUNCTION archivist_read_messages(
     p_sources jsonb, p_session_id text, p_mode text, p_at timestamptz, p_id text,
     p_ids text[], p_limit integer, p_max_chars integer DEFAULT NULL
@@ -178,12 +201,18 @@ DECLARE
         WHEN 'after' THEN CASE WHEN p_at IS NULL THEN 'AND {dated}'
                                ELSE 'AND {dated} AND (m.{ts}, m.{mid}) > ($2, $3::{cast})' END
         WHEN 'uncovered' THEN
-            'AND {dated} AND (m.{ts}, m.{mid}) <= ($2, $3::{cast}) AND NOT {covered}'
+            'AND {dated} AND (m.{ts}, m.{mid}) <= ($2, $3::{cast}) AND h.message_id IS NULL'
+        WHEN 'changed' THEN
+            'AND h.message_id IS NOT NULL '
+            'AND (h.content_md5 <> {md5} OR h.archived_chars < least({chars}, $6 - 1)) '
+            'AND NOT coalesce({dated} AND ($2 IS NULL OR (m.{ts}, m.{mid}) > ($2, $3::{cast})), '
+            '                 false)'
         WHEN 'ids' THEN 'AND {dated} AND m.{mid}::text = ANY ($4)'
         WHEN 'undated' THEN 'AND NOT coalesce({dated}, false)'
-        WHEN 'undated_uncovered' THEN 'AND NOT coalesce({dated}, false) AND NOT {covered}'
+        WHEN 'undated_uncovered' THEN 'AND NOT coalesce({dated}, false) AND h.message_id IS NULL'
     END;
-    v_time text := CASE WHEN p_mode LIKE 'undated%' THEN 'now()' ELSE 'm.{ts}' END;
+    v_time text := CASE WHEN p_mode LIKE 'undated%' OR p_mode = 'changed'
+                        THEN 'CASE WHEN {dated} THEN m.{ts} ELSE now() END' ELSE 'm.{ts}' END;
     v_result jsonb;
 BEGIN
     IF v_where IS NULL THEN
@@ -191,11 +220,15 @@ BEGIN
     END IF;
     EXECUTE archivist_source_sql(
         'SELECT coalesce(jsonb_agg(jsonb_build_object(''id'', p.id, ''role'', p.role, '
-        '''content'', p.content, ''created_at'', p.created_at) ORDER BY p.n), ''[]'') FROM ('
+        '''content'', p.content, ''created_at'', p.created_at, ''md5'', p.md5, '
+        '''chars'', p.chars, ''archived_md5'', p.archived_md5, '
+        '''archived_chars'', p.archived_chars) ORDER BY p.n), ''[]'') FROM ('
         'SELECT m.{mid}::text AS id, m.{role}::text AS role, '
         'left(m.{content}::text, $6) AS content, ' || v_time || ' AS created_at, '
+        '{md5} AS md5, {chars} AS chars, h.content_md5 AS archived_md5, '
+        'h.archived_chars AS archived_chars, '
         'row_number() OVER (ORDER BY m.{ts}, m.{mid}) AS n '
-        'FROM {msgs} m WHERE m.{sid}::text = $1 ' || v_where ||
+        'FROM {msgs} m {hash} WHERE m.{sid}::text = $1 ' || v_where ||
         ' ORDER BY m.{ts}, m.{mid} LIMIT $5) p', v_n)
     INTO v_result
     USING p_session_id, p_at, p_id, p_ids, least(greatest(coalesce(p_limit, 500), 1), 10000),
@@ -204,38 +237,40 @@ BEGIN
 END;
 $$;
 
--- How many of the session's messages sit at or before the watermark.
-CREATE OR REPLACE FUNCTION archivist_count_up_to(
-    p_sources jsonb, p_session_id text, p_at timestamptz, p_id text
-) RETURNS bigint
-LANGUAGE plpgsql STABLE
-AS $$
-DECLARE
-    v_count bigint;
-BEGIN
-    EXECUTE archivist_source_sql(
-        'SELECT count(*) FROM {msgs} m WHERE m.{sid}::text = $1 AND {dated} '
-        'AND (m.{ts}, m.{mid}) <= ($2, $3::{cast})', archivist_source_names(p_sources))
-    INTO v_count USING p_session_id, p_at, p_id;
-    RETURN v_count;
-END;
-$$;
-
--- Per session, the messages older than the cutoff that no committed turn chunk covers:
--- a JSON array of [session_id, count, oldest], oldest first.
-CREATE OR REPLACE FUNCTION archivist_uncovered_before(p_sources jsonb, p_cutoff timestamptz)
-RETURNS jsonb
+-- Per session, the dated messages older than the cutoff whose current text the archive does not
+-- hold whole, and why: `unarchived` (no version archived it), `edited` (archived, but its text
+-- changed since: edited, or deleted and inserted again with the same id) or `truncated`
+-- (archived cut at max_message_chars). A JSON array, oldest first, of
+-- {session_id, count, oldest, unarchived, edited, truncated, ids: {reason: [id, ...]}} with at
+-- most p_max_ids ids per reason (oldest first). prune-check reports it; status counts it.
+CREATE OR REPLACE FUNCTION archivist_messages_at_risk(
+    p_sources jsonb, p_cutoff timestamptz, p_max_ids integer
+) RETURNS jsonb
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
     v_result jsonb;
 BEGIN
     EXECUTE archivist_source_sql(
-        'SELECT coalesce(jsonb_agg(jsonb_build_array(s, n, t) ORDER BY t, s), ''[]'') FROM ('
-        'SELECT m.{sid}::text AS s, count(*) AS n, min(m.{ts}) AS t FROM {msgs} m '
-        'WHERE m.{ts} < $1 AND {dated} AND NOT {covered} GROUP BY 1) u',
+        'WITH risk AS (SELECT m.{sid}::text AS s, m.{mid}::text AS id, m.{ts} AS t, '
+        '    CASE WHEN h.message_id IS NULL THEN ''unarchived'' '
+        '         WHEN h.content_md5 <> {md5} THEN ''edited'' '
+        '         WHEN h.archived_chars < {chars} THEN ''truncated'' END AS reason '
+        '  FROM {msgs} m {hash} WHERE m.{ts} < $1 AND {dated}), '
+        'ranked AS (SELECT r.*, row_number() OVER (PARTITION BY r.s, r.reason '
+        '    ORDER BY r.t, r.id) AS k FROM risk r WHERE r.reason IS NOT NULL) '
+        'SELECT coalesce(jsonb_agg(x.o ORDER BY x.oldest, x.s), ''[]'') FROM ('
+        '  SELECT g.s, min(g.t) AS oldest, jsonb_build_object(''session_id'', g.s, '
+        '    ''count'', count(*), ''oldest'', min(g.t), '
+        '    ''unarchived'', count(*) FILTER (WHERE g.reason = ''unarchived''), '
+        '    ''edited'', count(*) FILTER (WHERE g.reason = ''edited''), '
+        '    ''truncated'', count(*) FILTER (WHERE g.reason = ''truncated''), '
+        '    ''ids'', (SELECT jsonb_object_agg(i.reason, i.ids) FROM ('
+        '        SELECT q.reason, jsonb_agg(q.id ORDER BY q.t, q.id) AS ids FROM ranked q '
+        '        WHERE q.s = g.s AND q.k <= $2 GROUP BY q.reason) i)) AS o '
+        '  FROM ranked g GROUP BY g.s) x',
         archivist_source_names(p_sources))
-    INTO v_result USING p_cutoff;
+    INTO v_result USING p_cutoff, least(greatest(coalesce(p_max_ids, 20), 0), 1000);
     RETURN v_result;
 END;
 $$;
@@ -256,8 +291,8 @@ BEGIN
 END;
 $$;
 
--- Per session, the undated messages no turn chunk covers yet (prune-check counts them at
--- risk, whatever the cutoff): a JSON array of {session_id, count}.
+-- Per session, the undated messages whose current text the archive does not hold whole
+-- (prune-check counts them at risk, whatever the cutoff): a JSON array of {session_id, count}.
 CREATE OR REPLACE FUNCTION archivist_undated_uncovered(p_sources jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE
 AS $$
@@ -267,7 +302,7 @@ BEGIN
     EXECUTE archivist_source_sql(
         'SELECT coalesce(jsonb_agg(jsonb_build_object(''session_id'', s, ''count'', n) '
         'ORDER BY s), ''[]'') FROM (SELECT m.{sid}::text AS s, count(*) AS n FROM {msgs} m '
-        'WHERE NOT coalesce({dated}, false) AND NOT {covered} GROUP BY 1) u',
+        'WHERE NOT coalesce({dated}, false) AND NOT {current} GROUP BY 1) u',
         archivist_source_names(p_sources))
     INTO v_result;
     RETURN v_result;
@@ -292,5 +327,67 @@ BEGIN
         'ORDER BY ss.{sts} DESC NULLS LAST LIMIT 1', v_n)
     INTO v_result USING p_session_id;
     RETURN v_result;
+END;
+$$;
+
+-- How many messages the archive holds of a session that its source table no longer has (the
+-- prune job deleted them): those archivist_message_hashes records and those its turn chunks
+-- cover (which also counts messages archived before the hashes were recorded). A rebuild reads
+-- only the source table, so it refuses a session where this is not 0.
+CREATE OR REPLACE FUNCTION archivist_pruned_count(p_sources jsonb, p_session_id text)
+RETURNS bigint
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_count bigint;
+BEGIN
+    EXECUTE archivist_source_sql(
+        'SELECT count(*) FROM ('
+        '  SELECT h.message_id AS id FROM archivist_message_hashes h WHERE h.session_id = $1 '
+        '  UNION SELECT i.id FROM jarvis_memory_chunks c, '
+        '    jsonb_array_elements_text(c.metadata -> ''message_ids'') AS i(id) '
+        '  WHERE c.session_id = $1 AND c.source = ''session_turn'') a '
+        'WHERE NOT EXISTS (SELECT 1 FROM {msgs} m WHERE m.{sid}::text = $1 '
+        '                  AND m.{mid}::text = a.id)', archivist_source_names(p_sources))
+    INTO v_count USING p_session_id;
+    RETURN v_count;
+END;
+$$;
+
+-- Records what the archive holds of messages archived before archivist_message_hashes existed
+-- (sessions with turn chunks and no hash row): their current md5 and length, as the best
+-- knowledge of what was archived, and p_max_chars (max_message_chars) as the cut they went
+-- through. Done once per database (archivist_meta `message_hashes_adopted`), by `init` and by
+-- the first run; a database whose source table cannot be read yet is left for later. Returns
+-- how many messages it recorded.
+CREATE OR REPLACE FUNCTION archivist_adopt_archived_messages(p_sources jsonb, p_max_chars integer)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_count bigint;
+BEGIN
+    IF EXISTS (SELECT 1 FROM archivist_meta WHERE key = 'message_hashes_adopted') THEN
+        RETURN 0;
+    END IF;
+    EXECUTE archivist_source_sql(
+        'INSERT INTO archivist_message_hashes (session_id, message_id, content_md5, '
+        '    content_chars, archived_chars, archive_version) '
+        'SELECT m.{sid}::text, m.{mid}::text, {md5}, {chars}, least({chars}, $1), a.version '
+        'FROM (SELECT c.session_id, i.id, max(c.archive_version) AS version '
+        '      FROM jarvis_memory_chunks c, '
+        '        jsonb_array_elements_text(c.metadata -> ''message_ids'') AS i(id) '
+        '      WHERE c.source = ''session_turn'' AND NOT EXISTS ('
+        '        SELECT 1 FROM archivist_message_hashes x WHERE x.session_id = c.session_id) '
+        '      GROUP BY 1, 2) a '
+        'JOIN {msgs} m ON m.{sid}::text = a.session_id AND m.{mid}::text = a.id '
+        'ON CONFLICT (session_id, message_id) DO NOTHING', archivist_source_names(p_sources))
+    USING coalesce(p_max_chars, 2147483647);
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    INSERT INTO archivist_meta (key, value) VALUES ('message_hashes_adopted', v_count::text)
+        ON CONFLICT (key) DO NOTHING;
+    RETURN v_count;
+EXCEPTION WHEN undefined_table OR undefined_column OR datatype_mismatch THEN
+    RETURN 0;
 END;
 $$;
