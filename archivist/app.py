@@ -34,7 +34,7 @@ def init_database(settings: Settings) -> tuple[list[str], EmbeddingConfig]:
 def schema_script(settings: Settings) -> str:
     """What `init` would do to an empty database, as one SQL script; needs no database."""
     wanted = embedding_config(settings, make_embedder(settings))
-    return migration_script(wanted.model, wanted.dim)
+    return migration_script(wanted.model, wanted.dim, settings.timeouts)
 
 
 def archive(

@@ -85,7 +85,9 @@ def database_url(settings: Settings) -> Iterator[str]:
 def open_postgres_store(settings: Settings) -> Iterator[PostgresStore]:
     """A direct connection: `DATABASE_URL`, or the embedded database when none is set."""
     with database_url(settings) as url:
-        store = PostgresStore(connect(url, settings), settings.sources, settings.max_message_chars)
+        store = PostgresStore(
+            connect(url, settings), settings.sources, settings.max_message_chars, settings.timeouts
+        )
         try:
             yield store
         finally:

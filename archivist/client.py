@@ -240,7 +240,12 @@ class Archivist:
             yield self._store
             return
         with self._rpc.connection() as conn:
-            yield PostgresStore(conn, self.settings.sources, self.settings.max_message_chars)
+            yield PostgresStore(
+                conn,
+                self.settings.sources,
+                self.settings.max_message_chars,
+                self.settings.timeouts,
+            )
 
 
 def memory_search(

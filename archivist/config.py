@@ -14,6 +14,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -47,6 +48,14 @@ _IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$"
 def default_data_dir() -> Path:
     """Where the embedded database lives when no `DATABASE_URL` is set."""
     return Path(platformdirs.user_data_dir("archivist", appauthor=False))
+
+
+@dataclass(frozen=True)
+class DatabaseTimeouts:
+    """How long an archivist statement may wait for a lock, and run, in milliseconds."""
+
+    lock_ms: int
+    statement_ms: int
 
 
 class SourceTables(BaseModel):
@@ -101,6 +110,13 @@ class Settings(BaseModel):
     llm_model: str = Field("llama3.2", min_length=1)
     llm_timeout_s: float = Field(15.0, gt=0)
     llm_max_prompt_chars: int = Field(24_000, ge=2_000)
+
+    # Bounded waits for every archivist statement: a lock another session holds is waited for
+    # at most lock_timeout_s (the session then fails, naming the pid that holds the lock, and
+    # the run goes on); a statement runs at most statement_timeout_s (searches: their own
+    # 15 s). `init` sets both on the SQL functions, which is how they hold over REST.
+    lock_timeout_s: float = Field(10.0, ge=0.1, le=3600)
+    statement_timeout_s: float = Field(600.0, ge=1, le=86_400)
 
     max_sessions: int = Field(50, ge=1)
     delay_ms: int = Field(500, ge=0)
@@ -167,6 +183,14 @@ class Settings(BaseModel):
         if self.state_conflict_threshold > self.state_merge_threshold:
             raise ValueError("state_conflict_threshold must not exceed state_merge_threshold")
         return self
+
+    @property
+    def timeouts(self) -> DatabaseTimeouts:
+        """lock_timeout_s and statement_timeout_s as Postgres takes them (milliseconds)."""
+        return DatabaseTimeouts(
+            lock_ms=round(self.lock_timeout_s * 1000),
+            statement_ms=round(self.statement_timeout_s * 1000),
+        )
 
     @property
     def uses_supabase(self) -> bool:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from archivist.backends import make_embedder, make_llm_extractor, open_store
-from archivist.config import Settings
+from archivist.config import DatabaseTimeouts, Settings
 from archivist.embed.base import Embedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
@@ -91,7 +91,7 @@ PRINT_SQL_FIX = (
 )
 
 
-def _schema_checks(store: Store, fix: str, checks: list[Check]) -> bool:
+def _schema_checks(store: Store, settings: Settings, fix: str, checks: list[Check]) -> bool:
     """Migrations applied and unedited, functions and policy this version's; True if so."""
     try:
         pending = store.pending_migrations()
@@ -111,7 +111,27 @@ def _schema_checks(store: Store, fix: str, checks: list[Check]) -> bool:
     )
     if current:
         checks.append(_exposure_check(store.exposure(), fix))
+        checks.append(_timeouts_check(store.function_timeouts(), settings, fix))
     return current
+
+
+def _timeouts_check(applied: DatabaseTimeouts | None, settings: Settings, fix: str) -> Check:
+    """Whether the functions carry the configured lock and statement timeouts."""
+    wanted = settings.timeouts
+    shown = f"lock {wanted.lock_ms / 1000:g} s, statement {wanted.statement_ms / 1000:g} s"
+    if applied == wanted:
+        return Check(name="timeouts", ok=True, detail=shown)
+    had = (
+        f"lock {applied.lock_ms / 1000:g} s, statement {applied.statement_ms / 1000:g} s"
+        if applied
+        else "none recorded"
+    )
+    return Check(
+        name="timeouts",
+        ok=False,
+        detail=f"the functions have {had}; configured {shown}",
+        fix=f"{fix} (the functions take lock_timeout_s and statement_timeout_s from it)",
+    )
 
 
 _SHOWN = 6  # exposures named in the detail; the rest are counted
@@ -140,7 +160,7 @@ def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> i
     """pgvector, migrations, indexes and the recorded model; returns the recorded dimension."""
     if settings.uses_supabase:
         # Over REST the catalog is read through a migrated function: the schema comes first.
-        if not _schema_checks(store, PRINT_SQL_FIX, checks):
+        if not _schema_checks(store, settings, PRINT_SQL_FIX, checks):
             return None
     installed, available = store.vector_extension()
     if installed is None:
@@ -154,7 +174,9 @@ def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> i
     iterative = tuple(int(p) for p in installed.split(".")[:2]) >= (0, 8)
     scans = "iterative index scans available" if iterative else "no iterative scans (< 0.8)"
     checks.append(Check(name="pgvector", ok=True, detail=f"version {installed}, {scans}"))
-    if not settings.uses_supabase and not _schema_checks(store, "run: archivist init", checks):
+    if not settings.uses_supabase and not _schema_checks(
+        store, settings, "run: archivist init", checks
+    ):
         return None
     missing = sorted(set(EXPECTED_INDEXES) - store.index_names())
     checks.append(

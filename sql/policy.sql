@@ -21,6 +21,11 @@ DECLARE
     v_rel     regclass;
     v_fn      regprocedure;
     v_name    name;
+    -- The settings lock_timeout_s and statement_timeout_s, in ms, as `init` passes them.
+    v_lock    text := coalesce(nullif(current_setting('archivist.lock_timeout', true), ''),
+                               '10000');
+    v_stmt    text := coalesce(nullif(current_setting('archivist.statement_timeout', true), ''),
+                               '600000');
 BEGIN
     FOR v_rel IN SELECT t FROM archivist_tables() t LOOP
         EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', v_rel);
@@ -43,12 +48,19 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- Timeouts. Searches hold their 15 s limit over REST too: PostgREST applies a function's
-    -- statement_timeout to the transaction that calls it ("hoisted" settings, PostgREST
-    -- 12.2+). Over REST every other call would run under the gateway role's timeout (8 s on
-    -- Supabase), which would cut a large project's scans and commits, so the archivist's own
-    -- functions carry a longer one. The reembed swap is direct-only and rebuilds an index: it
-    -- gets none.
+    -- Timeouts, so that no archivist call waits on a lock, or runs, without bound, over either
+    -- transport. A function's SET clause holds while it runs: its lock_timeout bounds every lock
+    -- wait inside it, for any caller. Its statement_timeout does not bound the statement that
+    -- called it (the timer starts with that statement), except over REST: PostgREST applies
+    -- a function's statement_timeout to the request's transaction ("hoisted" settings,
+    -- PostgREST 12.2+); direct connections set their own (archivist.store.rpc). Without
+    -- these, REST calls would run under the gateway role's timeout (8 s on Supabase), which
+    -- would cut a large project's scans and commits.
+    -- * the three searches: 15 s for both, so a search behind a lock ends in 15 s for a caller
+    --   of the SQL too; the functions they call (archivist_search_functions) get no clause of
+    --   their own, so the search's limits hold inside them;
+    -- * the reembed swap rebuilds an index (direct only): a lock timeout, no statement timeout;
+    -- * every other function: lock_timeout_s and statement_timeout_s.
     FOR v_fn, v_name IN SELECT p.oid::regprocedure, p.proname
                         FROM archivist_functions() f JOIN pg_proc p ON p.oid = f LOOP
         EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', v_fn);
@@ -61,9 +73,21 @@ BEGIN
         IF v_name IN ('match_jarvis_memory_chunks', 'hybrid_jarvis_memory_chunks',
                       'search_jarvis_archive') THEN
             EXECUTE format('ALTER FUNCTION %s SET statement_timeout = %L', v_fn, '15s');
-        ELSIF v_name <> 'archivist_reembed_swap' THEN
-            EXECUTE format('ALTER FUNCTION %s SET statement_timeout = %L', v_fn, '10min');
+            EXECUTE format('ALTER FUNCTION %s SET lock_timeout = %L', v_fn, '15s');
+        ELSIF v_name = ANY (archivist_search_functions()) THEN
+            NULL;
+        ELSIF v_name = 'archivist_reembed_swap' THEN
+            EXECUTE format('ALTER FUNCTION %s SET lock_timeout = %L', v_fn, v_lock);
+        ELSE
+            EXECUTE format('ALTER FUNCTION %s SET statement_timeout = %L', v_fn, v_stmt);
+            EXECUTE format('ALTER FUNCTION %s SET lock_timeout = %L', v_fn, v_lock);
         END IF;
     END LOOP;
+
+    -- What the functions were given, for `doctor` to compare with the settings.
+    INSERT INTO archivist_meta (key, value)
+    VALUES ('function_timeouts', jsonb_build_object('lock_ms', v_lock::integer,
+                                                    'statement_ms', v_stmt::integer)::text)
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now();
 END;
 $$;

@@ -20,6 +20,7 @@ from psycopg.types.json import set_json_loads
 
 from archivist.config import Settings, redact, redact_url
 from archivist.errors import ConfigError, StoreError
+from archivist.store.rpc import set_timeouts
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -76,6 +77,8 @@ def prepare(conn: Conn, url: str, settings: Settings) -> None:
         _read_leniently(conn)
     if uses_pooler(url, settings):
         conn.prepare_threshold = None  # statements must not outlive their transaction
+    else:  # through a transaction pooler each call sets them (archivist.store.rpc)
+        set_timeouts(conn, settings.timeouts)
 
 
 def _check_url(url: str, secrets: list[str]) -> None:

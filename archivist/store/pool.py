@@ -49,6 +49,7 @@ class PooledRpc:
             self._pool.close()
             raise StoreError("the database accepted one connection but not the pool's") from None
         self._returns_set: dict[str, bool] = {}
+        self._timeouts = settings.timeouts
 
     @contextmanager
     def connection(self, timeout_s: float = WAIT_FOR_CONNECTION_S) -> Iterator[Conn]:
@@ -64,7 +65,8 @@ class PooledRpc:
     def call(self, function: str, args: Mapping[str, Any], timeout_ms: int | None = None) -> Any:
         wait_s = WAIT_FOR_CONNECTION_S if timeout_ms is None else timeout_ms / 1000
         with self.connection(wait_s) as conn:
-            return PsycopgRpc(conn, self._returns_set).call(function, args, timeout_ms)
+            rpc = PsycopgRpc(conn, self._returns_set, self._timeouts)
+            return rpc.call(function, args, timeout_ms)
 
     @contextmanager
     def session_lock(self, session_id: str) -> Iterator[bool]:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from archivist.config import SourceTables
+from archivist.config import DatabaseTimeouts, SourceTables
 from archivist.embed.base import Vector
 from archivist.errors import ConcurrentUpdateError, ConfigError, StoreError
 from archivist.models import (
@@ -29,7 +29,15 @@ from archivist.models import (
     Watermark,
 )
 from archivist.store.migrate import apply_schema, functions_checksum, pending_migrations
-from archivist.store.rpc import Json, MissingFunctionError, PsycopgRpc, Rpc, RpcError
+from archivist.store.rpc import (
+    LOCK_NOT_AVAILABLE,
+    Json,
+    LockTimeoutError,
+    MissingFunctionError,
+    PsycopgRpc,
+    Rpc,
+    RpcError,
+)
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -90,7 +98,29 @@ class Store:
         return self.rpc.broken
 
     def call(self, function: str, timeout_ms: int | None = None, **args: Any) -> Any:
-        return self.rpc.call(function, args, timeout_ms)
+        try:
+            return self.rpc.call(function, args, timeout_ms)
+        except RpcError as exc:
+            if exc.code != LOCK_NOT_AVAILABLE or self.rpc.broken:
+                raise
+            holders = self._lock_holders(args.get("p_session_id"))
+            raise LockTimeoutError(
+                f"waiting for a lock held by {holders}: gave up at lock_timeout_s", exc.code
+            ) from None
+
+    def _lock_holders(self, session_id: Any) -> str:
+        """Who holds what a call waited for, as `pid N` (looked up after it gave up)."""
+        try:
+            pids = self.rpc.call(
+                "archivist_lock_holders",
+                {"p_sources": self._sources, "p_session_id": session_id},
+                None,
+            )
+        except RpcError:
+            pids = []
+        if not pids:
+            return "another session (it let go before it could be named)"
+        return ", ".join(f"pid {p}" for p in pids)
 
     # -- schema -----------------------------------------------------------------------------
 
@@ -157,6 +187,13 @@ class Store:
     def functions_current(self) -> bool:
         """Whether the database's functions and policy are this version's."""
         return self.rpc.schema_records().functions == functions_checksum()
+
+    def function_timeouts(self) -> DatabaseTimeouts | None:
+        """The lock and statement timeouts `init` gave the functions, if recorded."""
+        found = (self._schema_info() or {}).get("function_timeouts")
+        if not found:
+            return None
+        return DatabaseTimeouts(int(found["lock_ms"]), int(found["statement_ms"]))
 
     def recorded_embedding(self) -> EmbeddingConfig | None:
         """The embedding model and dimension recorded at init, if any."""
@@ -442,16 +479,21 @@ class PostgresStore(Store):
     """The store on a direct Postgres connection: it can also apply migrations."""
 
     def __init__(
-        self, conn: Conn, sources: SourceTables, max_message_chars: int | None = None
+        self,
+        conn: Conn,
+        sources: SourceTables,
+        max_message_chars: int | None = None,
+        timeouts: DatabaseTimeouts | None = None,
     ) -> None:
-        super().__init__(PsycopgRpc(conn), sources, max_message_chars)
+        super().__init__(PsycopgRpc(conn, timeouts=timeouts), sources, max_message_chars)
         self.conn = conn
+        self.timeouts = timeouts
 
     schema_fix = "run: archivist init"
 
     def init(self, wanted: EmbeddingConfig) -> tuple[list[str], EmbeddingConfig]:
         """Apply pending migrations, the functions and the policy; record the embedding model."""
-        applied = apply_schema(self.conn)
+        applied = apply_schema(self.conn, self.timeouts)
         self._record_embedding(wanted)
         self.adopt_archived_messages()
         return applied, wanted

@@ -94,6 +94,8 @@ class ReembedStore:
         """Move every chunk to the staged vectors in one transaction; None if some lack one."""
         try:
             with self.conn.transaction():
+                # It rebuilds the HNSW index: no statement timeout (its lock_timeout holds).
+                self.conn.execute("SELECT set_config('statement_timeout', '0', true)")
                 row = self.conn.execute(
                     "SELECT archivist_reembed_swap(%s, %s)", [model, dim]
                 ).fetchone()

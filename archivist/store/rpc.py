@@ -20,6 +20,7 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
+from archivist.config import DatabaseTimeouts
 from archivist.errors import StoreError
 from archivist.store.migrate import SchemaRecords, schema_records
 
@@ -49,6 +50,13 @@ class MissingFunctionError(RpcError):
 
 class QueryTimeoutError(RpcError):
     """The database cancelled the call at its statement timeout."""
+
+
+class LockTimeoutError(QueryTimeoutError):
+    """The call waited for a lock another session holds longer than its lock timeout."""
+
+
+LOCK_NOT_AVAILABLE = "55P03"  # SQLSTATE of a lock_timeout (and of NOWAIT)
 
 
 class Rpc(Protocol):
@@ -81,12 +89,26 @@ def error_message(text: str) -> str:
 
 
 class PsycopgRpc:
-    """Calls functions on a direct Postgres connection (autocommit: one transaction each)."""
+    """Calls functions on a direct Postgres connection (autocommit: one transaction each).
 
-    def __init__(self, conn: Conn, returns_set: dict[str, bool] | None = None) -> None:
+    Every statement on the connection is bounded by the settings' lock and statement timeouts:
+    set for the session when it opens (archivist.store.connection.prepare), or, through a
+    transaction pooler (no prepared statements, `prepare_threshold` None), whose server
+    connections are shared, here, in each call's own transaction (`timeouts`). A function's
+    own settings (sql/policy.sql) then apply inside it; they cannot bound the statement that
+    calls it.
+    """
+
+    def __init__(
+        self,
+        conn: Conn,
+        returns_set: dict[str, bool] | None = None,
+        timeouts: DatabaseTimeouts | None = None,
+    ) -> None:
         """`returns_set` caches which functions return sets; a pool's connections share one."""
         self.conn = conn
         self._returns_set = {} if returns_set is None else returns_set
+        self._per_call = timeouts if conn.prepare_threshold is None else None
 
     def call(self, function: str, args: Mapping[str, Any], timeout_ms: int | None = None) -> Any:
         returns_set = self._is_set_returning(function)
@@ -102,7 +124,10 @@ class PsycopgRpc:
         params = {name: _adapt(value) for name, value in args.items()}
         try:
             with self.conn.transaction():
-                if timeout_ms is not None:
+                if self._per_call is not None:
+                    values = _timeout_values(self._per_call, timeout_ms)
+                    self.conn.execute(_SET_TIMEOUTS.format(local="true"), values)
+                elif timeout_ms is not None:
                     self.conn.execute(
                         "SELECT set_config('statement_timeout', %s, true)", [str(timeout_ms)]
                     )
@@ -150,6 +175,20 @@ class PsycopgRpc:
 
     def close(self) -> None:
         self.conn.close()
+
+
+_SET_TIMEOUTS = (
+    "SELECT set_config('lock_timeout', %s, {local}), set_config('statement_timeout', %s, {local})"
+)
+
+
+def set_timeouts(conn: Conn, timeouts: DatabaseTimeouts) -> None:
+    """Bound every statement of the connection's session (not through a transaction pooler)."""
+    conn.execute(_SET_TIMEOUTS.format(local="false"), _timeout_values(timeouts))
+
+
+def _timeout_values(timeouts: DatabaseTimeouts, statement_ms: int | None = None) -> list[str]:
+    return [str(timeouts.lock_ms), str(statement_ms or timeouts.statement_ms)]
 
 
 def _adapt(value: Any) -> Any:

@@ -33,7 +33,8 @@ AS $$
     SELECT count(*) FROM jarvis_archive_sessions WHERE latest_version > 0
 $$;
 
--- Schema facts for `doctor` and the readiness check: pgvector, indexes, the recorded model.
+-- Schema facts for `doctor` and the readiness check: pgvector, indexes, the recorded model, the
+-- timeouts sql/policy.sql gave the functions.
 CREATE OR REPLACE FUNCTION archivist_schema_info() RETURNS jsonb
 LANGUAGE sql STABLE
 AS $$
@@ -45,7 +46,9 @@ AS $$
                     FROM pg_indexes WHERE tablename IN
                     ('jarvis_memory_chunks', 'jarvis_archive', 'jarvis_archive_sessions')),
         'embedding_model', (SELECT value FROM archivist_meta WHERE key = 'embedding_model'),
-        'embedding_dim', (SELECT value::integer FROM archivist_meta WHERE key = 'embedding_dim'))
+        'embedding_dim', (SELECT value::integer FROM archivist_meta WHERE key = 'embedding_dim'),
+        'function_timeouts', (SELECT value::jsonb FROM archivist_meta
+                              WHERE key = 'function_timeouts'))
 $$;
 
 -- Records the embedding model and dimension (init), resizing the vector column while no chunk
@@ -99,4 +102,54 @@ RETURNS void
 LANGUAGE sql
 AS $$
     DELETE FROM archivist_session_claims WHERE session_id = p_session_id AND owner = p_owner
+$$;
+
+-- Who holds a lock an archivist call gave up waiting for (it timed out at lock_timeout, SQLSTATE
+-- 55P03), so the failure can name them: the pids of other sessions holding a lock that blocks
+-- reads or writes (SHARE or stronger) on an archivist table or a source table, and, for a
+-- session, the pid whose transaction holds its row of jarvis_archive_sessions or of
+-- archivist_session_claims (SELECT ... FOR UPDATE). A JSON array of pids; it waits on nothing.
+CREATE OR REPLACE FUNCTION archivist_lock_holders(p_sources jsonb, p_session_id text)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_rels oid[] := ARRAY(SELECT t::oid FROM archivist_tables() t);
+    v_pids integer[];
+    v_xmax xid;
+    v_names jsonb;
+BEGIN
+    PERFORM set_config('lock_timeout', '100ms', true);
+    BEGIN
+        v_names := archivist_source_names(p_sources);
+        v_rels := v_rels || (v_names ->> 'msgs')::regclass::oid
+                         || (v_names ->> 'sums')::regclass::oid;
+    EXCEPTION WHEN OTHERS THEN
+        NULL;  -- the source tables cannot be named: look at the archivist's own
+    END;
+    v_pids := ARRAY(
+        SELECT DISTINCT l.pid FROM pg_locks l
+        WHERE l.granted AND l.pid <> pg_backend_pid() AND l.locktype = 'relation'
+          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+          AND l.relation = ANY (v_rels)
+          AND l.mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock',
+                         'AccessExclusiveLock'));
+    IF p_session_id IS NOT NULL THEN
+        BEGIN
+            FOR v_xmax IN
+                SELECT s.xmax FROM jarvis_archive_sessions s WHERE s.session_id = p_session_id
+                UNION ALL
+                SELECT c.xmax FROM archivist_session_claims c WHERE c.session_id = p_session_id
+            LOOP
+                v_pids := v_pids || ARRAY(
+                    SELECT l.pid FROM pg_locks l
+                    WHERE l.locktype = 'transactionid' AND l.transactionid = v_xmax
+                      AND l.mode = 'ExclusiveLock' AND l.granted AND l.pid <> pg_backend_pid());
+            END LOOP;
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;  -- the tables themselves are locked: their holders are listed already
+        END;
+    END IF;
+    RETURN (SELECT coalesce(jsonb_agg(DISTINCT p ORDER BY p), '[]') FROM unnest(v_pids) p);
+END;
 $$;

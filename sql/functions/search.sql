@@ -21,6 +21,19 @@
 -- nor the session index: at 100k rows a search by a rare topic took 31 ms instead of 0.24 ms;
 -- measured in scripts/bench_search.py.)
 
+-- The functions the three searches call, which run under the searches' own limits (sql/policy.sql
+-- gives them no timeouts of their own, which would replace the search's inside them). A new
+-- helper of the searches belongs here.
+CREATE OR REPLACE FUNCTION archivist_search_functions() RETURNS name[]
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT ARRAY['archivist_search_functions', 'archivist_iterative_scan_available',
+                 'archivist_chunk_filter_sql', 'archivist_filter_model',
+                 'archivist_filter_sessions', 'archivist_nearest_chunks',
+                 'archivist_any_word_query', 'archivist_text_matches',
+                 'archivist_like_escape']::name[]
+$$;
+
 CREATE OR REPLACE FUNCTION archivist_iterative_scan_available() RETURNS boolean
 LANGUAGE sql STABLE
 AS $$
