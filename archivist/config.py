@@ -100,9 +100,16 @@ class Settings(BaseModel):
     ollama_retries: int = Field(3, ge=0, le=10)
     ollama_backoff_s: float = Field(0.5, ge=0)
     embed_batch_size: int = Field(64, ge=1, le=1024)
-    # Sessions failing on embedding one after another mean the embedder is down: stop the run
-    # there rather than failing every remaining session slowly.
+    # Sessions failing on embedding one after another, for a fault every session meets (the
+    # server down, unreachable or failing), mean the embedder is down: stop the run there
+    # rather than failing every remaining session slowly. Faults of one session's texts (NaN,
+    # wrong length, missing vectors) do not count.
     stop_after_embed_failures: int = Field(3, ge=1)
+    # A session failing for a reason of its own is left out of runs for failure_backoff_s,
+    # doubling with each failed run in a row (at most a day), and after
+    # quarantine_after_failures failed runs until a run names it (archivist.failures).
+    failure_backoff_s: float = Field(3600.0, ge=0, le=86_400)
+    quarantine_after_failures: int = Field(5, ge=1, le=1000)
 
     # Extraction: the deterministic rules (default) or an Ollama chat model (opt-in), which
     # falls back to the rules for a session when it fails, times out or answers junk.

@@ -16,6 +16,7 @@ from archivist.config import DatabaseTimeouts, Settings
 from archivist.embed.base import Embedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
+from archivist.failures import FailedSession
 from archivist.store.migrate import EditedMigrationError
 from archivist.store.postgres import Store
 
@@ -189,6 +190,7 @@ def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> i
             fix="recreate them from sql/001_tables.sql and sql/004_operations.sql",
         )
     )
+    checks.append(_quarantine_check(store.failed_sessions()))
     recorded = store.recorded_embedding()
     model = make_embedder(settings).model
     if recorded is None:
@@ -211,6 +213,22 @@ def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> i
         )
     )
     return recorded.dim
+
+
+def _quarantine_check(failed: list[FailedSession]) -> Check:
+    """Whether runs leave sessions out for good after failing again and again."""
+    quarantined = [f for f in failed if f.quarantined]
+    if not quarantined:
+        backing_off = f"; {len(failed)} failed their last run" if failed else ""
+        return Check(name="quarantine", ok=True, detail=f"no session quarantined{backing_off}")
+    shown = "; ".join(f"{f.session_id} ({f.failures} runs: {f.reason})" for f in quarantined[:3])
+    more = f"; and {len(quarantined) - 3} more" if len(quarantined) > 3 else ""
+    return Check(
+        name="quarantine",
+        ok=False,
+        detail=f"{len(quarantined)} sessions left out of runs: {shown}{more}",
+        fix="fix the cause, then archive each: archivist archive --session-id S",
+    )
 
 
 def _embedder_checks(embedder: Embedder, recorded_dim: int | None, checks: list[Check]) -> None:

@@ -7,6 +7,7 @@
     ├── StoreError       database unreachable, not initialised, dimension or model mismatch
     │   └── ConcurrentUpdateError  another worker committed the session first
     ├── EmbedError       Ollama unreachable, model not pulled, bad answer
+    │   └── EmbedUnavailableError  unreachable, or failing whatever it is sent
     └── ExtractError     an extractor could not produce a valid extraction
 
 The CLI catches `ArchivistError` in one place and prints its message on one line. Anything
@@ -40,6 +41,10 @@ class ConcurrentUpdateError(StoreError):
 
 class EmbedError(ArchivistError):
     """The embedding backend failed or answered something unusable."""
+
+
+class EmbedUnavailableError(EmbedError):
+    """The embedding backend cannot be reached, or keeps failing (every text alike)."""
 
 
 class ExtractError(ArchivistError):

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from archivist.failures import FailedSession, UnarchivableSessions
+
 # Roles, compared lower-cased and stripped: only these count as the user; the others are not
 # part of the conversation (they contribute entities only).
 USER_ROLES = frozenset({"user", "human"})
@@ -231,6 +233,10 @@ class SessionOutcome(BaseModel):
     )
     state_dropped: int = Field(0, description="candidates dropped: refs outside the batch")
     reason: str | None = None
+    failures: int = Field(0, description="failed runs in a row, this one included (if failed)")
+    quarantined: bool = Field(
+        False, description="left out of runs from now on, until a run names it (if failed)"
+    )
     extractor_fallback: str | None = Field(
         default=None, description="why the LLM extractor's answer was not used, if it was not"
     )
@@ -246,6 +252,14 @@ class RunReport(BaseModel):
     finished_at: datetime | None = None
     sessions: list[SessionOutcome] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    held: list[FailedSession] = Field(
+        default_factory=list,
+        description="sessions left out after failed runs: backing off, or quarantined",
+    )
+    unarchivable: UnarchivableSessions = Field(
+        default_factory=UnarchivableSessions,
+        description="pending sessions whose id is too long to archive",
+    )
 
     @property
     def failed(self) -> list[SessionOutcome]:

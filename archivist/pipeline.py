@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, get_args
 
+import numpy as np
 import psycopg
 
 from archivist.chunking import (
@@ -34,8 +35,15 @@ from archivist.chunking import (
 )
 from archivist.config import Settings, redact
 from archivist.embed.base import Embedder, Vector, embed_documents
-from archivist.errors import ArchivistError, ConfigError, DimensionMismatchError, EmbedError
+from archivist.errors import (
+    ArchivistError,
+    ConfigError,
+    DimensionMismatchError,
+    EmbedError,
+    EmbedUnavailableError,
+)
 from archivist.extract.base import Extractor, ExtractorRecord, RulesExtractor
+from archivist.failures import FailedSession, refuse_unarchivable
 from archivist.models import (
     Chunk,
     Extraction,
@@ -53,6 +61,9 @@ from archivist.state.reconcile import Admitted, Reconciliation, Thresholds, admi
 from archivist.store.postgres import EmbeddingConfig, SessionSelection, Store
 
 log = logging.getLogger(__name__)
+
+# What the embedder is asked when a session's texts got an unusable answer: is it the texts?
+_PROBE_TEXT = "dimension probe"
 
 
 class Progress(Protocol):
@@ -123,14 +134,19 @@ class Archiver:
         self.settings = settings
         self.extractor: Extractor = extractor or RulesExtractor()
         self._embedding: EmbeddingConfig | None = None
-        self._embed_failures = 0  # sessions in a row that failed on embedding
+        # Sessions in a row that failed for a fault every session meets (the embedder down).
+        self._global_failures = 0
+        self._failed: dict[str, FailedSession] = {}  # sessions with failed runs in a row
 
     def run(self, request: ArchiveRequest, progress: Progress | None = None) -> RunReport:
         """Archive (or plan) every selected session.
 
-        One session's failure never stops the rest; a configuration error (a model that is
-        missing or of the wrong dimension) stops the run before it writes anything more.
+        One session's failure never stops the rest (it is held back, see archivist.failures);
+        faults every session meets stop the run after `stop_after_embed_failures` sessions in a
+        row, and a configuration error (a model that is missing or of the wrong dimension) at
+        once, before it writes anything more.
         """
+        refuse_unarchivable(request.selection.session_ids)
         self._embedding = self.store.check_ready(self.embedder.model)
         report = RunReport(
             dry_run=request.dry_run,
@@ -138,7 +154,8 @@ class Archiver:
             embedding_model=self.embedder.model,
             started_at=datetime.now(UTC),
         )
-        queue = self.store.pending_sessions(request.selection)
+        queue, report.unarchivable = self.store.pending_work(request.selection)
+        self._note_held(report, request.selection)
         if request.rebuild:
             self._refuse_rebuild_of_pruned(queue)
         # A dry run writes nothing, not even its log row.
@@ -162,9 +179,9 @@ class Archiver:
                     f"lost the database connection; {len(queue)} sessions not attempted"
                 )
                 break
-            if self._embed_failures >= self.settings.stop_after_embed_failures:
+            if self._global_failures >= self.settings.stop_after_embed_failures:
                 report.notes.append(
-                    f"embedding failed for {self._embed_failures} sessions in a row; stopped, "
+                    f"embedding failed for {self._global_failures} sessions in a row; stopped, "
                     f"{len(queue)} sessions not attempted"
                 )
                 break
@@ -182,6 +199,19 @@ class Archiver:
             failures = {s.session_id: s.reason or "" for s in report.failed}
             self.store.finish_run(run_id, counts, failures)
         return report
+
+    def _note_held(self, report: RunReport, selection: SessionSelection) -> None:
+        """Load who failed before; list the sessions the run leaves out after failed runs.
+
+        They are not this run's failures (the runs that failed them said so), so they do not
+        make its exit code; the report, `status` and `doctor` show them.
+        """
+        self._failed = {f.session_id: f for f in self.store.failed_sessions()}
+        now = datetime.now(UTC)
+        named = set(selection.session_ids)
+        report.held = [
+            f for f in self._failed.values() if f.held(now) and f.session_id not in named
+        ]
 
     def _refuse_rebuild_of_pruned(self, session_ids: Sequence[str]) -> None:
         """Stop before anything is written if a rebuild would lose archived messages.
@@ -230,11 +260,67 @@ class Archiver:
             line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
             reason = redact(line, self.settings.secrets())  # it goes to the run log too
             log.warning("session %s failed: %s", session_id, reason)
-            self._embed_failures = self._embed_failures + 1 if isinstance(exc, EmbedError) else 0
-            return SessionOutcome(session_id=session_id, status="failed", reason=reason)
+            failed = SessionOutcome(session_id=session_id, status="failed", reason=reason)
+            if self._global_fault(exc):
+                self._global_failures += 1
+            else:
+                if isinstance(exc, EmbedError):
+                    self._global_failures = 0  # the embedder answers: the fault is this input's
+                if not request.dry_run:
+                    self._hold_back(failed)
+            return failed
         if outcome.embed_calls:
-            self._embed_failures = 0
+            self._global_failures = 0
+        if outcome.status == "unchanged" and session_id in self._failed and not request.dry_run:
+            self.store.clear_failure(session_id)  # nothing left to archive: not failing now
+            del self._failed[session_id]
         return outcome
+
+    def _global_fault(self, exc: Exception) -> bool:
+        """Whether a session's failure is one every session would meet (the database gone, the
+        embedder unreachable or failing whatever it is sent), rather than its own input's.
+
+        An embedding answer that is unusable for this session's texts (NaN, vectors of the
+        wrong length, too few vectors) is the input's fault if the embedder answers a probe.
+        """
+        if self.store.broken or isinstance(exc, EmbedUnavailableError):
+            return True
+        return isinstance(exc, EmbedError) and not self._embedder_answers()
+
+    def _embedder_answers(self) -> bool:
+        """Whether the embedder gives one fitting, finite vector for a probe text."""
+        assert self._embedding is not None
+        try:
+            vectors = self.embedder.embed_batch([_PROBE_TEXT])
+        except ConfigError:
+            raise  # the model is gone: stop the run
+        except EmbedError:
+            return False
+        return (
+            len(vectors) == 1
+            and len(vectors[0]) == self._embedding.dim
+            and bool(np.isfinite(vectors[0]).all())
+        )
+
+    def _hold_back(self, outcome: SessionOutcome) -> None:
+        """Count a session's failed run: runs leave it out for a while, or from now on."""
+        try:
+            record = self.store.record_failure(
+                outcome.session_id,
+                outcome.reason or "",
+                self.settings.failure_backoff_s,
+                self.settings.quarantine_after_failures,
+            )
+        except ArchivistError as exc:  # the run reports the failure all the same
+            log.warning("could not record the failure of %s: %s", outcome.session_id, exc)
+            return
+        self._failed[outcome.session_id] = record
+        outcome.failures, outcome.quarantined = record.failures, record.quarantined
+        if record.quarantined:
+            outcome.reason = (
+                f"{outcome.reason}; quarantined after {record.failures} failed runs "
+                f"(archive it with --session-id {outcome.session_id} once fixed)"
+            )
 
     def archive_session(self, session_id: str, dry_run: bool, rebuild: bool) -> SessionOutcome:
         """Bring one session's archive up to date (the caller holds its lock)."""
@@ -563,6 +649,11 @@ class Archiver:
         vectors, calls = embed_documents(self.embedder, texts)
         assert self._embedding is not None
         wrong = {len(v) for v in vectors} - {self._embedding.dim}
+        if wrong and self._embedder_answers():
+            raise EmbedError(
+                f"{self.embedder.model} returned {wrong.pop()}-d vectors for some of this "
+                f"session's texts (the database stores {self._embedding.dim}-d ones)"
+            )
         if wrong:
             raise DimensionMismatchError(
                 f"{self.embedder.model} returns {wrong.pop()}-d vectors but the database "

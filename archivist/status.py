@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from archivist.failures import FailedSession
 from archivist.store.postgres import Store
 
 _FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
@@ -27,16 +28,23 @@ class Status(BaseModel):
     messages_unarchived: int
     oldest_unarchived: datetime | None
     last_runs: list[RunRecord]
+    failed_sessions: list[FailedSession] = Field(
+        default_factory=list, description="sessions with failed runs in a row, quarantined first"
+    )
+    sessions_quarantined: int = Field(0, description="left out of runs until named")
 
 
 def archive_status(store: Store, runs: int = 5) -> Status:
     """Sessions archived, sessions and messages whose current text the archive lacks (not
     archived, edited since, or cut), recent runs."""
     at_risk = store.messages_at_risk(_FAR_FUTURE, 0)
+    failed = store.failed_sessions()
     return Status(
         sessions_archived=store.archived_session_count(),
         sessions_pending=len(at_risk),
         messages_unarchived=sum(int(r["count"]) for r in at_risk),
         oldest_unarchived=min((r["oldest"] for r in at_risk), default=None),
         last_runs=[RunRecord.model_validate(r) for r in store.recent_runs(runs)],
+        failed_sessions=failed,
+        sessions_quarantined=sum(f.quarantined for f in failed),
     )

@@ -30,6 +30,11 @@ test can check that a retry succeeds; `fault_after` answers the first N /api/emb
 normally before the fault starts (a server that goes down, or loses its model, mid-run).
 Every request is recorded in `requests`.
 
+Faults of some inputs only (the server is fine, some texts are not): `poison` maps a marker to
+one of "nan" (that text's vector holds NaN), "short" (that text's vector has 384 dimensions)
+or "missing" (no vector for that text); /api/embed answers every text containing the marker
+that way and the others normally.
+
 Chat (for the LLM extractor) is separate from the faults above:
 
     POST /api/chat     {"model", "messages", "format", "options", "stream"} -> the next of
@@ -71,6 +76,7 @@ Fault = Literal[
 ]
 ChatFault = Literal["slow", "drip", "500", "down", "bad_stream"]
 EmbedFn = Callable[[Sequence[str]], Sequence[Sequence[float]]]
+Poison = Literal["nan", "short", "missing"]
 
 WRONG_DIMENSION = 384
 CONTEXT_ERROR = "the input length exceeds the context length"
@@ -110,6 +116,7 @@ class OllamaTestServer:
         self.embed_fns = {_with_tag(m): f for m, f in (embed_fns or {}).items()}
         self.models = set(models) | set(self.dimensions)
         self.fault: Fault | None = None
+        self.poison: dict[str, Poison] = {}
         self.fail_times: int | None = None
         self.fault_after = 0
         self.delay_s = 5.0
@@ -139,6 +146,7 @@ class OllamaTestServer:
         """No fault, no recorded requests."""
         with self._lock:
             self.fault = None
+            self.poison = {}
             self.fail_times = None
             self.fault_after = 0
             self._faults_served = 0
@@ -286,7 +294,8 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 dimension = WRONG_DIMENSION if wrong_dimension else state.dimension_of(model)
                 embed_fn = None if wrong_dimension else state.embed_fns.get(_with_tag(model))
-                self._json(200, _embed_answer(model, inputs, dimension, embed_fn))
+                answer = _embed_answer(model, inputs, dimension, embed_fn)
+                self._json(200, _poisoned(answer, inputs, state.poison))
         else:
             self._send(404, b"404 page not found", "text/plain")
 
@@ -324,6 +333,22 @@ def _embed_answer(
         "load_duration": 10,
         "prompt_eval_count": sum(len(t.split()) for t in inputs),
     }
+
+
+def _poisoned(
+    answer: dict[str, Any], inputs: list[str], poison: dict[str, Poison]
+) -> dict[str, Any]:
+    """The answer with the vectors of texts holding a `poison` marker spoilt (see above)."""
+    vectors = []
+    for text, vector in zip(inputs, answer["embeddings"], strict=True):
+        kind = next((k for marker, k in poison.items() if marker in text), None)
+        if kind == "nan":
+            vectors.append([float("nan")] * len(vector))
+        elif kind == "short":
+            vectors.append(vector[:WRONG_DIMENSION])
+        elif kind is None:
+            vectors.append(vector)
+    return {**answer, "embeddings": vectors}
 
 
 def _malformed(fault: str, model: str, count: int) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import ollama
 from pydantic import ValidationError
 
 from archivist.embed.base import Vector
-from archivist.errors import EmbedError, ModelNotFoundError
+from archivist.errors import EmbedError, EmbedUnavailableError, ModelNotFoundError
 
 log = logging.getLogger(__name__)
 
@@ -168,20 +168,20 @@ class OllamaEmbedder:
             f"Ollama at {self.host} refused the request (HTTP {exc.status_code}: {_brief(exc)})"
         )
 
-    def _unavailable(self, exc: Exception) -> EmbedError:
+    def _unavailable(self, exc: Exception) -> EmbedUnavailableError:
         """The error once retries are spent."""
         attempts = f"{self.retries + 1} attempt{'s' if self.retries else ''}"
         if isinstance(exc, httpx.TimeoutException):
-            return EmbedError(
+            return EmbedUnavailableError(
                 f"Ollama did not answer within {self.timeout_s:g} s at {self.host} ({attempts}); "
                 "it may still be loading the model: retry, or raise the timeout"
             )
         if isinstance(exc, ollama.ResponseError):
-            return EmbedError(
+            return EmbedUnavailableError(
                 f"Ollama at {self.host} failed with HTTP {exc.status_code} ({attempts}): "
                 f"{_brief(exc)}; see the Ollama server log"
             )
-        return EmbedError(
+        return EmbedUnavailableError(
             f"Ollama is not reachable at {self.host}: {_brief(exc)} ({attempts}); "
             "start it with `ollama serve` or set OLLAMA_HOST"
         )

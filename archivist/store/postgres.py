@@ -20,6 +20,7 @@ import psycopg
 from archivist.config import DatabaseTimeouts, SourceTables
 from archivist.embed.base import Vector
 from archivist.errors import ConcurrentUpdateError, ConfigError, StoreError
+from archivist.failures import FailedSession, UnarchivableSessions
 from archivist.models import (
     ArchivedVersion,
     Extraction,
@@ -225,16 +226,50 @@ class Store:
         (late arrivals), archived messages whose text changed, undated messages not archived,
         or a bot summary newer than the one archived.
         """
+        return self.pending_work(selection)[0]
+
+    def pending_work(self, selection: SessionSelection) -> tuple[list[str], UnarchivableSessions]:
+        """The sessions `pending_sessions` returns, and the pending ones left out because
+        their id is too long to archive. Sessions backing off or quarantined after failed runs
+        are left out too, unless named."""
         if selection.session_ids:
-            return list(dict.fromkeys(selection.session_ids))[: selection.limit]
-        ids = self.call(
+            return list(dict.fromkeys(selection.session_ids))[: selection.limit], (
+                UnarchivableSessions()
+            )
+        found = self.call(
             "archivist_pending_sessions",
             p_sources=self._sources,
             p_active_days=selection.active_within_days,
             p_limit=selection.limit,
             p_max_chars=self.max_message_chars,
         )
-        return [str(i) for i in ids]
+        unarchivable = UnarchivableSessions(
+            count=int(found["unarchivable_count"]),
+            examples=[f"{u['session_id']} ({u['bytes']} bytes)" for u in found["unarchivable"]],
+        )
+        return [str(i) for i in found["sessions"]], unarchivable
+
+    def failed_sessions(self) -> list[FailedSession]:
+        """Every session with failed runs in a row, quarantined first."""
+        rows = self.call("archivist_failed_sessions")
+        return [FailedSession.model_validate(r) for r in rows]
+
+    def record_failure(
+        self, session_id: str, reason: str, backoff_s: float, quarantine_after: int
+    ) -> FailedSession:
+        """Count a failed run of the session and hold it back (see archivist.failures)."""
+        row = self.call(
+            "archivist_record_failure",
+            p_session_id=session_id,
+            p_reason=reason,
+            p_backoff_s=backoff_s,
+            p_quarantine_after=quarantine_after,
+        )
+        return FailedSession.model_validate(row)
+
+    def clear_failure(self, session_id: str) -> None:
+        """Forget the session's failed runs (it has nothing left to archive)."""
+        self.call("archivist_clear_failure", p_session_id=session_id)
 
     def session_state(self, session_id: str) -> SessionState | None:
         """The latest committed version of a session, or None if it was never archived."""

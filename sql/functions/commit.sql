@@ -11,6 +11,7 @@
 --   message it covers, [{id, md5, chars, archived_chars}] (the md5 and length of the source
 --   text it read, and how many characters of it the archive holds), recorded in
 --   archivist_message_hashes in this transaction.
+-- A session archived is no longer a failed one: its archivist_session_failures row goes too.
 -- p_chunks: every chunk of the slots this version writes: [{id, slot, source, content,
 --   content_hash, metadata, embedding}]; a chunk the table already holds may leave out
 --   everything but id and slot.
@@ -95,6 +96,8 @@ BEGIN
         SET content_md5 = excluded.content_md5, content_chars = excluded.content_chars,
             archived_chars = excluded.archived_chars,
             archive_version = excluded.archive_version, archived_at = now();
+
+    DELETE FROM archivist_session_failures f WHERE f.session_id = p_session_id;
 
     UPDATE jarvis_archive_sessions s
     SET latest_version = v_current + 1,

@@ -153,3 +153,45 @@ BEGIN
     RETURN (SELECT coalesce(jsonb_agg(DISTINCT p ORDER BY p), '[]') FROM unnest(v_pids) p);
 END;
 $$;
+
+-- Sessions that failed (archivist_session_failures, migration 031). A session's run failed
+-- for a reason of its own: count it, and leave the session out of runs for p_backoff_s
+-- seconds, doubling with each failed run in a row (at most a day), and from
+-- p_quarantine_after failed runs in a row until a run names it. The row, as JSON.
+CREATE OR REPLACE FUNCTION archivist_record_failure(
+    p_session_id text, p_reason text, p_backoff_s double precision, p_quarantine_after integer
+) RETURNS jsonb
+LANGUAGE sql
+AS $$
+    INSERT INTO archivist_session_failures AS f (session_id, failures, retry_after,
+                                                 quarantined, reason)
+    VALUES (p_session_id, 1,
+            now() + make_interval(secs => least(greatest(coalesce(p_backoff_s, 0), 0), 86400)),
+            p_quarantine_after <= 1, left(coalesce(p_reason, ''), 1000))
+    ON CONFLICT (session_id) DO UPDATE SET
+        failures = f.failures + 1,
+        last_failed_at = now(),
+        retry_after = now() + make_interval(secs => least(
+            greatest(coalesce(p_backoff_s, 0), 0) * power(2, least(f.failures, 20)), 86400)),
+        quarantined = f.failures + 1 >= p_quarantine_after,
+        reason = excluded.reason
+    RETURNING to_jsonb(f)
+$$;
+
+-- A session that failed before is fine now (nothing left to archive); the commit of a version
+-- deletes its row itself.
+CREATE OR REPLACE FUNCTION archivist_clear_failure(p_session_id text) RETURNS void
+LANGUAGE sql
+AS $$
+    DELETE FROM archivist_session_failures WHERE session_id = p_session_id
+$$;
+
+-- Every session with failed runs, quarantined first, then the latest failure first: a JSON
+-- array of rows.
+CREATE OR REPLACE FUNCTION archivist_failed_sessions() RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(jsonb_agg(to_jsonb(f) ORDER BY f.quarantined DESC, f.last_failed_at DESC,
+                              f.session_id), '[]')
+    FROM archivist_session_failures f
+$$;

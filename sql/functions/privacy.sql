@@ -10,7 +10,7 @@ AS $$
     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
       AND c.relname IN ('archivist_meta', 'archivist_migrations', 'archivist_runs',
                         'archivist_session_claims', 'archivist_reembed_staging',
-                        'archivist_message_hashes',
+                        'archivist_message_hashes', 'archivist_session_failures',
                         'jarvis_archive', 'jarvis_archive_sessions', 'jarvis_memory_chunks')
     ORDER BY c.relname
 $$;

@@ -11,6 +11,10 @@
 --   reciprocal rank fusion (k = 60) of the 50 nearest chunks and the 50 best full-text
 --   matches (any word of the query), times an optional recency factor
 --   (1 - w + w * 0.5 ^ (age / half_life)). A zero vector_weight makes it a full-text search.
+--   The weights are range-checked (archivist_check_weights).
+-- Filters are checked (archivist_check_filter, sql/functions/inputs.sql): an unknown key or a
+-- wrong type is an error, never ignored. The helpers that return rows are callable only by
+-- the searches (archivist_require_search_caller).
 -- search_jarvis_archive(...): structured filters over the latest version of each session (or
 --   every version), at most 20 rows, newest first; containment filters use the GIN index.
 --
@@ -30,8 +34,10 @@ AS $$
     SELECT ARRAY['archivist_search_functions', 'archivist_iterative_scan_available',
                  'archivist_chunk_filter_sql', 'archivist_filter_model',
                  'archivist_filter_sessions', 'archivist_nearest_chunks',
-                 'archivist_any_word_query', 'archivist_text_matches',
-                 'archivist_like_escape']::name[]
+                 'archivist_query_words', 'archivist_word_weights', 'archivist_bm25',
+                 'archivist_text_matches', 'archivist_whole_session_query',
+                 'archivist_like_escape', 'archivist_check_filter', 'archivist_is_timestamp',
+                 'archivist_check_weights', 'archivist_require_search_caller']::name[]
 $$;
 
 CREATE OR REPLACE FUNCTION archivist_iterative_scan_available() RETURNS boolean
@@ -83,7 +89,7 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_k          integer := least(greatest(coalesce(k, 10), 1), 200);
-    v_filter     jsonb := coalesce(filter, '{}'::jsonb);
+    v_filter     jsonb := archivist_check_filter(filter);
     v_where      text := archivist_chunk_filter_sql(v_filter);
     v_sessions   text[] := archivist_filter_sessions(v_filter);
     v_filtered   boolean := v_filter ?| ARRAY['session_ids', 'source', 'since', 'until'];
@@ -93,6 +99,7 @@ DECLARE
         'c.embedding <=> $1 AS distance';
     v_sql        text;
 BEGIN
+    PERFORM archivist_require_search_caller('archivist_nearest_chunks');
     PERFORM set_config('hnsw.ef_search', greatest(100, v_k * 4)::text, true);
     IF v_sessions IS NOT NULL THEN
         -- `+ 0` keeps the planner off the HNSW index: the session index finds every row.
@@ -161,13 +168,14 @@ RETURNS TABLE (word text, df bigint, idf double precision, usable boolean)
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
-    v_filter   jsonb := coalesce(filter, '{}'::jsonb);
+    v_filter   jsonb := archivist_check_filter(filter);
     v_where    text := archivist_chunk_filter_sql(v_filter);
     v_sessions text[] := archivist_filter_sessions(v_filter);
     v_model    text := archivist_filter_model(v_filter);
     v_df       bigint[];
     v_n        double precision;
 BEGIN
+    PERFORM archivist_require_search_caller('archivist_word_weights');
     IF coalesce(cardinality(words), 0) = 0 THEN
         RETURN;
     END IF;
@@ -202,8 +210,9 @@ CREATE OR REPLACE FUNCTION archivist_bm25(
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
-    v_filter jsonb := coalesce(filter, '{}'::jsonb);
+    v_filter jsonb := archivist_check_filter(filter);
 BEGIN
+    PERFORM archivist_require_search_caller('archivist_bm25');
     IF coalesce(cardinality(words), 0) = 0 THEN
         RETURN;
     END IF;
@@ -235,15 +244,17 @@ RETURNS TABLE (id uuid, rank real)
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
+    v_filter  jsonb := archivist_check_filter(filter);
     v_words   text[];
     v_weights double precision[];
     v_most    double precision;
 BEGIN
+    PERFORM archivist_require_search_caller('archivist_text_matches');
     SELECT array_agg(w.word) FILTER (WHERE w.usable), array_agg(w.idf) FILTER (WHERE w.usable),
            2.2 * sum(w.idf)
     INTO v_words, v_weights, v_most
-    FROM archivist_word_weights(archivist_query_words(query_text), filter) w;
-    RETURN QUERY SELECT * FROM archivist_bm25(v_words, v_weights, v_most, k, filter);
+    FROM archivist_word_weights(archivist_query_words(query_text), v_filter) w;
+    RETURN QUERY SELECT * FROM archivist_bm25(v_words, v_weights, v_most, k, v_filter);
 END;
 $$;
 
@@ -289,7 +300,7 @@ AS $$
 #variable_conflict use_column
 DECLARE
     v_k         integer := least(greatest(coalesce(match_count, 10), 1), 10);
-    v_filter    jsonb := coalesce(filter, '{}'::jsonb);
+    v_filter    jsonb := archivist_check_filter(filter);
     v_by_vector boolean := coalesce(vector_weight, 0) > 0 AND query_embedding IS NOT NULL;
     v_by_text   boolean := coalesce(text_weight, 0) > 0;
     v_open      boolean := v_filter ->> 'source' IS NOT NULL
@@ -304,6 +315,7 @@ DECLARE
     v_ids       text[];
     r           record;
 BEGIN
+    PERFORM archivist_check_weights(vector_weight, text_weight, recency_weight, half_life_days);
     FOR r IN
         WITH by_vector AS (
             SELECT n.id, n.similarity,

@@ -120,12 +120,31 @@ BEGIN
 END;
 $$;
 
+-- Session ids the archive can hold: at most 1024 bytes (the keys of its indexes must stay
+-- well under Postgres's 2704-byte btree limit). Longer ones are never archived, and shown
+-- shortened (archivist_display_id): the first 24 and last 8 characters.
+CREATE OR REPLACE FUNCTION archivist_session_id_fits(p_session_id text) RETURNS boolean
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT octet_length(p_session_id) <= 1024
+$$;
+
+CREATE OR REPLACE FUNCTION archivist_display_id(p_session_id text) RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT CASE WHEN archivist_session_id_fits(p_session_id) THEN p_session_id
+                ELSE left(p_session_id, 24) || '…' || right(p_session_id, 8) END
+$$;
+
 -- Sessions with work, oldest unarchived activity first, at most p_limit: messages past the
 -- watermark; messages at or before it that no version archived (late arrivals); archived
 -- messages whose text changed since (edited, or deleted and inserted again with the same id),
 -- or that were cut and would now be archived whole (p_max_chars, max_message_chars, grew);
--- undated messages not archived yet; or a bot summary newer than the one archived. A JSON
--- array of session ids.
+-- undated messages not archived yet; or a bot summary newer than the one archived. Left out:
+-- sessions backing off or quarantined after failures (archivist_session_failures), and
+-- sessions whose id is too long to archive, which are counted and shown shortened instead.
+-- {"sessions": [id, ...], "unarchivable": [{session_id, bytes}] (at most 5),
+--  "unarchivable_count": n}
 CREATE OR REPLACE FUNCTION archivist_pending_sessions(
     p_sources jsonb, p_active_days integer, p_limit integer, p_max_chars integer DEFAULT NULL
 ) RETURNS jsonb
@@ -164,9 +183,22 @@ BEGIN
             || CASE WHEN p_active_days IS NULL THEN ''
                     ELSE 'AND ss.{sts} >= now() - make_interval(days => $1)' END;
     END IF;
-    v_sql := 'SELECT coalesce(jsonb_agg(p.session_id ORDER BY p.oldest, p.session_id), ''[]'') '
-        'FROM (SELECT session_id, min(oldest) AS oldest FROM (' || v_sql || ') pending '
-        'GROUP BY session_id ORDER BY 2, 1 LIMIT $2) p';
+    v_sql := 'WITH pending AS MATERIALIZED (SELECT session_id, min(oldest) AS oldest '
+        '    FROM (' || v_sql || ') p GROUP BY session_id) '
+        'SELECT jsonb_build_object(''sessions'', (SELECT coalesce(jsonb_agg(q.session_id '
+        '    ORDER BY q.oldest, q.session_id), ''[]'') FROM ('
+        '    SELECT p.session_id, p.oldest FROM pending p '
+        '    WHERE archivist_session_id_fits(p.session_id) AND NOT EXISTS ('
+        '      SELECT 1 FROM archivist_session_failures f WHERE f.session_id = p.session_id '
+        '      AND (f.quarantined OR f.retry_after > now())) '
+        '    ORDER BY 2, 1 LIMIT $2) q), '
+        '''unarchivable'', (SELECT coalesce(jsonb_agg(jsonb_build_object('
+        '    ''session_id'', archivist_display_id(u.session_id), '
+        '    ''bytes'', octet_length(u.session_id)) ORDER BY u.oldest, u.session_id), ''[]'') '
+        '    FROM (SELECT * FROM pending p WHERE NOT archivist_session_id_fits(p.session_id) '
+        '          ORDER BY p.oldest, p.session_id LIMIT 5) u), '
+        '''unarchivable_count'', (SELECT count(*) FROM pending p '
+        '    WHERE NOT archivist_session_id_fits(p.session_id)))';
     EXECUTE archivist_source_sql(v_sql, v_n) INTO v_result
         USING p_active_days, least(greatest(coalesce(p_limit, 50), 1), 100000), p_max_chars;
     RETURN v_result;
@@ -242,7 +274,8 @@ $$;
 -- changed since: edited, or deleted and inserted again with the same id) or `truncated`
 -- (archived cut at max_message_chars). A JSON array, oldest first, of
 -- {session_id, count, oldest, unarchived, edited, truncated, ids: {reason: [id, ...]}} with at
--- most p_max_ids ids per reason (oldest first). prune-check reports it; status counts it.
+-- most p_max_ids ids per reason (oldest first), an id too long to archive shortened
+-- (archivist_display_id). prune-check reports it; status counts it.
 CREATE OR REPLACE FUNCTION archivist_messages_at_risk(
     p_sources jsonb, p_cutoff timestamptz, p_max_ids integer
 ) RETURNS jsonb
@@ -260,7 +293,8 @@ BEGIN
         'ranked AS (SELECT r.*, row_number() OVER (PARTITION BY r.s, r.reason '
         '    ORDER BY r.t, r.id) AS k FROM risk r WHERE r.reason IS NOT NULL) '
         'SELECT coalesce(jsonb_agg(x.o ORDER BY x.oldest, x.s), ''[]'') FROM ('
-        '  SELECT g.s, min(g.t) AS oldest, jsonb_build_object(''session_id'', g.s, '
+        '  SELECT g.s, min(g.t) AS oldest, jsonb_build_object('
+        '    ''session_id'', archivist_display_id(g.s), '
         '    ''count'', count(*), ''oldest'', min(g.t), '
         '    ''unarchived'', count(*) FILTER (WHERE g.reason = ''unarchived''), '
         '    ''edited'', count(*) FILTER (WHERE g.reason = ''edited''), '
