@@ -37,6 +37,7 @@ from archivist.config import Settings, redact
 from archivist.embed.base import Embedder, Vector, embed_documents
 from archivist.errors import (
     ArchivistError,
+    ConcurrentUpdateError,
     ConfigError,
     DimensionMismatchError,
     EmbedError,
@@ -59,6 +60,7 @@ from archivist.sanitize import clean_message
 from archivist.state.items import CandidateItem
 from archivist.state.reconcile import Admitted, Reconciliation, Thresholds, admit, reconcile
 from archivist.store.postgres import EmbeddingConfig, SessionSelection, Store
+from archivist.store.rpc import LockTimeoutError
 
 log = logging.getLogger(__name__)
 
@@ -261,6 +263,8 @@ class Archiver:
             reason = redact(line, self.settings.secrets())  # it goes to the run log too
             log.warning("session %s failed: %s", session_id, reason)
             failed = SessionOutcome(session_id=session_id, status="failed", reason=reason)
+            if isinstance(exc, LockTimeoutError | ConcurrentUpdateError):
+                return failed  # another session's doing, and passing: the next run retries
             if self._global_fault(exc):
                 self._global_failures += 1
             else:

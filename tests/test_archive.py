@@ -203,13 +203,14 @@ def test_a_failure_inside_the_commit_leaves_the_previous_version_intact(
         """
     )
 
-    report = run(settings)
+    retry_at_once = settings.model_copy(update={"failure_backoff_s": 0})  # no backoff
+    report = run(retry_at_once)
 
     [outcome] = report.sessions
     assert outcome.status == "failed" and "injected failure" in (outcome.reason or "")
     assert source.snapshot() == before
     source.conn.execute("DROP TRIGGER boom ON jarvis_archive_sessions")
-    report = run(settings)
+    report = run(retry_at_once)
     assert report.sessions[0].status == "archived"
     assert report.sessions[0].new_messages == len(DEPLOY_CHAT) - 3
     assert len(covered_message_ids(source, "olive")) == len(DEPLOY_CHAT)

@@ -85,10 +85,11 @@ def test_database_unreachable_at_start(tmp_path: Path) -> None:
 
 
 def test_statement_timeout_fails_the_sessions_then_a_rerun_completes(
-    twenty: SourceDB, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    twenty: SourceDB, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("PGOPTIONS", "-c statement_timeout=300")
-    env = archivist_env(twenty.url, tmp_path, max_sessions="3")
+    env = archivist_env(
+        twenty.url, tmp_path, max_sessions="3", statement_timeout_s="1", failure_backoff_s="0"
+    )
     with psycopg.connect(twenty.url) as blocker:
         # Reads go on; the commit's writes wait for this lock until the timeout cancels them.
         blocker.execute("LOCK TABLE jarvis_memory_chunks IN EXCLUSIVE MODE")
@@ -101,5 +102,6 @@ def test_statement_timeout_fails_the_sessions_then_a_rerun_completes(
     assert all("statement timeout" in s["reason"] for s in report["sessions"])
     assert twenty.conn.execute("SELECT count(*) FROM jarvis_archive").fetchone() == (0,)
 
+    # No backoff (failure_backoff_s 0): the next run takes the failed sessions again.
     assert run_archive(archivist_env(twenty.url, tmp_path)).returncode == 0
     assert violations(twenty.conn) == []
