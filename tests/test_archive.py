@@ -397,7 +397,7 @@ def test_an_edited_message_is_archived_again_and_its_old_text_kept(
         "SELECT content, metadata -> 'message_ids' FROM jarvis_memory_chunks "
         "WHERE slot LIKE 'edit:%%'"
     ).fetchall()
-    assert edits == [("user: let's use Render", [str(ids[0])])]
+    assert edits == [("User: let's use Render", [str(ids[0])])]
     text = " ".join(r[0] for r in source.conn.execute("SELECT content FROM jarvis_memory_chunks"))
     assert "Render" in text and "Heroku" in text  # the archived text stays findable
     assert run(settings).sessions == []

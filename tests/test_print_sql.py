@@ -62,6 +62,7 @@ def test_printed_script_records_another_dimension_and_can_run_twice(
             "embedding_model": "hash-384",
             "embedding_dim": "384",
             "sql_functions": functions_checksum(),
+            "function_timeouts": '{"lock_ms": 10000, "statement_ms": 600000}',
         }
     again = archivist(["init", "--json", "--embedding-dim", "384"], tmp_path, empty_db_url)
     assert again.returncode == 0, again.stderr
