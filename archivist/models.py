@@ -207,8 +207,10 @@ class SessionOutcome(BaseModel):
     new_messages: int = 0
     chunks_added: int = 0
     chunks_removed: int = 0
+    chunks_kept: int = Field(0, description="stored chunks kept as they were (not embedded again)")
     embed_calls: int = 0
     texts_embedded: int = 0
+    seconds: float = Field(0.0, description="wall-clock time spent on the session")
     decisions: list[str] = Field(default_factory=list)
     topics: list[str] = Field(default_factory=list)
     clipped: dict[str, int] = Field(
@@ -234,6 +236,9 @@ class RunReport(BaseModel):
     finished_at: datetime | None = None
     sessions: list[SessionOutcome] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    error: str | None = Field(
+        None, description="why the run stopped before it could finish (set only then)"
+    )
 
     @property
     def failed(self) -> list[SessionOutcome]:

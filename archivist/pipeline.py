@@ -54,6 +54,21 @@ from archivist.store.postgres import EmbeddingConfig, SessionSelection, Store
 log = logging.getLogger(__name__)
 
 
+class _Phases:
+    """Logs (at INFO, shown by `-v`) each phase of a session's work with the time it took."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self._mark = time.perf_counter()
+
+    def done(self, phase: str, detail: str = "") -> None:
+        now = time.perf_counter()
+        if log.isEnabledFor(logging.INFO):
+            extra = f" ({detail})" if detail else ""
+            log.info("%s: %s%s %.0f ms", self.session_id, phase, extra, (now - self._mark) * 1000)
+        self._mark = now
+
+
 class Progress(Protocol):
     def start(self, total: int) -> None: ...
 
@@ -190,6 +205,12 @@ class Archiver:
         return [s for s in self.store.pending_sessions(wider) if s not in seen]
 
     def _archive_one(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
+        started = time.perf_counter()
+        outcome = self._attempt(session_id, request)
+        outcome.seconds = round(time.perf_counter() - started, 3)
+        return outcome
+
+    def _attempt(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
         try:
             with self.store.session_lock(session_id) as locked:
                 if not locked:
@@ -204,7 +225,7 @@ class Archiver:
         except (ArchivistError, psycopg.Error) as exc:
             line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
             reason = redact(line, self.settings.secrets())  # it goes to the run log too
-            log.warning("session %s failed: %s", session_id, reason)
+            log.info("session %s failed: %s", session_id, reason)
             self._embed_failures = self._embed_failures + 1 if isinstance(exc, EmbedError) else 0
             return SessionOutcome(session_id=session_id, status="failed", reason=reason)
         if outcome.embed_calls:
@@ -230,7 +251,9 @@ class Archiver:
                 unknown = [c for c in plan.to_embed if c.content not in plan.state.vectors]
                 outcome.embed_calls += -(-len(unknown) // self.embedder.batch_size)
                 break
+            phases = _Phases(session_id)
             vectors, calls, embedded = self._embed_chunks(plan)
+            phases.done("embed", f"{embedded} texts, {calls} calls")
             result = self.store.commit_version(
                 session_id,
                 plan.from_version,
@@ -239,6 +262,7 @@ class Archiver:
                 plan.slots,
                 self.embedder.model,
             )
+            phases.done("commit", f"version {result.version}")
             outcome.status = "archived"
             outcome.version_to = result.version
             outcome.chunks_removed += result.chunks_deleted
@@ -253,6 +277,7 @@ class Archiver:
     ) -> VersionPlan | None:
         """The next version of the session, or None when there is nothing new to archive."""
         base = None if rebuild else state
+        phases = _Phases(session_id)
         messages = self._load_new_messages(session_id, base.watermark if base else None)
         late = self._late_messages(base)
         undated = self.store.undated_messages(
@@ -266,6 +291,7 @@ class Archiver:
                 and (base.summary_at is None or summary.updated_at > base.summary_at)
             )
         )
+        phases.done("read", f"{len(messages)} new, {len(late)} late, {len(undated)} undated")
         if not (messages or late or undated or summary_changed) and (
             base is not None or summary is None
         ):
@@ -291,8 +317,10 @@ class Archiver:
         extraction = result.extraction
         if result.dropped_items:
             repairs["llm_items_dropped"] += result.dropped_items
+        phases.done("extract", result.record.name)
         state_plan = self._plan_state(session_id, base, batch, result.candidates)
         extraction.state_items = state_plan.result.items
+        phases.done("reconcile", f"{len(result.candidates)} candidates")
         chunks, slots = self._plan_chunks(
             session_id, base is not None, messages, extraction, version
         )
@@ -335,6 +363,8 @@ class Archiver:
             )
             slots.insert(0, SUMMARY_SLOT)
         previous_count = base.message_count if base else 0
+        existing = self.store.chunk_ids(session_id, None if rebuild else slots)
+        phases.done("chunk", f"{len(chunks)} chunks")
         return VersionPlan(
             session_id=session_id,
             from_version=state.version if state else 0,
@@ -349,7 +379,7 @@ class Archiver:
             summary=summary,
             chunks=chunks,
             slots=None if rebuild else slots,
-            existing=self.store.chunk_ids(session_id, None if rebuild else slots),
+            existing=existing,
             repairs=repairs,
             record=result.record,
             state=state_plan,
@@ -474,6 +504,7 @@ class Archiver:
     def _add_plan(self, outcome: SessionOutcome, plan: VersionPlan) -> None:
         outcome.new_messages += len(plan.new_messages)
         outcome.chunks_added += len(plan.to_embed)
+        outcome.chunks_kept += len(plan.chunks) - len(plan.to_embed)
         outcome.decisions = [d.text for d in plan.extraction.decisions]
         outcome.topics = list(plan.extraction.topics)
         if plan.record.fallback_reason:

@@ -8,12 +8,10 @@ stamped before a session's watermark but not yet archived, are at risk.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel
 
-from archivist.errors import ConfigError
 from archivist.models import Watermark
 from archivist.store.postgres import Store
 
@@ -60,14 +58,3 @@ def prune_check(store: Store, older_than: timedelta) -> PruneCheck:
             for s, n, t in at_risk
         ],
     )
-
-
-_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-
-
-def parse_age(text: str) -> timedelta:
-    """`30d`, `12h`, `90m` or `2w` as a timedelta."""
-    match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", text)
-    if not match or int(match.group(1)) == 0:
-        raise ConfigError(f"--older-than {text!r}: use a positive age like 30d, 12h, 90m or 2w")
-    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})

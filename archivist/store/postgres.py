@@ -19,7 +19,7 @@ import psycopg
 
 from archivist.config import SourceTables
 from archivist.embed.base import Vector
-from archivist.errors import ConcurrentUpdateError, ConfigError, StoreError
+from archivist.errors import ConcurrentUpdateError, ConfigError
 from archivist.models import (
     ArchivedVersion,
     Extraction,
@@ -58,7 +58,12 @@ class CommitResult:
 
 
 class MigrationsMissingError(ConfigError):
-    """The database lacks migrations, or its functions are another version's."""
+    """The database lacks migrations, its functions are another version's, or `init` never
+    recorded an embedding model."""
+
+
+class ModelMismatchError(ConfigError):
+    """The configured embedding model is not the one the database records."""
 
 
 def _at(value: Any) -> datetime:
@@ -164,14 +169,20 @@ class Store:
             return None
         return EmbeddingConfig(str(info["embedding_model"]), int(info["embedding_dim"]))
 
-    def check_ready(self, model: str) -> EmbeddingConfig:
-        """Refuse to run on a database that is not initialised, or initialised for another model."""
+    def check_ready(self, model: str | None = None) -> EmbeddingConfig:
+        """Refuse a database that is not initialised, or initialised for another model.
+
+        `model` None: the caller embeds nothing (status, state, history, prune-check), so any
+        recorded model will do. Every refusal is a configuration error (exit code 2).
+        """
         self.require_current_schema()
         recorded = self.recorded_embedding()
         if recorded is None:
-            raise StoreError("no embedding model is recorded in the database; run: archivist init")
-        if recorded.model != model:
-            raise StoreError(
+            raise MigrationsMissingError(
+                "no embedding model is recorded in the database; run: archivist init"
+            )
+        if model is not None and recorded.model != model:
+            raise ModelMismatchError(
                 f"the database holds embeddings of {recorded.model} ({recorded.dim}-d) but "
                 f"{model} is configured; set ARCHIVIST_EMBEDDING_MODEL={recorded.model}, "
                 f"or move the database to {model} with: archivist reembed --model {model}"

@@ -20,7 +20,7 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from archivist.errors import StoreError
+from archivist.errors import ConfigError, StoreError
 from archivist.store.migrate import SchemaRecords, schema_records
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -49,6 +49,21 @@ class MissingFunctionError(RpcError):
 
 class QueryTimeoutError(RpcError):
     """The database cancelled the call at its statement timeout."""
+
+
+class SourceSchemaError(RpcError, ConfigError):
+    """A table or column the settings name does not exist, or has a type the archivist cannot
+    read: a configuration error (exit code 2), wrong for every session alike."""
+
+
+# undefined_table, undefined_column, datatype_mismatch: what the source-table functions raise
+# (sql/007) when the configured tables or columns do not match the database.
+_SCHEMA_STATES = frozenset({"42P01", "42703", "42804"})
+
+
+def rpc_error(message: str, code: str | None) -> RpcError:
+    """The error for a failed call: a configuration error when the schema does not fit."""
+    return (SourceSchemaError if code in _SCHEMA_STATES else RpcError)(message, code)
 
 
 class Rpc(Protocol):
@@ -112,7 +127,7 @@ class PsycopgRpc:
         except psycopg.errors.UndefinedFunction as exc:
             raise MissingFunctionError(error_message(str(exc)), exc.sqlstate) from None
         except psycopg.Error as exc:
-            raise RpcError(error_message(str(exc)), exc.sqlstate) from None
+            raise rpc_error(error_message(str(exc)), exc.sqlstate) from None
         return row[0] if row else None
 
     def _is_set_returning(self, function: str) -> bool:

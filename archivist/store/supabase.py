@@ -26,7 +26,13 @@ from supabase.lib.client_options import SyncClientOptions
 from archivist.config import redact
 from archivist.errors import StoreError
 from archivist.store.migrate import FUNCTIONS_KEY, SchemaRecords
-from archivist.store.rpc import Json, MissingFunctionError, QueryTimeoutError, RpcError
+from archivist.store.rpc import (
+    Json,
+    MissingFunctionError,
+    QueryTimeoutError,
+    RpcError,
+    rpc_error,
+)
 
 # PostgREST's "function not found" and "table not found" codes, and Postgres's own.
 log = logging.getLogger(__name__)
@@ -83,7 +89,7 @@ class SupabaseRpc:
                 ) from None
             if code == "57014":
                 raise QueryTimeoutError(message, code) from None
-            raise RpcError(f"Supabase: {message}", code) from None
+            raise rpc_error(f"Supabase: {message}", code) from None
         except httpx.HTTPError as exc:
             raise self._unreachable(exc) from None
 
