@@ -359,6 +359,6 @@ def test_cli_search_commands(archived: Settings) -> None:
     empty = cli("memory-search", "   ")
     assert empty.returncode == 2 and "query is empty" in empty.stderr
     bad_source = cli("memory-search", "x", "--source", "nope")
-    assert bad_source.returncode == 2 and "unknown source" in bad_source.stderr
+    assert bad_source.returncode == 2 and "Invalid value for '--source'" in bad_source.stderr
     table = cli("archive-search", "--entity", "tool:vercel")
     assert table.returncode == 0 and "deploy" in table.stdout
