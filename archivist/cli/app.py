@@ -27,7 +27,6 @@ from archivist.config import ENV_FILE_VARIABLE, load_settings, redact
 cli = typer.Typer(
     name="archivist",
     cls=Group,
-    help="Turn chat-bot conversations into versioned extractions and searchable memory.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
@@ -84,6 +83,10 @@ def _main(
     ] = False,
 ) -> None:
     """Turn chat-bot conversations into versioned extractions and searchable memory.
+
+    Exit codes: 0 ok, 1 the work failed, 2 usage or configuration, 3 prune-check not safe.
+
+    Example: archivist demo
 
     Example: archivist --env-file /etc/archivist.env archive --quiet --report-dir /var/log/archivist
     """
