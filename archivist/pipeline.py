@@ -223,6 +223,8 @@ class Archiver:
         except ConfigError:
             raise  # wrong for every session alike: stop the run
         except (ArchivistError, psycopg.Error) as exc:
+            if _interrupted(exc):  # Ctrl-C in a database call: stop, do not fail the rest
+                raise KeyboardInterrupt from None
             line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
             reason = redact(line, self.settings.secrets())  # it goes to the run log too
             log.info("session %s failed: %s", session_id, reason)
@@ -545,6 +547,17 @@ class Archiver:
                 f"move this one: archivist reembed --model {self.embedder.model}"
             )
         return vectors, calls
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether `exc` was raised while a KeyboardInterrupt was being handled (psycopg, cleaning
+    up a query cut by Ctrl-C, raises its own error over it)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _arguments(request: ArchiveRequest) -> dict[str, Any]:

@@ -175,9 +175,11 @@ def test_exit_3_prune_check_not_safe(archived: SourceDB) -> None:
 
 
 def test_exit_130_interrupted(source: SourceDB) -> None:
-    for n in range(10):
-        source.add(f"s{n}", [f"message {n}", "reply"])
-    env = {**env_for(source, ARCHIVIST_EMBEDDER="hash", ARCHIVIST_DELAY_MS="5000")}
+    """Ctrl-C right after a commit lands in a database call: the run stops there (it does not
+    fail every remaining session on the interrupted connection), committed sessions kept."""
+    for n in range(30):
+        source.add(f"s{n:02d}", [f"message {n}", "reply"])
+    env = env_for(source, ARCHIVIST_EMBEDDER="hash")
     process = subprocess.Popen(
         [sys.executable, "-m", "archivist", "archive", "--quiet"],
         env={**_inherited(), **env, "ARCHIVIST_CONFIG": ""},
@@ -187,12 +189,14 @@ def test_exit_130_interrupted(source: SourceDB) -> None:
     )
     deadline = time.monotonic() + 60
     while source.count("jarvis_archive") == 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
+        time.sleep(0.01)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130
-    assert "interrupted" in stderr and "Traceback" not in stderr
-    assert source.count("jarvis_archive") == 1  # the committed session is kept
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines() == [
+        "interrupted: committed sessions are kept; the rest runs next time"
+    ]
+    assert 1 <= source.count("jarvis_archive") < 30
 
 
 def _inherited() -> dict[str, str]:

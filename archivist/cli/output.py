@@ -51,7 +51,9 @@ class Output:
         """Consoles on the current stdout/stderr; logging set to the verbosity."""
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(_LineFormatter())
-        logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
+        # Other libraries' warnings (psycopg's, say) are silenced by --quiet too.
+        root = logging.ERROR if verbosity == "quiet" else logging.WARNING
+        logging.basicConfig(level=root, handlers=[handler], force=True)
         logging.getLogger("archivist").setLevel(_LEVELS[verbosity])
         return cls(
             verbosity=verbosity,
