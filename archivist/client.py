@@ -157,8 +157,10 @@ class Archivist:
         since: datetime | None = None,
         until: datetime | None = None,
         mode: SearchMode | None = None,
+        user_id: str | None = None,
     ) -> MemorySearchResult:
-        """Search memory by meaning: the chunks that best answer the query, best first."""
+        """Search memory by meaning: the chunks that best answer the query, best first (only
+        `user_id`'s, when given)."""
         q = parse_query(
             MemoryQuery,
             {
@@ -169,10 +171,11 @@ class Archivist:
                 "since": since,
                 "until": until,
                 "mode": mode,
+                "user_id": user_id,
             },
         )
         return self._searcher.memory_search(
-            q.query, q.limit, q.session_ids, q.source, q.since, q.until, q.mode
+            q.query, q.limit, q.session_ids, q.source, q.since, q.until, q.mode, user_id=q.user_id
         )
 
     def archive_search(
@@ -281,10 +284,13 @@ def memory_search(
     until: datetime | None = None,
     mode: SearchMode | None = None,
     settings: Settings | None = None,
+    user_id: str | None = None,
 ) -> MemorySearchResult:
     """Search memory by meaning, on a client opened for this one call."""
     with Archivist(settings) as client:
-        return client.memory_search(query, limit, session_ids, source, since, until, mode)
+        return client.memory_search(
+            query, limit, session_ids, source, since, until, mode, user_id=user_id
+        )
 
 
 def archive_search(

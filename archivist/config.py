@@ -73,6 +73,8 @@ class SourceTables(BaseModel):
     summary_updated_at: str | None = Field(
         None, description="default: updated_at if the table has it, else created_at"
     )
+    # Per-user memory (opt-in): the messages' user-id column; unset, nothing is scoped.
+    message_user_id: str | None = Field(None, pattern=_IDENTIFIER)
 
 
 class Settings(BaseModel):

@@ -16,7 +16,7 @@ from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
-from archivist.store.migrate import EditedMigrationError
+from archivist.store.migrate import AUTHENTICATED, EditedMigrationError
 from archivist.store.postgres import Store
 
 T = TypeVar("T")
@@ -91,7 +91,7 @@ PRINT_SQL_FIX = (
 )
 
 
-def _schema_checks(store: Store, fix: str, checks: list[Check]) -> bool:
+def _schema_checks(store: Store, settings: Settings, fix: str, checks: list[Check]) -> bool:
     """Migrations applied and unedited, functions and policy this version's; True if so."""
     try:
         pending = store.pending_migrations()
@@ -111,16 +111,50 @@ def _schema_checks(store: Store, fix: str, checks: list[Check]) -> bool:
     )
     if current:
         checks.append(_exposure_check(store.exposure(), fix))
+        checks.append(_users_check(store, settings, fix))
     return current
+
+
+def _users_check(store: Store, settings: Settings, fix: str) -> Check:
+    """Per-user memory: configured as the recorded access needs, and sessions with several users."""
+    column = settings.sources.message_user_id
+    access = store.access()
+    if column is None:
+        if access == AUTHENTICATED:
+            return Check(
+                name="users",
+                ok=False,
+                detail="signed-in users may read their own rows, but no user-id column is set",
+                fix="set ARCHIVIST_MESSAGE_USER_ID, or close it: "
+                + fix.replace("archivist init", "archivist init --private", 1),
+            )
+        return Check(name="users", ok=True, detail="not scoped (ARCHIVIST_MESSAGE_USER_ID unset)")
+    count, sessions = store.multi_user_sessions(_SHOWN)
+    detail = f"scoped by {column}; access: {access}"
+    if count:
+        more = f" and {count - len(sessions)} more" if count > len(sessions) else ""
+        detail += (
+            f"; {count} sessions carry several user ids, so what is archived of them has none "
+            f"(only the service role reads it): {', '.join(sessions)}{more}"
+        )
+    return Check(name="users", ok=True, detail=detail)
 
 
 _SHOWN = 6  # exposures named in the detail; the rest are counted
 
 
-def _exposure_check(exposure: list[dict[str, Any]], fix: str) -> Check:
-    """Whether Supabase's anon or authenticated role can reach anything of the archivist."""
+def _exposure_check(reach: list[dict[str, Any]], fix: str) -> Check:
+    """Whether Supabase's anon or authenticated role can reach anything of the archivist
+    (beyond what `init --allow-authenticated` opened, which is reported, not failed)."""
+    exposure = [e for e in reach if not e.get("allowed")]
     if not exposure:
-        return Check(name="exposure", ok=True, detail="anon and authenticated reach nothing")
+        detail = (
+            "authenticated reads its own rows, under row level security, and calls the "
+            "searches (init --allow-authenticated); nothing else"
+            if reach
+            else "anon and authenticated reach nothing"
+        )
+        return Check(name="exposure", ok=True, detail=detail)
     items = [
         f"{e['role']}: {e['privileges']} on {e['name']}"
         if e.get("role")
@@ -140,7 +174,7 @@ def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> i
     """pgvector, migrations, indexes and the recorded model; returns the recorded dimension."""
     if settings.uses_supabase:
         # Over REST the catalog is read through a migrated function: the schema comes first.
-        if not _schema_checks(store, PRINT_SQL_FIX, checks):
+        if not _schema_checks(store, settings, PRINT_SQL_FIX, checks):
             return None
     installed, available = store.vector_extension()
     if installed is None:
@@ -154,7 +188,9 @@ def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> i
     iterative = tuple(int(p) for p in installed.split(".")[:2]) >= (0, 8)
     scans = "iterative index scans available" if iterative else "no iterative scans (< 0.8)"
     checks.append(Check(name="pgvector", ok=True, detail=f"version {installed}, {scans}"))
-    if not settings.uses_supabase and not _schema_checks(store, "run: archivist init", checks):
+    if not settings.uses_supabase and not _schema_checks(
+        store, settings, "run: archivist init", checks
+    ):
         return None
     missing = sorted(set(EXPECTED_INDEXES) - store.index_names())
     checks.append(

@@ -221,6 +221,13 @@ class SessionOutcome(BaseModel):
     )
     state_dropped: int = Field(0, description="candidates dropped: refs outside the batch")
     reason: str | None = None
+    user_id: str | None = Field(
+        default=None, description="the session's user (ARCHIVIST_MESSAGE_USER_ID), if one"
+    )
+    multi_user: bool = Field(
+        default=False,
+        description="its messages carry several user ids: archived without one (service role)",
+    )
     extractor_fallback: str | None = Field(
         default=None, description="why the LLM extractor's answer was not used, if it was not"
     )

@@ -111,6 +111,17 @@ class VersionPlan:
     repairs: Counter[str]
     record: ExtractorRecord
     state: StatePlan
+    # The distinct user ids of the session's messages (ARCHIVIST_MESSAGE_USER_ID; at most 3).
+    users: list[str] = field(default_factory=list)
+
+    @property
+    def user_id(self) -> str | None:
+        """The session's user: its messages' one user id; none with none, or with several."""
+        return self.users[0] if len(self.users) == 1 else None
+
+    @property
+    def multi_user(self) -> bool:
+        return len(self.users) > 1
 
     @property
     def to_embed(self) -> list[Chunk]:
@@ -385,6 +396,7 @@ class Archiver:
             repairs=repairs,
             record=result.record,
             state=state_plan,
+            users=self.store.session_users(session_id),
         )
 
     def _plan_state(
@@ -505,6 +517,8 @@ class Archiver:
 
     def _add_plan(self, outcome: SessionOutcome, plan: VersionPlan) -> None:
         outcome.new_messages += len(plan.new_messages)
+        outcome.user_id = plan.user_id
+        outcome.multi_user = plan.multi_user
         outcome.chunks_added += len(plan.to_embed)
         outcome.chunks_kept += len(plan.chunks) - len(plan.to_embed)
         outcome.decisions = [d.text for d in plan.extraction.decisions]
@@ -580,6 +594,8 @@ def _version_payload(plan: VersionPlan) -> dict[str, Any]:
         "watermark_at": plan.watermark.created_at.isoformat() if plan.watermark else None,
         "watermark_id": plan.watermark.message_id if plan.watermark else None,
         "message_count": plan.message_count,
+        "user_id": plan.user_id,
+        "multi_user": plan.multi_user,
         "summary_at": (
             plan.summary.updated_at.isoformat()
             if plan.summary and plan.summary.updated_at

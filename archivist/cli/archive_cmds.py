@@ -67,6 +67,14 @@ def init(
             "supabase/migrations/) instead of applying them; needs no database.",
         ),
     ] = False,
+    allow_authenticated: Annotated[
+        bool | None,
+        typer.Option(
+            "--allow-authenticated/--private",
+            help="Let Supabase's signed-in users read and search their own memories (needs "
+            "ARCHIVIST_MESSAGE_USER_ID), or make the archive private again [default: keep].",
+        ),
+    ] = None,
     json_output: JsonFlag = False,
     quiet: QuietFlag = False,
     verbose: VerboseFlag = False,
@@ -86,10 +94,10 @@ def init(
     )
     if print_sql:
         with reported(out, settings):
-            typer.echo(operations.schema_script(settings), nl=False)
+            typer.echo(operations.schema_script(settings, allow_authenticated), nl=False)
         return
     with reported(out, settings):
-        applied, recorded = operations.init_database(settings)
+        applied, recorded = operations.init_database(settings, allow_authenticated)
     render.init_result(out, applied, recorded.model, recorded.dim)
 
 

@@ -224,6 +224,13 @@ VerboseFlag = Annotated[
     bool,
     typer.Option("--verbose", "-v", metavar="", help="Print details and timings on stderr."),
 ]
+UserId = Annotated[
+    str | None,
+    typer.Option(
+        metavar="ID",
+        help="Only this user's memories (per-user memory: ARCHIVIST_MESSAGE_USER_ID).",
+    ),
+]
 SessionIds = Annotated[
     list[str] | None,
     typer.Option("--session-id", metavar="ID", help="Only this session (repeatable)."),

@@ -222,4 +222,11 @@ def run_report(out: Output, report: RunReport) -> None:
         return
     for note in report.notes:
         out.out.print(f"[yellow]note:[/yellow] {escape(note)}")
+    multi = [s.session_id for s in report.sessions if s.multi_user]
+    if multi:
+        out.out.print(
+            f"[yellow]several users:[/yellow] {escape(', '.join(multi))}: their messages carry "
+            "more than one user id, so what is archived of them has none (only the service "
+            "role reads it)"
+        )
     out.out.print(escape(summary(report)))

@@ -33,6 +33,7 @@ from archivist.cli.common import (
     SourceName,
     Topics,
     Until,
+    UserId,
     VerboseFlag,
     begin,
     reported,
@@ -57,8 +58,10 @@ def _filters(
     until: datetime | None,
     item_types: list[ItemType] | None = None,
     item_statuses: list[ItemStatus] | None = None,
+    user_id: str | None = None,
 ) -> ArchiveFilters:
     return ArchiveFilters(
+        user_id=user_id,
         item_types=[t.value for t in item_types or []],
         item_statuses=[s.value for s in item_statuses or []],
         topics=topic or [],
@@ -87,6 +90,7 @@ def memory_search(
     ] = None,
     since: Since = None,
     until: Until = None,
+    user_id: UserId = None,
     mode: ModeFlag = None,
     embedder: SearchEmbedderFlag = None,
     json_output: JsonFlag = False,
@@ -111,6 +115,7 @@ def memory_search(
             until,
             cast("SearchMode | None", value(mode)),
             settings=settings,
+            user_id=user_id,
         )
     render_search.memory_result(out, result)
 
@@ -132,6 +137,7 @@ def archive_search(
         typer.Option("--all-versions", metavar="", help="Every version, not only the latest."),
     ] = False,
     limit: Annotated[int, typer.Option(min=1, metavar="N", help="Rows wanted (at most 20).")] = 20,
+    user_id: UserId = None,
     json_output: JsonFlag = False,
     quiet: QuietFlag = False,
     verbose: VerboseFlag = False,
@@ -158,6 +164,7 @@ def archive_search(
         until,
         item_type,
         item_status,
+        user_id,
     )
     with reported(out, settings):
         result = client_module.archive_search(filters, limit, all_versions, settings)
@@ -178,6 +185,7 @@ def hybrid_search(
     limit: Annotated[
         int, typer.Option(min=1, metavar="N", help="Chunks wanted (at most 10).")
     ] = 10,
+    user_id: UserId = None,
     mode: ModeFlag = None,
     embedder: SearchEmbedderFlag = None,
     json_output: JsonFlag = False,
@@ -192,7 +200,9 @@ def hybrid_search(
     settings = settings_for(
         out, {"embedder": value(embedder), "search_mode": value(mode)}, reading=True
     )
-    filters = _filters(topic, all_topics, decision, entity, action, session_id, since, until)
+    filters = _filters(
+        topic, all_topics, decision, entity, action, session_id, since, until, user_id=user_id
+    )
     with reported(out, settings):
         result = client_module.search(
             query, filters, limit, cast("SearchMode | None", value(mode)), settings=settings

@@ -41,6 +41,8 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 
 _LOCK_KEY = 0x61726368  # "arch": serialises concurrent `init`s on one database
 FUNCTIONS_KEY = "sql_functions"  # archivist_meta key of the functions + policy checksum
+ACCESS_KEY = "access"  # archivist_meta key of who may read the archive (sql/policy.sql)
+PRIVATE, AUTHENTICATED = "private", "authenticated"
 
 _CREATE_TABLE = """
 CREATE TABLE IF NOT EXISTS archivist_migrations (
@@ -92,6 +94,7 @@ class SchemaRecords:
 
     migrations: Mapping[str, str]  # name -> checksum
     functions: str | None  # the functions + policy checksum, if any was recorded
+    access: str = PRIVATE  # who may read the archive (sql/policy.sql): private or authenticated
 
 
 def sql_dir() -> Path:
@@ -156,22 +159,29 @@ def schema_records(conn: Conn) -> SchemaRecords:
         "to_regclass('archivist_meta') IS NOT NULL"
     ).fetchone()
     migrations: dict[str, str] = {}
-    functions = None
+    meta: dict[str, str] = {}
     if row and row[0]:
         migrations = {
             str(name): str(checksum)
             for name, checksum in conn.execute("SELECT name, checksum FROM archivist_migrations")
         }
     if row and row[1]:
-        found = conn.execute(
-            "SELECT value FROM archivist_meta WHERE key = %s", [FUNCTIONS_KEY]
-        ).fetchone()
-        functions = str(found[0]) if found else None
-    return SchemaRecords(migrations, functions)
+        meta = {
+            str(key): str(value)
+            for key, value in conn.execute(
+                "SELECT key, value FROM archivist_meta WHERE key = ANY (%s)",
+                [[FUNCTIONS_KEY, ACCESS_KEY]],
+            )
+        }
+    return SchemaRecords(migrations, meta.get(FUNCTIONS_KEY), meta.get(ACCESS_KEY, PRIVATE))
 
 
-def apply_schema(conn: Conn) -> list[str]:
-    """Apply pending migrations, then every function and the policy; returns the migrations."""
+def apply_schema(conn: Conn, access: str | None = None) -> list[str]:
+    """Apply pending migrations, then every function and the policy; returns the migrations.
+
+    `access` (private or authenticated) is recorded first, for the policy; None keeps what the
+    database records.
+    """
     applied: list[str] = []
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
@@ -199,19 +209,22 @@ def apply_schema(conn: Conn) -> list[str]:
     # wrote from obsolete ones by the transaction id on their catalog rows.
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+        if access is not None:
+            conn.execute(_record(ACCESS_KEY, access).encode())
         for part in load_definitions():
             conn.execute(part.sql.encode())
-        conn.execute(_record_functions().encode())
+        conn.execute(_record(FUNCTIONS_KEY, functions_checksum()).encode())
     return applied
 
 
-def _record_functions() -> str:
+def _record(key: str, value: str) -> str:
+    """An archivist_meta upsert, as SQL text (for the printed script too)."""
     return (
         sql.SQL(
             "INSERT INTO archivist_meta (key, value) VALUES ({}, {}) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()"
         )
-        .format(sql.Literal(FUNCTIONS_KEY), sql.Literal(functions_checksum()))
+        .format(sql.Literal(key), sql.Literal(value))
         .as_string(None)
     )
 
@@ -262,7 +275,7 @@ def _guarded(migration: Migration) -> str:
     )
 
 
-def migration_script(embedding_model: str, embedding_dim: int) -> str:
+def migration_script(embedding_model: str, embedding_dim: int, access: str | None = None) -> str:
     """Everything `init` applies, as one SQL script that records itself (`init --print-sql`).
 
     In one transaction: each migration not yet recorded (and recorded with it), every function,
@@ -279,6 +292,8 @@ def migration_script(embedding_model: str, embedding_dim: int) -> str:
     ]
     for migration in load_migrations():
         parts += [f"\n-- ==== {migration.name} ====", _guarded(migration)]
+    if access is not None:
+        parts += ["\n-- ==== who may read the archive ====", _record(ACCESS_KEY, access) + ";"]
     for part in load_definitions():
         parts += [f"\n-- ==== {part.path} ====", part.sql.strip()]
     parts.append("\n-- ==== the embedding model and the functions' checksum ====")
@@ -287,6 +302,6 @@ def migration_script(embedding_model: str, embedding_dim: int) -> str:
         .format(sql.Literal(embedding_model), sql.Literal(embedding_dim))
         .as_string(None)
     )
-    parts.append(_record_functions() + ";")
+    parts.append(_record(FUNCTIONS_KEY, functions_checksum()) + ";")
     parts.append("COMMIT;")
     return "\n".join(parts) + "\n"

@@ -28,7 +28,12 @@ from archivist.models import (
     SessionSummary,
     Watermark,
 )
-from archivist.store.migrate import apply_schema, functions_checksum, pending_migrations
+from archivist.store.migrate import (
+    AUTHENTICATED,
+    apply_schema,
+    functions_checksum,
+    pending_migrations,
+)
 from archivist.store.rpc import Json, MissingFunctionError, PsycopgRpc, Rpc, RpcError
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -106,11 +111,26 @@ class Store:
         "again"
     )
 
-    def init(self, wanted: EmbeddingConfig) -> tuple[list[str], EmbeddingConfig]:
-        """Check that the schema is this version's; record the embedding model (no chunk yet)."""
+    def init(
+        self, wanted: EmbeddingConfig, access: str | None = None
+    ) -> tuple[list[str], EmbeddingConfig]:
+        """Check that the schema is this version's, and `access` (if given) the one recorded;
+        record the embedding model (no chunk yet)."""
         self.require_current_schema()
+        recorded = self.rpc.schema_records().access
+        if access is not None and access != recorded:
+            flag = "--allow-authenticated" if access == AUTHENTICATED else "--private"
+            raise MigrationsMissingError(
+                f"the archive's access is {recorded}, not {access}; this transport cannot "
+                f"change it: run `archivist init --print-sql {flag}` and execute its output in "
+                "the Supabase SQL editor, then run init again"
+            )
         self._record_embedding(wanted)
         return [], wanted
+
+    def access(self) -> str:
+        """Who may read the archive, as recorded: private, or authenticated (per user)."""
+        return self.rpc.schema_records().access
 
     def require_current_schema(self) -> None:
         """Raise MigrationsMissingError, naming the fix, unless migrations and functions match."""
@@ -364,6 +384,20 @@ class Store:
 
     # -- chunks and commits -----------------------------------------------------------------
 
+    def session_users(self, session_id: str) -> list[str]:
+        """The distinct user ids of the session's messages (at most 3; none if not configured)."""
+        if self.sources.message_user_id is None:
+            return []
+        rows = self.call(
+            "archivist_session_users", p_sources=self._sources, p_session_id=session_id
+        )
+        return [str(u) for u in rows or []]
+
+    def multi_user_sessions(self, limit: int) -> tuple[int, list[str]]:
+        """How many sessions had several users (their rows have none), and the first `limit`."""
+        row = self.call("archivist_multi_user_sessions", p_limit=limit)
+        return int(row["count"]), [str(s) for s in row["sessions"]]
+
     def chunk_ids(self, session_id: str, slots: Sequence[str] | None) -> dict[str, str]:
         """Ids of a session's chunks in the given slots (all slots if None), mapped to slot."""
         rows: dict[str, str] = self.call(
@@ -432,9 +466,22 @@ class PostgresStore(Store):
 
     schema_fix = "run: archivist init"
 
-    def init(self, wanted: EmbeddingConfig) -> tuple[list[str], EmbeddingConfig]:
-        """Apply pending migrations, the functions and the policy; record the embedding model."""
-        applied = apply_schema(self.conn)
+    def init(
+        self, wanted: EmbeddingConfig, access: str | None = None
+    ) -> tuple[list[str], EmbeddingConfig]:
+        """Apply pending migrations, the functions and the policy (recording `access` first, if
+        given); record the embedding model."""
+        if access == AUTHENTICATED:
+            row = self.conn.execute(
+                "SELECT to_regprocedure('auth.uid()') IS NOT NULL "
+                "AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated')"
+            ).fetchone()
+            if not (row and row[0]):
+                raise ConfigError(
+                    "--allow-authenticated needs Supabase's `authenticated` role and auth.uid(), "
+                    "which this database has not got"
+                )
+        applied = apply_schema(self.conn, access)
         self._record_embedding(wanted)
         return applied, wanted
 

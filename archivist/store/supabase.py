@@ -25,7 +25,7 @@ from supabase.lib.client_options import SyncClientOptions
 
 from archivist.config import redact
 from archivist.errors import StoreError
-from archivist.store.migrate import FUNCTIONS_KEY, SchemaRecords
+from archivist.store.migrate import ACCESS_KEY, FUNCTIONS_KEY, PRIVATE, SchemaRecords
 from archivist.store.rpc import (
     Json,
     MissingFunctionError,
@@ -96,10 +96,11 @@ class SupabaseRpc:
     def schema_records(self) -> SchemaRecords:
         """Read `archivist_migrations` and `archivist_meta` over REST (no function needed)."""
         migrations = self._rows("archivist_migrations", "name,checksum")
-        meta = self._rows("archivist_meta", "key,value")
+        meta = {str(r["key"]): str(r["value"]) for r in self._rows("archivist_meta", "key,value")}
         return SchemaRecords(
             {str(r["name"]): str(r["checksum"]) for r in migrations},
-            next((str(r["value"]) for r in meta if r.get("key") == FUNCTIONS_KEY), None),
+            meta.get(FUNCTIONS_KEY),
+            meta.get(ACCESS_KEY, PRIVATE),
         )
 
     def _rows(self, table: str, columns: str) -> list[dict[str, Any]]:

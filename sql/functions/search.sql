@@ -1,10 +1,12 @@
 -- The query API bots call, with its limits enforced here too, so a client that calls these
 -- functions directly (Supabase RPC, another bot) gets the same bounds. Their statement
--- timeouts and privileges are set in sql/policy.sql.
+-- timeouts and privileges are set in sql/policy.sql. They run as their caller (SECURITY
+-- INVOKER, the default), so row level security applies to what they read.
 --
 -- match_jarvis_memory_chunks(query_embedding, match_count, filter): nearest chunks by cosine,
 --   like Supabase's match_documents. filter keys (all optional): session_ids [text],
---   source text, since / until (timestamptz, on the conversation time a chunk covers), and
+--   source text, since / until (timestamptz, on the conversation time a chunk covers), user_id
+--   (text: that user's chunks only; see sql/010_user_id.sql), and
 --   embedding_model (default: the recorded one; chunks of any other model are never returned).
 --   At most 10 rows.
 -- hybrid_jarvis_memory_chunks(query_embedding, query_text, match_count, filter, weights...):
@@ -29,7 +31,8 @@ AS $$
 $$;
 
 -- The WHERE clause (over chunks aliased `c`) for a memory-search filter, with its values as
--- parameters $3..$7 of the statement it goes into: model, session ids, source, since, until.
+-- parameters of the statement it goes into: $3..$7 model, session ids, source, since, until,
+-- and $12 user id (every caller passes 12 values; $8..$11 are its own).
 CREATE OR REPLACE FUNCTION archivist_chunk_filter_sql(filter jsonb) RETURNS text
 LANGUAGE sql IMMUTABLE
 AS $$
@@ -41,7 +44,8 @@ AS $$
         CASE WHEN filter ->> 'since' IS NOT NULL
              THEN '(c.metadata ->> ''last_at'')::timestamptz >= $6' END,
         CASE WHEN filter ->> 'until' IS NOT NULL
-             THEN '(c.metadata ->> ''first_at'')::timestamptz <= $7' END)
+             THEN '(c.metadata ->> ''first_at'')::timestamptz <= $7' END,
+        CASE WHEN filter ->> 'user_id' IS NOT NULL THEN 'c.user_id = $12' END)
 $$;
 
 CREATE OR REPLACE FUNCTION archivist_filter_model(filter jsonb) RETURNS text
@@ -73,7 +77,8 @@ DECLARE
     v_filter     jsonb := coalesce(filter, '{}'::jsonb);
     v_where      text := archivist_chunk_filter_sql(v_filter);
     v_sessions   text[] := archivist_filter_sessions(v_filter);
-    v_filtered   boolean := v_filter ?| ARRAY['session_ids', 'source', 'since', 'until'];
+    v_filtered   boolean := v_filter ?| ARRAY['session_ids', 'source', 'since', 'until',
+                                             'user_id'];
     v_candidates integer := greatest(400, v_k * 4);
     v_columns    constant text :=
         'c.id, c.session_id, c.source, c.content, c.metadata, c.created_at, '
@@ -95,7 +100,7 @@ BEGIN
     ELSE
         PERFORM set_config('hnsw.ef_search', v_candidates::text, true);
         v_sql := format(
-            'WITH candidates AS MATERIALIZED (SELECT %1$s, c.embedding_model '
+            'WITH candidates AS MATERIALIZED (SELECT %1$s, c.embedding_model, c.user_id '
             '    FROM jarvis_memory_chunks c WHERE c.embedding_model = $3 '
             '    ORDER BY c.embedding <=> $1 LIMIT %3$s), '
             'hits AS MATERIALIZED (SELECT c.id, c.session_id, c.source, c.content, c.metadata, '
@@ -113,7 +118,8 @@ BEGIN
         'n.created_at FROM (%s) n ORDER BY n.distance, n.id', v_sql)
     USING query_embedding, v_k, archivist_filter_model(v_filter), v_sessions,
           v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
-          (v_filter ->> 'until')::timestamptz;
+          (v_filter ->> 'until')::timestamptz, NULL::text, NULL::text, NULL::text, NULL::text,
+          v_filter ->> 'user_id';
 END;
 $$;
 
@@ -164,13 +170,15 @@ BEGIN
         '    ORDER BY i) FROM unnest($8::text[]) WITH ORDINALITY AS u(w, i)', v_where)
     INTO v_df
     USING NULL::vector, NULL::integer, v_model, v_sessions, v_filter ->> 'source',
-          (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, words;
+          (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, words,
+          NULL::text, NULL::text, NULL::text, v_filter ->> 'user_id';
     v_n := (SELECT reltuples FROM pg_class WHERE oid = 'jarvis_memory_chunks'::regclass);
     IF v_sessions IS NOT NULL OR v_n < 10000 THEN
         EXECUTE format('SELECT count(*) FROM jarvis_memory_chunks c WHERE %s', v_where)
         INTO v_n
         USING NULL::vector, NULL::integer, v_model, v_sessions, v_filter ->> 'source',
-              (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz;
+              (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz,
+              NULL::text, NULL::text, NULL::text, NULL::text, v_filter ->> 'user_id';
     END IF;
     v_n := greatest(v_n, (SELECT max(d) FROM unnest(v_df) d), 1);
     RETURN QUERY
@@ -210,7 +218,7 @@ BEGIN
           v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
           (v_filter ->> 'until')::timestamptz, words, weights,
           to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ') FROM unnest(words) w)),
-          greatest(most, 1e-9);
+          greatest(most, 1e-9), v_filter ->> 'user_id';
 END;
 $$;
 
@@ -360,10 +368,11 @@ AS $$ SELECT replace(replace(replace(p_text, '\', '\\'), '%', '\%'), '_', '\_') 
 
 -- p_item_types / p_item_statuses: a version matches when one of its state items has one of
 -- the types (if given) and one of the statuses (if given); each row carries the state items
--- that matched (all of them without these filters). Parameters of the statement it builds:
+-- that matched (all of them without these filters). p_user_id: only that user's versions.
+-- Parameters of the statement it builds:
 -- $1 topic documents (any), $2 topics document (all), $3 entity key document, $4 entity name,
 -- $5 decision pattern, $6 action pattern, $7 session ids, $8 since, $9 until, $10 limit,
--- $11 item types, $12 item statuses.
+-- $11 item types, $12 item statuses, $13 user id.
 CREATE OR REPLACE FUNCTION search_jarvis_archive(
     p_topics       text[] DEFAULT NULL,
     p_all_topics   boolean DEFAULT false,
@@ -376,7 +385,8 @@ CREATE OR REPLACE FUNCTION search_jarvis_archive(
     p_all_versions boolean DEFAULT false,
     p_limit        integer DEFAULT 20,
     p_item_types   text[] DEFAULT NULL,
-    p_item_statuses text[] DEFAULT NULL
+    p_item_statuses text[] DEFAULT NULL,
+    p_user_id      text DEFAULT NULL
 ) RETURNS TABLE (session_id text, version integer, version_at timestamptz, span jsonb,
                  summary text, topics jsonb, decisions jsonb, entities jsonb, actions jsonb,
                  state_items jsonb)
@@ -437,6 +447,9 @@ BEGIN
     IF p_until IS NOT NULL THEN
         v_where := v_where || '(a.span ->> ''first_turn_at'')::timestamptz <= $9'::text;
     END IF;
+    IF p_user_id IS NOT NULL THEN
+        v_where := v_where || 'a.user_id = $13'::text;
+    END IF;
     RETURN QUERY EXECUTE format(
         'SELECT a.session_id, a.version, a.version_at, a.span, '
         '       a.extraction ->> ''summary'', a.extraction -> ''topics'', '
@@ -459,6 +472,7 @@ BEGIN
              ELSE 'jarvis_archive_sessions s JOIN jarvis_archive a ON a.id = s.archive_id' END,
         array_to_string(v_where, ' AND '))
     USING v_topics, v_all, v_key, v_entity, v_decision, v_action, p_session_ids,
-          p_since, p_until, least(greatest(coalesce(p_limit, 20), 1), 20), v_types, v_statuses;
+          p_since, p_until, least(greatest(coalesce(p_limit, 20), 1), 20), v_types, v_statuses,
+          p_user_id;
 END;
 $$;
