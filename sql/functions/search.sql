@@ -147,10 +147,13 @@ $$;
 -- The inverse document frequency of each word over the chunks a filter admits, like BM25's:
 -- ln(1 + (N - df + 0.5) / (df + 0.5)), so a rare name outweighs a common verb. N counts the
 -- filter's chunks when it names sessions or the table is small, else is the table's row
--- estimate; df is counted up to 10,000. `usable` is false for a word in no chunk or in more than
--- 10,000 (as good as a stop word: it would make every search read that many chunks).
-CREATE OR REPLACE FUNCTION archivist_word_weights(words text[], filter jsonb)
-RETURNS TABLE (word text, df bigint, idf double precision, usable boolean)
+-- estimate. df is counted, up to 10,000; over a large table without a session filter, a word
+-- among the column's most common elements (pg_stats, kept by ANALYZE) takes its frequency
+-- from there instead: counting a common word's chunks is what would cost. `usable` is false
+-- for a word in no chunk or in more than 10,000 (as good as a stop word); `selective` is true
+-- for a usable word in at most a tenth of the chunks: those choose which chunks are scored.
+CREATE OR REPLACE FUNCTION archivist_word_stats(words text[], filter jsonb)
+RETURNS TABLE (word text, df bigint, idf double precision, usable boolean, selective boolean)
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
@@ -158,48 +161,65 @@ DECLARE
     v_where    text := archivist_chunk_filter_sql(v_filter);
     v_sessions text[] := archivist_filter_sessions(v_filter);
     v_model    text := archivist_filter_model(v_filter);
+    v_known    bigint[];
     v_df       bigint[];
     v_n        double precision;
+    v_count    boolean;
+    v_counted  bigint;
 BEGIN
     IF coalesce(cardinality(words), 0) = 0 THEN
         RETURN;
     END IF;
+    v_n := (SELECT reltuples FROM pg_class WHERE oid = 'jarvis_memory_chunks'::regclass);
+    v_count := v_sessions IS NOT NULL OR v_n < 10000;
+    IF NOT v_count THEN
+        v_known := ARRAY(
+            SELECT round(e.freq * v_n)::bigint
+            FROM unnest(words) WITH ORDINALITY AS u(w, i)
+            LEFT JOIN (SELECT m.w, f.freq
+                       FROM pg_stats s,
+                            unnest(s.most_common_elems::text::text[]) WITH ORDINALITY AS m(w, i)
+                            JOIN unnest(s.most_common_elem_freqs) WITH ORDINALITY AS f(freq, i)
+                              ON f.i = m.i
+                       WHERE s.schemaname = current_schema() AND s.tablename =
+                             'jarvis_memory_chunks' AND s.attname = 'fts') e ON e.w = u.w
+            ORDER BY u.i);
+    END IF;
+    -- One statement: each word's count (unless known) and, when wanted, the filter's chunks.
     EXECUTE format(
-        'SELECT array_agg((SELECT count(*) FROM (SELECT 1 FROM jarvis_memory_chunks c '
-        '    WHERE c.fts @@ to_tsquery(''simple'', quote_literal(w)) AND %s LIMIT 10001) x) '
-        '    ORDER BY i) FROM unnest($8::text[]) WITH ORDINALITY AS u(w, i)', v_where)
-    INTO v_df
+        'SELECT array_agg(coalesce(k, (SELECT count(*) FROM (SELECT 1 FROM jarvis_memory_chunks c '
+        '    WHERE c.fts @@ to_tsquery(''simple'', quote_literal(w)) AND %1$s LIMIT 10001) x)) '
+        '    ORDER BY i), '
+        '    CASE WHEN $10 THEN (SELECT count(*) FROM jarvis_memory_chunks c WHERE %1$s) END '
+        'FROM unnest($8::text[], $9::bigint[]) WITH ORDINALITY AS u(w, k, i)',
+        v_where)
+    INTO v_df, v_counted
     USING NULL::vector, NULL::integer, v_model, v_sessions, v_filter ->> 'source',
           (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, words,
-          NULL::text, NULL::text, NULL::text, v_filter ->> 'user_id';
-    v_n := (SELECT reltuples FROM pg_class WHERE oid = 'jarvis_memory_chunks'::regclass);
-    IF v_sessions IS NOT NULL OR v_n < 10000 THEN
-        EXECUTE format('SELECT count(*) FROM jarvis_memory_chunks c WHERE %s', v_where)
-        INTO v_n
-        USING NULL::vector, NULL::integer, v_model, v_sessions, v_filter ->> 'source',
-              (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz,
-              NULL::text, NULL::text, NULL::text, NULL::text, v_filter ->> 'user_id';
-    END IF;
-    v_n := greatest(v_n, (SELECT max(d) FROM unnest(v_df) d), 1);
+          coalesce(v_known, array_fill(NULL::bigint, ARRAY[cardinality(words)])), v_count,
+          NULL::text, v_filter ->> 'user_id';
+    v_n := greatest(coalesce(v_counted, v_n), (SELECT max(d) FROM unnest(v_df) d), 1);
     RETURN QUERY
-    SELECT u.w, u.df, ln(1 + (v_n - u.df + 0.5) / (u.df + 0.5)), u.df BETWEEN 1 AND 10000
+    SELECT u.w, u.df, ln(1 + (v_n - u.df + 0.5) / (u.df + 0.5)), u.df BETWEEN 1 AND 10000,
+           u.df BETWEEN 1 AND least(10000, v_n / 10)
     FROM unnest(words, v_df) AS u(w, df);
 END;
 $$;
 
--- BM25 over the chunks a filter admits that have one of the words: a chunk scores the sum of the
--- weights of the words it has, times (k1 + 1) / (1 + k1 * (1 - b + b * length / average
--- length)), k1 1.2, b 0.75, length in distinct words (so long chunks do not win by length;
--- counts within a chunk are not used: chunks are short), divided by `most`. The k best.
+-- BM25 over the chunks a filter admits that have one of `scope` (words): a chunk scores the sum
+-- of the weights of the `words` it has, times (k1 + 1) / (1 + k1 * (1 - b + b * length /
+-- average length)), k1 1.2, b 0.75, length in distinct words (so long chunks do not win by
+-- length; counts within a chunk are not used: chunks are short), divided by `most`. The k best.
 CREATE OR REPLACE FUNCTION archivist_bm25(
-    words text[], weights double precision[], most double precision, k integer, filter jsonb
+    words text[], weights double precision[], scope text[], most double precision, k integer,
+    filter jsonb
 ) RETURNS TABLE (id uuid, rank real)
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
     v_filter jsonb := coalesce(filter, '{}'::jsonb);
 BEGIN
-    IF coalesce(cardinality(words), 0) = 0 THEN
+    IF coalesce(cardinality(words), 0) = 0 OR coalesce(cardinality(scope), 0) = 0 THEN
         RETURN;
     END IF;
     RETURN QUERY EXECUTE format(
@@ -217,14 +237,16 @@ BEGIN
           archivist_filter_model(v_filter), archivist_filter_sessions(v_filter),
           v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
           (v_filter ->> 'until')::timestamptz, words, weights,
-          to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ') FROM unnest(words) w)),
+          to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ') FROM unnest(scope) w)),
           greatest(most, 1e-9), v_filter ->> 'user_id';
 END;
 $$;
 
 -- The k (at most 200) best full-text matches for a query under a filter: BM25 (archivist_bm25)
--- with the query's usable words. `rank` is the score divided by the most the query's words could
--- score ((k1 + 1) times the sum of their weights): comparable between queries, 0 to about 1.
+-- with the query's usable words, over the chunks that have one of its selective words (all its
+-- usable words when none is selective). `rank` is the score divided by the most the query's
+-- words could score ((k1 + 1) times the sum of all their weights, those found nowhere too, so a
+-- query about what memory never saw scores low): comparable between queries, 0 to about 1.
 CREATE OR REPLACE FUNCTION archivist_text_matches(query_text text, k integer, filter jsonb)
 RETURNS TABLE (id uuid, rank real)
 LANGUAGE plpgsql STABLE
@@ -232,13 +254,16 @@ AS $$
 DECLARE
     v_words   text[];
     v_weights double precision[];
+    v_scope   text[];
     v_most    double precision;
 BEGIN
     SELECT array_agg(w.word) FILTER (WHERE w.usable), array_agg(w.idf) FILTER (WHERE w.usable),
+           coalesce(array_agg(w.word) FILTER (WHERE w.selective),
+                    array_agg(w.word) FILTER (WHERE w.usable)),
            2.2 * sum(w.idf)
-    INTO v_words, v_weights, v_most
-    FROM archivist_word_weights(archivist_query_words(query_text), filter) w;
-    RETURN QUERY SELECT * FROM archivist_bm25(v_words, v_weights, v_most, k, filter);
+    INTO v_words, v_weights, v_scope, v_most
+    FROM archivist_word_stats(archivist_query_words(query_text), filter) w;
+    RETURN QUERY SELECT * FROM archivist_bm25(v_words, v_weights, v_scope, v_most, k, filter);
 END;
 $$;
 
