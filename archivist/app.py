@@ -17,7 +17,7 @@ from archivist.reembed import ReembedReport, reembed
 from archivist.state.history import History
 from archivist.state.view import StateView
 from archivist.status import Status, archive_status
-from archivist.store.migrate import migration_script
+from archivist.store.migrate import AUTHENTICATED, PRIVATE, migration_script
 from archivist.store.postgres import EmbeddingConfig
 
 
@@ -25,16 +25,35 @@ def embedding_config(settings: Settings, embedder: Embedder) -> EmbeddingConfig:
     return EmbeddingConfig(embedder.model, settings.embedding_dim)
 
 
-def init_database(settings: Settings) -> tuple[list[str], EmbeddingConfig]:
-    """Apply migrations and record the embedding model; safe to repeat."""
+def init_database(
+    settings: Settings, allow_authenticated: bool | None = None
+) -> tuple[list[str], EmbeddingConfig]:
+    """Apply migrations and record the embedding model; safe to repeat.
+
+    `allow_authenticated` opens the archive to Supabase's signed-in users, each reading only
+    their own rows (True), or makes it private again (False); None keeps what is recorded.
+    """
+    access = _access(settings, allow_authenticated)
     with open_store(settings) as store:
-        return store.init(embedding_config(settings, make_embedder(settings)))
+        return store.init(embedding_config(settings, make_embedder(settings)), access)
 
 
-def schema_script(settings: Settings) -> str:
+def schema_script(settings: Settings, allow_authenticated: bool | None = None) -> str:
     """What `init` would do to an empty database, as one SQL script; needs no database."""
+    access = _access(settings, allow_authenticated)
     wanted = embedding_config(settings, make_embedder(settings))
-    return migration_script(wanted.model, wanted.dim, settings.timeouts)
+    return migration_script(wanted.model, wanted.dim, settings.timeouts, access)
+
+
+def _access(settings: Settings, allow_authenticated: bool | None) -> str | None:
+    if allow_authenticated is None:
+        return None
+    if allow_authenticated and settings.sources.message_user_id is None:
+        raise ConfigError(
+            "--allow-authenticated needs per-user memory: set ARCHIVIST_MESSAGE_USER_ID to the "
+            "user-id column of the messages table"
+        )
+    return AUTHENTICATED if allow_authenticated else PRIVATE
 
 
 def archive(
@@ -57,7 +76,7 @@ def check_prune(settings: Settings, older_than: timedelta) -> PruneCheck:
 def status(settings: Settings) -> Status:
     """What the archive covers, what waits, and the last runs."""
     with open_store(settings) as store:
-        store.check_ready(make_embedder(settings).model)
+        store.check_ready()  # embeds nothing: any recorded model will do
         return archive_status(store)
 
 

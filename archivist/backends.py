@@ -15,7 +15,7 @@ from archivist.extract.llm import OllamaExtractor
 from archivist.extras import needs_extra
 from archivist.store.connection import connect
 from archivist.store.embedded import embedded_url, start_embedded
-from archivist.store.postgres import PostgresStore, Store
+from archivist.store.postgres import EmbeddingConfig, PostgresStore, Store
 from archivist.store.rpc import Rpc
 
 # What `pip install 'archivist[supabase]'` brings that the REST transport imports.
@@ -105,6 +105,31 @@ def make_embedder(settings: Settings, timeout_s: float | None = None) -> Embedde
         batch_size=settings.embed_batch_size,
         retries=settings.ollama_retries,
         backoff_s=settings.ollama_backoff_s,
+    )
+
+
+_EMBEDDING_SETTINGS = frozenset({"embedder", "embedding_model", "embedding_dim"})
+
+
+def search_embedder(
+    settings: Settings, recorded: EmbeddingConfig | None, timeout_s: float | None = None
+) -> Embedder:
+    """The embedder for searching a database: the configured one if any embedding setting was
+    given, else the one whose model the database records (so a database archived with the
+    offline `hash` embedder is searched with it, without a flag)."""
+    if recorded is None or _EMBEDDING_SETTINGS & settings.model_fields_set:
+        return make_embedder(settings, timeout_s)
+    if recorded.model == HashEmbedder(dimension=recorded.dim).model:
+        return HashEmbedder(dimension=recorded.dim, batch_size=settings.embed_batch_size)
+    return make_embedder(
+        settings.model_copy(
+            update={
+                "embedder": "ollama",
+                "embedding_model": recorded.model,
+                "embedding_dim": recorded.dim,
+            }
+        ),
+        timeout_s,
     )
 
 

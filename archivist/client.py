@@ -17,19 +17,26 @@ loop keeps one client instead.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Any
 
-from archivist.backends import database_url, make_embedder, make_extractor, supabase_rpc
+from archivist.backends import (
+    database_url,
+    make_embedder,
+    make_extractor,
+    search_embedder,
+    supabase_rpc,
+)
 from archivist.config import SearchMode, Settings, load_settings
 from archivist.embed.base import Embedder, embed_query
-from archivist.errors import DimensionMismatchError
+from archivist.errors import ConfigError, DimensionMismatchError
 from archivist.models import ChunkSource, RunReport
 from archivist.pipeline import Archiver, ArchiveRequest, Progress
-from archivist.prune_check import PruneCheck, parse_age, prune_check
+from archivist.prune_check import PruneCheck, prune_check
 from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery, parse_query
 from archivist.search import (
     ARCHIVE_MAX_ROWS,
@@ -45,6 +52,7 @@ from archivist.state.view import StateView, state_view
 from archivist.store.pool import PooledRpc
 from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection, Store
 from archivist.store.rpc import Rpc
+from archivist.when import parse_time
 
 HISTORY_MAX_VERSIONS = 100
 
@@ -60,8 +68,8 @@ class _SharedStore(Store):
         super().__init__(rpc, settings.sources, settings.max_message_chars)
         self._ready: EmbeddingConfig | None = None
 
-    def check_ready(self, model: str) -> EmbeddingConfig:
-        if self._ready is None or self._ready.model != model:
+    def check_ready(self, model: str | None = None) -> EmbeddingConfig:
+        if self._ready is None or (model is not None and self._ready.model != model):
             self._ready = super().check_ready(model)
         return self._ready
 
@@ -76,20 +84,35 @@ class Archivist:
         self._closing = ExitStack()
         try:
             self._embedder = embedder or self._owned_embedder(make_embedder(self.settings))
-            # One attempt within a search's own deadline: a retry would outlive it.
-            self._search_embedder = embedder or self._owned_embedder(
-                make_embedder(
-                    self.settings.model_copy(update={"ollama_retries": 0}),
-                    timeout_s=self.settings.search_timeout_s,
-                )
-            )
+            self._given_embedder = embedder
             self._rpc = self._connect()
             self._closing.callback(self._rpc.close)
         except BaseException:
             self._closing.close()
             raise
         self._store = _SharedStore(self._rpc, self.settings)
-        self._searcher = Searcher(self._store, self._search_embedder, self.settings)
+        self._search: Searcher | None = None
+        self._search_lock = threading.Lock()
+
+    @property
+    def _searcher(self) -> Searcher:
+        """The searcher, made on first use: its embedder is the configured one, or, when no
+        embedding setting is given, the one of the model the database records."""
+        with self._search_lock:
+            if self._search is None:
+                self._search = self._make_searcher()
+        return self._search
+
+    def _make_searcher(self) -> Searcher:
+        embedder = self._given_embedder or self._owned_embedder(
+            search_embedder(
+                # One attempt within a search's own deadline: a retry would outlive it.
+                self.settings.model_copy(update={"ollama_retries": 0}),
+                self._store.recorded_embedding(),
+                self.settings.search_timeout_s,
+            )
+        )
+        return Searcher(self._store, embedder, self.settings)
 
     @classmethod
     def from_env(cls) -> Archivist:
@@ -134,8 +157,10 @@ class Archivist:
         since: datetime | None = None,
         until: datetime | None = None,
         mode: SearchMode | None = None,
+        user_id: str | None = None,
     ) -> MemorySearchResult:
-        """Search memory by meaning: the chunks that best answer the query, best first."""
+        """Search memory by meaning: the chunks that best answer the query, best first (only
+        `user_id`'s, when given)."""
         q = parse_query(
             MemoryQuery,
             {
@@ -146,10 +171,11 @@ class Archivist:
                 "since": since,
                 "until": until,
                 "mode": mode,
+                "user_id": user_id,
             },
         )
         return self._searcher.memory_search(
-            q.query, q.limit, q.session_ids, q.source, q.since, q.until, q.mode
+            q.query, q.limit, q.session_ids, q.source, q.since, q.until, q.mode, user_id=q.user_id
         )
 
     def archive_search(
@@ -180,14 +206,14 @@ class Archivist:
     def state(self, session_id: str) -> StateView:
         """The compact state block of a session's latest version."""
         q = parse_query(SessionQuery, {"session_id": session_id})
-        self._store.check_ready(self._embedder.model)
+        self._store.check_ready()  # embeds nothing: any recorded model will do
         latest = self._store.versions(q.session_id, 1)
         return state_view(q.session_id, latest[0] if latest else None)
 
     def history(self, session_id: str) -> History:
         """A session's last versions (at most 100) and what changed between them."""
         q = parse_query(SessionQuery, {"session_id": session_id})
-        self._store.check_ready(self._embedder.model)
+        self._store.check_ready()
         # One version before the window, so the window's first version has a diff too.
         versions = self._store.versions(q.session_id, HISTORY_MAX_VERSIONS + 1)
         shown = history(q.session_id, versions)
@@ -196,21 +222,27 @@ class Archivist:
         return shown
 
     def prune_check(self, older_than: timedelta | str) -> PruneCheck:
-        """Whether deleting messages older than `older_than` (or "30d") would lose anything."""
-        age = parse_age(older_than) if isinstance(older_than, str) else older_than
-        self._store.check_ready(self._embedder.model)
-        return prune_check(self._store, age, self.settings.max_message_chars)
+        """Whether deleting messages older than `older_than` (or "30d", or "2026-01-01")
+        would lose anything."""
+        if isinstance(older_than, str):
+            try:
+                older_than = datetime.now(UTC) - parse_time(older_than)
+            except ValueError as exc:
+                raise ConfigError(f"older_than: {exc}") from None
+        self._store.check_ready()
+        return prune_check(self._store, older_than, self.settings.max_message_chars)
 
     def check(self) -> EmbeddingConfig:
         """Check the database, its migrations and the embedding model now, once: what a
         long-running server does at start. Raises what a first call would."""
-        recorded = self._store.check_ready(self._embedder.model)
-        dim = len(embed_query(self._search_embedder, "probe"))
+        embedder = self._searcher.embedder
+        recorded = self._store.check_ready(embedder.model)
+        dim = len(embed_query(embedder, "probe"))
         if dim != recorded.dim:
             raise DimensionMismatchError(
-                f"{self._embedder.model} makes {dim}-d vectors but the database stores "
+                f"{embedder.model} makes {dim}-d vectors but the database stores "
                 f"{recorded.dim}-d; use a model of that dimension, or move the database with: "
-                f"archivist reembed --model {self._embedder.model}"
+                f"archivist reembed --model {embedder.model}"
             )
         return recorded
 
@@ -257,10 +289,13 @@ def memory_search(
     until: datetime | None = None,
     mode: SearchMode | None = None,
     settings: Settings | None = None,
+    user_id: str | None = None,
 ) -> MemorySearchResult:
     """Search memory by meaning, on a client opened for this one call."""
     with Archivist(settings) as client:
-        return client.memory_search(query, limit, session_ids, source, since, until, mode)
+        return client.memory_search(
+            query, limit, session_ids, source, since, until, mode, user_id=user_id
+        )
 
 
 def archive_search(

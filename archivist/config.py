@@ -4,7 +4,9 @@ Environment variables are `ARCHIVIST_<FIELD>` (e.g. `ARCHIVIST_MAX_SESSIONS=10`)
 conventional `DATABASE_URL`, `OLLAMA_HOST`, `SUPABASE_URL` and `SUPABASE_SERVICE_ROLE_KEY`
 (the two Supabase settings, without `DATABASE_URL`, select the Supabase REST transport).
 The TOML file is `./archivist.toml` or the path in `ARCHIVIST_CONFIG` (which must exist;
-`ARCHIVIST_CONFIG=""` reads no file); its keys are the field names.
+`ARCHIVIST_CONFIG=""` reads no file); its keys are the field names. An env file
+(`archivist --env-file FILE`, or `ARCHIVIST_ENV_FILE`) of KEY=VALUE lines is loaded into the
+environment first, under the variables already set (see `apply_env_file`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -42,6 +44,11 @@ _ALIASES = {
     "SUPABASE_SERVICE_ROLE_KEY": "supabase_service_role_key",
 }
 _ENV_PREFIX = "ARCHIVIST_"
+ENV_FILE_VARIABLE = "ARCHIVIST_ENV_FILE"
+# ARCHIVIST_ names that say where settings come from, not settings themselves.
+_LOCATORS = frozenset({"ARCHIVIST_CONFIG", ENV_FILE_VARIABLE})
+# Variables set from an env file in this process, and the file (for `archivist config`).
+_from_env_file: dict[str, Path] = {}
 _IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$"
 
 
@@ -75,6 +82,8 @@ class SourceTables(BaseModel):
     summary_updated_at: str | None = Field(
         None, description="default: updated_at if the table has it, else created_at"
     )
+    # Per-user memory (opt-in): the messages' user-id column; unset, nothing is scoped.
+    message_user_id: str | None = Field(None, pattern=_IDENTIFIER)
 
 
 class Settings(BaseModel):
@@ -127,6 +136,9 @@ class Settings(BaseModel):
 
     max_sessions: int = Field(50, ge=1)
     delay_ms: int = Field(500, ge=0)
+    # `archive --report-dir`: where each run's JSON report is kept, and how many are kept.
+    report_dir: Path | None = None
+    report_keep: int = Field(30, ge=1, le=100_000)
     message_batch_size: int = Field(500, ge=1, le=10_000)
     max_messages_per_version: int = Field(2000, ge=1)
     max_message_chars: int = Field(20_000, ge=100)
@@ -279,11 +291,13 @@ def explain_settings(
             origins[name] = f"toml {path}"
     for name, field in _ALIASES.items():
         if env.get(name):
-            origins[field] = f"env {name}"
+            origins[field] = _env_origin(name)
     for name, value in env.items():
-        if name.startswith(_ENV_PREFIX) and name != "ARCHIVIST_CONFIG" and value != "":
+        if name.startswith(_ENV_PREFIX) and name not in _LOCATORS and value != "":
             key = name[len(_ENV_PREFIX) :].lower()
-            origins[f"sources.{key}" if key in SourceTables.model_fields else key] = f"env {name}"
+            origins[f"sources.{key}" if key in SourceTables.model_fields else key] = _env_origin(
+                name
+            )
     for key, value in (overrides or {}).items():
         if value is not None:
             origins[key] = "flag"
@@ -297,6 +311,11 @@ def explain_settings(
             name = prefix + field
             rows.append(SettingOrigin(name=name, value=value, origin=origins.get(name, "default")))
     return rows
+
+
+def _env_origin(name: str) -> str:
+    path = _from_env_file.get(name)
+    return f"env-file {path}" if path is not None else f"env {name}"
 
 
 def _flat_keys(key: str, value: Any) -> list[str]:
@@ -351,7 +370,7 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         if env.get(name):
             values[field] = env[name]
     for name, value in env.items():
-        if not name.startswith(_ENV_PREFIX) or name == "ARCHIVIST_CONFIG" or value == "":
+        if not name.startswith(_ENV_PREFIX) or name in _LOCATORS or value == "":
             continue
         key = name[len(_ENV_PREFIX) :].lower()
         if key in SourceTables.model_fields:
@@ -361,6 +380,89 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     if sources:
         values["sources"] = sources
     return values
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """The KEY=VALUE lines of an env file, as a shell, systemd or docker would read them.
+
+    Blank lines and `#` comments are skipped, an `export ` prefix is allowed, values may be
+    in single quotes (literal) or double quotes (`\\"` and `\\\\` escaped); an unquoted value
+    ends at ` #`. A line that is none of these is an error that names the line, never its
+    text (it may hold a secret).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise ConfigError(f"cannot read env file {path}: {detail}") from None
+    values: dict[str, str] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("export "):
+            line = line[len("export ") :].lstrip()
+        name, equals, value = line.partition("=")
+        name = name.strip()
+        if not equals or not _ENV_NAME.fullmatch(name):
+            raise ConfigError(f"env file {path}, line {number}: not a KEY=VALUE line")
+        parsed = _env_value(value.strip())
+        if parsed is None:
+            raise ConfigError(f"env file {path}, line {number}: unterminated or stray quote")
+        values[name] = parsed
+    return values
+
+
+def _env_value(text: str) -> str | None:
+    """One env-file value without its quotes; None when the quoting is broken."""
+    if not text or text[0] not in "\"'":
+        return re.split(r"\s+#", text, maxsplit=1)[0]
+    quote, out, i = text[0], [], 1
+    while i < len(text):
+        char = text[i]
+        if quote == '"' and char == "\\" and i + 1 < len(text) and text[i + 1] in '"\\$`':
+            out.append(text[i + 1])
+            i += 2
+            continue
+        if char == quote:
+            rest = text[i + 1 :].strip()
+            return "".join(out) if not rest or rest.startswith("#") else None
+        out.append(char)
+        i += 1
+    return None
+
+
+def apply_env_file(path: Path, environ: MutableMapping[str, str] | None = None) -> dict[str, str]:
+    """Load an env file into the environment; variables already set win. Returns the file."""
+    env = os.environ if environ is None else environ
+    values = read_env_file(path)
+    for name, value in values.items():
+        if name not in env:
+            env[name] = value
+            _from_env_file[name] = path
+    return values
+
+
+def env_file_exposure(path: Path, values: Mapping[str, str], settings: Settings) -> str | None:
+    """A warning when the env file holds one of the settings' secrets and group or others may
+    read it; None when it is private or holds no secret."""
+    url = settings.database_url.get_secret_value() if settings.database_url else None
+    secrets = [s for s in settings.secrets() if s != url]  # a URL without password is none
+    if not any(secret in value for value in values.values() for secret in secrets):
+        return None
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if not mode & 0o077:
+        return None
+    return (
+        f"{path} holds a secret and is readable by group or others "
+        f"(mode {mode & 0o777:o}); run: chmod 600 {path}"
+    )
 
 
 def redact_url(url: str) -> str:

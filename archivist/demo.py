@@ -2,18 +2,19 @@
 
 It always uses an embedded database (under `<data_dir>/demo`), never `DATABASE_URL`, so it
 cannot touch a real archive. Re-running it adds nothing: the samples are loaded once and the
-second archive run finds nothing new.
+second archive run finds nothing new. Read-only commands find the demo's database when no
+database is configured (`demo_data_dir`), so the commands the demo suggests work as printed.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib import resources
+from pathlib import Path
 from typing import Any
-
-from rich.console import Console
 
 from archivist.app import archive
 from archivist.backends import make_embedder, open_postgres_store, open_store
@@ -44,12 +45,51 @@ CREATE TABLE IF NOT EXISTS session_summaries (
 """
 
 
+DEMO_FOLDER = "demo"
+# Where `make demo` keeps its data (ARCHIVIST_DATA_DIR=$(CURDIR)/.archivist), relative to the
+# folder it ran in.
+MAKE_DEMO_DATA_DIR = Path(".archivist")
+# The commands the demo suggests next: (command, what it shows). Each must work as printed.
+NEXT_COMMANDS = (
+    ('memory-search "Memcached"', "by meaning, the turns that match"),
+    ("archive-search --type action --status open", "by structured fact: open actions"),
+    ('search "deploy the frontend" --topic vercel', "both: sessions, then their chunks"),
+    ("state dev-cache-memcached", "a session's state block for prompts"),
+    ("history dev-cache-memcached", "its versions and what changed"),
+    ("status", "what is archived and what waits"),
+)
+
+
+def demo_data_dir(settings: Settings, cwd: Path) -> Path | None:
+    """The demo's data folder, for a read-only command run with no database configured.
+
+    Only when the settings name no database (no `DATABASE_URL`, no Supabase) and the embedded
+    database in `data_dir` was never created: then the demo's under `data_dir`, or, when
+    `data_dir` is not set, first the one `make demo` leaves in `./.archivist`.
+    """
+    if not settings.uses_embedded_database or _has_database(settings.data_dir):
+        return None
+    candidates = [settings.data_dir / DEMO_FOLDER]
+    if "data_dir" not in settings.model_fields_set:
+        candidates.insert(0, cwd / MAKE_DEMO_DATA_DIR / DEMO_FOLDER)
+    return next((c for c in candidates if _has_database(c)), None)
+
+
+def _has_database(data_dir: Path) -> bool:
+    return (data_dir / "pgdata" / "PG_VERSION").is_file()
+
+
 @dataclass
 class DemoResult:
     embedder_note: str
     loaded_sessions: int
     report: RunReport
     extractions: list[Extraction]
+
+    @property
+    def next_commands(self) -> tuple[tuple[str, str], ...]:
+        """What to run next, (arguments, what it shows): each works as printed."""
+        return NEXT_COMMANDS
 
 
 def sample_conversations() -> list[dict[str, Any]]:
@@ -59,26 +99,28 @@ def sample_conversations() -> list[dict[str, Any]]:
     return [json.loads(f.read_text(encoding="utf-8")) for f in files]
 
 
-def run_demo(settings: Settings, console: Console) -> DemoResult:
+def run_demo(settings: Settings, note: Callable[[str], None]) -> DemoResult:
     """Load the samples (once), archive them, and return what was archived."""
     settings = settings.model_copy(
         update={
             "database_url": None,
             "supabase_url": None,
             "supabase_service_role_key": None,
-            "data_dir": settings.data_dir / "demo",
+            "data_dir": settings.data_dir / DEMO_FOLDER,
         }
     )
-    embedder, note = _choose_embedder(settings)
+    embedder, embedder_note = _choose_embedder(settings)
     settings = settings.model_copy(update={"embedder": embedder.name})
-    console.print(f"embedded database in {settings.data_dir}; {note}", highlight=False)
+    note(f"embedded database in {settings.data_dir}; {embedder_note}")
     conversations = sample_conversations()
     with open_postgres_store(settings) as store:
         loaded = _load_samples(store, conversations)
     report = archive(settings, ArchiveRequest(delay_ms=0), embedder=embedder)
     with open_store(settings) as store:
         states = [store.session_state(c["session_id"]) for c in conversations]
-    return DemoResult(note, loaded, report, [s.extraction for s in states if s is not None])
+    return DemoResult(
+        embedder_note, loaded, report, [s.extraction for s in states if s is not None]
+    )
 
 
 def _choose_embedder(settings: Settings) -> tuple[Embedder, str]:

@@ -17,7 +17,7 @@ from archivist.embed.base import Embedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
 from archivist.failures import FailedSession
-from archivist.store.migrate import EditedMigrationError
+from archivist.store.migrate import AUTHENTICATED, EditedMigrationError
 from archivist.store.postgres import Store
 
 T = TypeVar("T")
@@ -113,6 +113,7 @@ def _schema_checks(store: Store, settings: Settings, fix: str, checks: list[Chec
     if current:
         checks.append(_exposure_check(store.exposure(), fix))
         checks.append(_timeouts_check(store.function_timeouts(), settings, fix))
+        checks.append(_users_check(store, settings, fix))
     return current
 
 
@@ -135,13 +136,46 @@ def _timeouts_check(applied: DatabaseTimeouts | None, settings: Settings, fix: s
     )
 
 
+def _users_check(store: Store, settings: Settings, fix: str) -> Check:
+    """Per-user memory: configured as the recorded access needs, and sessions with several users."""
+    column = settings.sources.message_user_id
+    access = store.access()
+    if column is None:
+        if access == AUTHENTICATED:
+            return Check(
+                name="users",
+                ok=False,
+                detail="signed-in users may read their own rows, but no user-id column is set",
+                fix="set ARCHIVIST_MESSAGE_USER_ID, or close it: "
+                + fix.replace("archivist init", "archivist init --private", 1),
+            )
+        return Check(name="users", ok=True, detail="not scoped (ARCHIVIST_MESSAGE_USER_ID unset)")
+    count, sessions = store.multi_user_sessions(_SHOWN)
+    detail = f"scoped by {column}; access: {access}"
+    if count:
+        more = f" and {count - len(sessions)} more" if count > len(sessions) else ""
+        detail += (
+            f"; {count} sessions carry several user ids, so what is archived of them has none "
+            f"(only the service role reads it): {', '.join(sessions)}{more}"
+        )
+    return Check(name="users", ok=True, detail=detail)
+
+
 _SHOWN = 6  # exposures named in the detail; the rest are counted
 
 
-def _exposure_check(exposure: list[dict[str, Any]], fix: str) -> Check:
-    """Whether Supabase's anon or authenticated role can reach anything of the archivist."""
+def _exposure_check(reach: list[dict[str, Any]], fix: str) -> Check:
+    """Whether Supabase's anon or authenticated role can reach anything of the archivist
+    (beyond what `init --allow-authenticated` opened, which is reported, not failed)."""
+    exposure = [e for e in reach if not e.get("allowed")]
     if not exposure:
-        return Check(name="exposure", ok=True, detail="anon and authenticated reach nothing")
+        detail = (
+            "authenticated reads its own rows, under row level security, and calls the "
+            "searches (init --allow-authenticated); nothing else"
+            if reach
+            else "anon and authenticated reach nothing"
+        )
+        return Check(name="exposure", ok=True, detail=detail)
     items = [
         f"{e['role']}: {e['privileges']} on {e['name']}"
         if e.get("role")

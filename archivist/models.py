@@ -221,8 +221,10 @@ class SessionOutcome(BaseModel):
     new_messages: int = 0
     chunks_added: int = 0
     chunks_removed: int = 0
+    chunks_kept: int = Field(0, description="stored chunks kept as they were (not embedded again)")
     embed_calls: int = 0
     texts_embedded: int = 0
+    seconds: float = Field(0.0, description="wall-clock time spent on the session")
     decisions: list[str] = Field(default_factory=list)
     topics: list[str] = Field(default_factory=list)
     clipped: dict[str, int] = Field(
@@ -236,6 +238,13 @@ class SessionOutcome(BaseModel):
     failures: int = Field(0, description="failed runs in a row, this one included (if failed)")
     quarantined: bool = Field(
         False, description="left out of runs from now on, until a run names it (if failed)"
+    )
+    user_id: str | None = Field(
+        default=None, description="the session's user (ARCHIVIST_MESSAGE_USER_ID), if one"
+    )
+    multi_user: bool = Field(
+        default=False,
+        description="its messages carry several user ids: archived without one (service role)",
     )
     extractor_fallback: str | None = Field(
         default=None, description="why the LLM extractor's answer was not used, if it was not"
@@ -259,6 +268,9 @@ class RunReport(BaseModel):
     unarchivable: UnarchivableSessions = Field(
         default_factory=UnarchivableSessions,
         description="pending sessions whose id is too long to archive",
+    )
+    error: str | None = Field(
+        None, description="why the run stopped before it could finish (set only then)"
     )
 
     @property

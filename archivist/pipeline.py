@@ -68,6 +68,21 @@ log = logging.getLogger(__name__)
 _PROBE_TEXT = "dimension probe"
 
 
+class _Phases:
+    """Logs (at INFO, shown by `-v`) each phase of a session's work with the time it took."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self._mark = time.perf_counter()
+
+    def done(self, phase: str, detail: str = "") -> None:
+        now = time.perf_counter()
+        if log.isEnabledFor(logging.INFO):
+            extra = f" ({detail})" if detail else ""
+            log.info("%s: %s%s %.0f ms", self.session_id, phase, extra, (now - self._mark) * 1000)
+        self._mark = now
+
+
 class Progress(Protocol):
     def start(self, total: int) -> None: ...
 
@@ -111,6 +126,17 @@ class VersionPlan:
     repairs: Counter[str]
     record: ExtractorRecord
     state: StatePlan
+    # The distinct user ids of the session's messages (ARCHIVIST_MESSAGE_USER_ID; at most 3).
+    users: list[str] = field(default_factory=list)
+
+    @property
+    def user_id(self) -> str | None:
+        """The session's user: its messages' one user id; none with none, or with several."""
+        return self.users[0] if len(self.users) == 1 else None
+
+    @property
+    def multi_user(self) -> bool:
+        return len(self.users) > 1
 
     @property
     def to_embed(self) -> list[Chunk]:
@@ -247,6 +273,12 @@ class Archiver:
         return [s for s in self.store.pending_sessions(wider) if s not in seen]
 
     def _archive_one(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
+        started = time.perf_counter()
+        outcome = self._attempt(session_id, request)
+        outcome.seconds = round(time.perf_counter() - started, 3)
+        return outcome
+
+    def _attempt(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
         try:
             with self.store.session_lock(session_id) as locked:
                 if not locked:
@@ -259,9 +291,11 @@ class Archiver:
         except ConfigError:
             raise  # wrong for every session alike: stop the run
         except (ArchivistError, psycopg.Error) as exc:
+            if _interrupted(exc):  # Ctrl-C in a database call: stop, do not fail the rest
+                raise KeyboardInterrupt from None
             line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
             reason = redact(line, self.settings.secrets())  # it goes to the run log too
-            log.warning("session %s failed: %s", session_id, reason)
+            log.info("session %s failed: %s", session_id, reason)
             failed = SessionOutcome(session_id=session_id, status="failed", reason=reason)
             if isinstance(exc, LockTimeoutError | ConcurrentUpdateError):
                 return failed  # another session's doing, and passing: the next run retries
@@ -347,7 +381,9 @@ class Archiver:
                 unknown = [c for c in plan.to_embed if c.content not in plan.state.vectors]
                 outcome.embed_calls += -(-len(unknown) // self.embedder.batch_size)
                 break
+            phases = _Phases(session_id)
             vectors, calls, embedded = self._embed_chunks(plan)
+            phases.done("embed", f"{embedded} texts, {calls} calls")
             result = self.store.commit_version(
                 session_id,
                 plan.from_version,
@@ -356,6 +392,7 @@ class Archiver:
                 plan.slots,
                 self.embedder.model,
             )
+            phases.done("commit", f"version {result.version}")
             outcome.status = "archived"
             outcome.version_to = result.version
             outcome.chunks_removed += result.chunks_deleted
@@ -370,6 +407,7 @@ class Archiver:
     ) -> VersionPlan | None:
         """The next version of the session, or None when there is nothing new to archive."""
         base = None if rebuild else state
+        phases = _Phases(session_id)
         messages = self._load_new_messages(session_id, base.watermark if base else None)
         late = self._late_messages(base)
         edited = self._changed_messages(base)
@@ -383,6 +421,10 @@ class Archiver:
                 summary.updated_at is not None
                 and (base.summary_at is None or summary.updated_at > base.summary_at)
             )
+        )
+        phases.done(
+            "read",
+            f"{len(messages)} new, {len(late)} late, {len(edited)} edited, {len(undated)} undated",
         )
         if not (messages or late or edited or undated or summary_changed) and (
             base is not None or summary is None
@@ -412,8 +454,10 @@ class Archiver:
         extraction = result.extraction
         if result.dropped_items:
             repairs["llm_items_dropped"] += result.dropped_items
+        phases.done("extract", result.record.name)
         state_plan = self._plan_state(session_id, base, batch, result.candidates)
         extraction.state_items = state_plan.result.items
+        phases.done("reconcile", f"{len(result.candidates)} candidates")
         chunks, slots = self._plan_chunks(
             session_id, base is not None, messages, extraction, version
         )
@@ -456,6 +500,8 @@ class Archiver:
             )
             slots.insert(0, SUMMARY_SLOT)
         previous_count = base.message_count if base else 0
+        existing = self.store.chunk_ids(session_id, None if rebuild else slots)
+        phases.done("chunk", f"{len(chunks)} chunks")
         return VersionPlan(
             session_id=session_id,
             from_version=state.version if state else 0,
@@ -471,10 +517,11 @@ class Archiver:
             summary=summary,
             chunks=chunks,
             slots=None if rebuild else slots,
-            existing=self.store.chunk_ids(session_id, None if rebuild else slots),
+            existing=existing,
             repairs=repairs,
             record=result.record,
             state=state_plan,
+            users=self.store.session_users(session_id),
         )
 
     def _plan_state(
@@ -620,7 +667,10 @@ class Archiver:
 
     def _add_plan(self, outcome: SessionOutcome, plan: VersionPlan) -> None:
         outcome.new_messages += len(plan.new_messages)
+        outcome.user_id = plan.user_id
+        outcome.multi_user = plan.multi_user
         outcome.chunks_added += len(plan.to_embed)
+        outcome.chunks_kept += len(plan.chunks) - len(plan.to_embed)
         outcome.decisions = [d.text for d in plan.extraction.decisions]
         outcome.topics = list(plan.extraction.topics)
         if plan.record.fallback_reason:
@@ -668,6 +718,17 @@ class Archiver:
         return vectors, calls
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """Whether `exc` was raised while a KeyboardInterrupt was being handled (psycopg, cleaning
+    up a query cut by Ctrl-C, raises its own error over it)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def _arguments(request: ArchiveRequest) -> dict[str, Any]:
     selection = request.selection
     return {
@@ -689,6 +750,8 @@ def _version_payload(plan: VersionPlan) -> dict[str, Any]:
         "watermark_id": plan.watermark.message_id if plan.watermark else None,
         "message_count": plan.message_count,
         "messages": plan.archived,
+        "user_id": plan.user_id,
+        "multi_user": plan.multi_user,
         "summary_at": (
             plan.summary.updated_at.isoformat()
             if plan.summary and plan.summary.updated_at

@@ -18,13 +18,11 @@ risk until the archive holds their current text.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from archivist.errors import ConfigError
 from archivist.models import Watermark
 from archivist.store.postgres import Store
 
@@ -149,14 +147,3 @@ def _advice(totals: dict[Reason, int], undated: int, max_message_chars: int) -> 
             "run archivist archive"
         )
     return lines
-
-
-_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-
-
-def parse_age(text: str) -> timedelta:
-    """`30d`, `12h`, `90m` or `2w` as a timedelta."""
-    match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", text)
-    if not match or int(match.group(1)) == 0:
-        raise ConfigError(f"--older-than {text!r}: use a positive age like 30d, 12h, 90m or 2w")
-    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})

@@ -31,6 +31,7 @@ _DESCRIPTIONS = {
     "until": "Only conversation up to this time (ISO 8601).",
     "item_types": "Sessions with a state item of one of these types.",
     "item_statuses": "Sessions with a state item in one of these statuses.",
+    "user_id": "Only this user's memories (per-user memory: ARCHIVIST_MESSAGE_USER_ID).",
 }
 
 
@@ -61,6 +62,7 @@ class MemoryQuery(BaseModel):
     mode: SearchMode | None = Field(
         None, description="Ranking: vector, text or hybrid (default: the configured one)."
     )
+    user_id: str | None = None
 
 
 class _Filtered(ArchiveFilters):

@@ -11,7 +11,7 @@
 -- none of their privileges; every archivist function loses EXECUTE for PUBLIC, anon and
 -- authenticated. The service role (where it exists) gets them: the archivist and a bot's
 -- server side call with it. Elsewhere only the owner (the role that ran init) and roles the
--- operator grants can read or call anything.
+-- operator grants can read or call anything. The one opening, opt-in, is the last block.
 DO $$
 DECLARE
     v_api     text[] := ARRAY(SELECT r.rolname::text FROM pg_roles r
@@ -74,7 +74,7 @@ BEGIN
                       'search_jarvis_archive') THEN
             EXECUTE format('ALTER FUNCTION %s SET statement_timeout = %L', v_fn, '15s');
             EXECUTE format('ALTER FUNCTION %s SET lock_timeout = %L', v_fn, '15s');
-        ELSIF v_name = ANY (archivist_search_functions()) THEN
+        ELSIF v_fn IN (SELECT f FROM archivist_search_functions() f) THEN
             NULL;
         ELSIF v_name = 'archivist_reembed_swap' THEN
             EXECUTE format('ALTER FUNCTION %s SET lock_timeout = %L', v_fn, v_lock);
@@ -89,5 +89,44 @@ BEGIN
     VALUES ('function_timeouts', jsonb_build_object('lock_ms', v_lock::integer,
                                                     'statement_ms', v_stmt::integer)::text)
     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now();
+END;
+$$;
+
+-- Per-user access, opt-in (`init --allow-authenticated`, which needs ARCHIVIST_MESSAGE_USER_ID;
+-- recorded in archivist_meta as access = 'authenticated'). Supabase's `authenticated` role
+-- then reads the user tables under row level security, `user_id = auth.uid()::text` (of
+-- archivist_meta only the embedding model and dimension), and calls the search functions,
+-- which run as their caller: a signed-in user's client searches only that user's memories,
+-- through PostgREST with their own JWT. Rows without a user id (no user, or several) are
+-- nobody's. Nothing here bypasses row level security. Without that access recorded, the
+-- policies are dropped (the grants went above).
+DO $$
+DECLARE
+    v_open boolean := archivist_access() = 'authenticated';
+    v_rel  regclass;
+    v_fn   regprocedure;
+BEGIN
+    IF v_open AND (NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated')
+                   OR to_regprocedure('auth.uid()') IS NULL) THEN
+        RAISE EXCEPTION 'archivist: --allow-authenticated needs Supabase''s authenticated role '
+            'and auth.uid(), which this database has not got'
+            USING ERRCODE = '22023';
+    END IF;
+    FOR v_rel IN SELECT t FROM archivist_user_tables() t LOOP
+        EXECUTE format('DROP POLICY IF EXISTS archivist_authenticated_reads ON %s', v_rel);
+        IF v_open THEN
+            EXECUTE format('GRANT SELECT ON TABLE %s TO authenticated', v_rel);
+            EXECUTE format('CREATE POLICY archivist_authenticated_reads ON %s FOR SELECT '
+                           'TO authenticated USING (%s)', v_rel,
+                           CASE WHEN v_rel = 'archivist_meta'::regclass
+                                THEN 'key IN (''embedding_model'', ''embedding_dim'')'
+                                ELSE 'user_id = (SELECT auth.uid())::text' END);
+        END IF;
+    END LOOP;
+    IF v_open THEN
+        FOR v_fn IN SELECT f FROM archivist_search_functions() f LOOP
+            EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO authenticated', v_fn);
+        END LOOP;
+    END IF;
 END;
 $$;

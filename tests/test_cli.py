@@ -74,7 +74,7 @@ def test_dry_run_table_for_people(source: SourceDB, env: dict[str, str]) -> None
     source.add("olive", ["let's use Vercel for the frontend", "ok"])
     result = invoke("archive", "--dry-run")
     assert result.exit_code == 0
-    assert "dry run: nothing written" in result.stdout
+    assert "dry run, nothing written" in result.stdout
     assert "olive" in result.stdout and "planned" in result.stdout
     assert (
         "would add [d_" in result.stdout
@@ -147,7 +147,7 @@ def test_uninitialised_database_says_to_run_init(empty_db_url: str, env: dict[st
 
 def test_missing_source_table_is_a_clear_error(env: dict[str, str]) -> None:
     result = invoke("archive")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "source table session_messages not found" in result.stderr
 
 
@@ -156,7 +156,7 @@ def test_configured_model_other_than_the_recorded_one_is_refused(
 ) -> None:
     source.add("s", ["hi", "hello"])
     result = run_archivist(["archive"], {**env, "ARCHIVIST_EMBEDDING_DIM": "384"})
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "hash-768" in result.stderr and "hash-384" in result.stderr
     assert source.count("jarvis_archive") == 0
 

@@ -36,7 +36,7 @@ CASES: dict[str, tuple[list[str], dict[str, str], str | None, str]] = {
     "unknown command": (["archiv"], {}, None, "archiv"),
     "bad --older-than": (["prune-check", "--older-than", "30x"], {}, None, "older-than"),
     "zero --older-than": (["prune-check", "--older-than", "0d"], {}, None, "older-than"),
-    "bad search mode": (["search", "x", "--mode", "fuzzy"], {}, None, "search_mode"),
+    "bad search mode": (["search", "x", "--mode", "fuzzy"], {}, None, "--mode"),
     "bad DATABASE_URL": (
         ["archive"],
         {"DATABASE_URL": f"postgresql://archivist:{PASSWORD}@127.0.0.1:notaport/jarvis"},

@@ -44,6 +44,7 @@ def test_all_checks_pass_on_a_healthy_setup(
         "functions",
         "exposure",
         "timeouts",
+        "users",
         "indexes",
         "quarantine",
         "embedding model",
@@ -113,7 +114,7 @@ def test_configured_model_differs_from_the_recorded_one(db_url: str, tmp_path: P
 def test_cli_exit_code_follows_the_checks(source: SourceDB, settings: Settings) -> None:
     healthy = run_cli(settings, "doctor")
     assert healthy.returncode == 0, healthy.stdout
-    assert len(healthy.stdout.strip().splitlines()) == 11
+    assert len(healthy.stdout.strip().splitlines()) == 12
     source.conn.execute("DROP INDEX jarvis_archive_extraction_idx")
     broken = run_cli(settings, "doctor", "--json")
     assert broken.returncode == 1

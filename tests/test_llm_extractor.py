@@ -417,7 +417,7 @@ def test_archive_with_junk_from_the_llm_stores_a_rules_version_saying_why(
     source.add("s", [text for _, _, text in CHAT])
     server.chat_replies = ["The decision was Redis."]
 
-    done = archive(source, server, tmp_path, "--extractor", "ollama", "--llm-model", MODEL)
+    done = archive(source, server, tmp_path, "--extractor", "ollama", "--llm-model", MODEL, "-v")
 
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout)["sessions"][0]
@@ -427,7 +427,7 @@ def test_archive_with_junk_from_the_llm_stores_a_rules_version_saying_why(
     assert (name, version) == ("rules", "1")
     assert extraction["extractor"]["name"] == "rules"
     assert extraction["extractor"]["fallback_reason"].startswith("invalid_output: not JSON")
-    assert "LLM answer not used" in done.stderr
+    assert "LLM answer not used" in done.stderr  # -v says so as it happens
 
 
 def test_archive_defaults_to_the_rules_and_calls_no_llm(
@@ -449,7 +449,8 @@ def test_an_unknown_extractor_is_a_usage_error(
     done = archive(source, server, tmp_path, "--extractor", "gpt")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "error: invalid setting extractor: Input should be 'rules' or 'ollama'"
+        "error: Invalid value for '--extractor': Value error, 'gpt' is not one of 'rules', "
+        "'ollama'. (see: python -m archivist archive --help)"
     ]
 
 

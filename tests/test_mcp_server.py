@@ -333,8 +333,8 @@ def test_startup_checks_fail_with_the_usual_exit_codes(
     ]
     for env, args, code, message in cases:
         result = mcp_exit(archived, *args, **env)
-        if code is None:  # whatever any other read command exits with on the same problem
-            code = run_archivist(["state", "deploy"], server_env(archived, **env)).returncode
+        if code is None:  # whatever a search command exits with on the same problem
+            code = run_archivist(["memory-search", "x"], server_env(archived, **env)).returncode
         assert result.returncode == code != 0, (env, result.stderr)
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, (
             env,

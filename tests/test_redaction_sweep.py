@@ -110,12 +110,12 @@ def test_no_secret_from_any_command_on_a_working_database(
         (["archive-search", "--topic", "deployment"], hashed, 0),
         (["config", "--json"], ollama, 0),
         (["doctor"], ollama, 1),  # the recorded model is not the configured one
-        (["memory-search", "vercel"], ollama, 1),  # refused: model mismatch
-        (["archive"], ollama, 1),
+        (["memory-search", "vercel"], ollama, 2),  # refused: model mismatch (configuration)
+        (["archive"], ollama, 2),  # the same mismatch
         (["reembed", "--model", "nomic-embed-text", "--dim", "768"], down, 1),  # Ollama down
         (["doctor", "--json"], down, 1),
         (["reembed", "--model", "hash-384", "--dim", "384", "--json"], hashed, 0),
-        (["archive", "--session-id", "olive"], hashed, 1),  # hash-768 is no longer recorded
+        (["archive", "--session-id", "olive"], hashed, 2),  # hash-768 is no longer recorded
     ]
     for args, env, code in runs:
         result = run(args, tmp_path, **env)

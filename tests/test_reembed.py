@@ -99,9 +99,19 @@ def test_reembed_moves_every_chunk_to_the_new_model(
     assert index is not None and "hnsw (embedding vector_cosine_ops)" in index[0]
     assert archived.count("archivist_reembed_staging") == 0
 
-    # The old model is refused everywhere, naming the way out.
-    old = archivist(["memory-search", "redis eviction"], archived, server, tmp_path)
-    assert old.returncode != 0 and "archivist reembed" in old.stderr
+    # The old model, configured, is refused everywhere, naming the way out (exit 2); with no
+    # model configured, searches use the one the database now records.
+    old = archivist(
+        ["memory-search", "redis eviction"],
+        archived,
+        server,
+        tmp_path,
+        ARCHIVIST_EMBEDDING_MODEL="nomic-embed-text",
+    )
+    assert old.returncode == 2 and "archivist reembed" in old.stderr
+    recorded = archivist(["memory-search", "redis eviction", "--json"], archived, server, tmp_path)
+    assert recorded.returncode == 0, recorded.stderr
+    assert json.loads(recorded.stdout)["hits"][0]["session_id"] == "s1"
     new = {"ARCHIVIST_EMBEDDING_MODEL": "all-minilm", "ARCHIVIST_EMBEDDING_DIM": "384"}
     found = archivist(
         ["memory-search", "redis eviction", "--json"], archived, server, tmp_path, **new

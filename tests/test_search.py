@@ -197,6 +197,29 @@ def test_a_filtered_search_returns_k_rows_whenever_k_rows_match(
     assert [h.similarity for h in rare] == sorted((h.similarity for h in rare), reverse=True)
 
 
+def test_words_on_a_large_table_weigh_by_the_column_statistics(
+    source: SourceDB, settings: Settings
+) -> None:
+    # Over 10,000 chunks and no session filter, a common word's frequency comes from pg_stats
+    # (counting its chunks is what would cost); a rare word is counted and decides the scope.
+    source.conn.execute("DROP INDEX jarvis_memory_chunks_embedding_idx")
+    source.conn.execute(
+        """
+        INSERT INTO jarvis_memory_chunks (id, session_id, source, content, embedding, slot,
+                                          content_hash, embedding_model, archive_version)
+        SELECT gen_random_uuid(), 's' || (g % 50), 'session_turn',
+               'weekly status meeting notes ' || CASE WHEN g % 4000 = 7 THEN 'zanzibar'
+                                                      ELSE 'item ' || g END,
+               array_fill(0.1::real, ARRAY[768])::vector, 'turns:' || g, md5(g::text),
+               'hash-768', 1
+        FROM generate_series(1, 12000) g
+        """
+    )
+    source.conn.execute("ANALYZE jarvis_memory_chunks")
+    hits = memory_search("status notes about zanzibar", mode="text", settings=settings).hits
+    assert len(hits) == 3 and all(h.content.endswith("zanzibar") for h in hits)
+
+
 def test_a_slow_database_is_cancelled_with_a_timeout_error(
     source: SourceDB, archived: Settings
 ) -> None:
@@ -359,6 +382,6 @@ def test_cli_search_commands(archived: Settings) -> None:
     empty = cli("memory-search", "   ")
     assert empty.returncode == 2 and "query is empty" in empty.stderr
     bad_source = cli("memory-search", "x", "--source", "nope")
-    assert bad_source.returncode == 2 and "unknown source" in bad_source.stderr
+    assert bad_source.returncode == 2 and "Invalid value for '--source'" in bad_source.stderr
     table = cli("archive-search", "--entity", "tool:vercel")
     assert table.returncode == 0 and "deploy" in table.stdout

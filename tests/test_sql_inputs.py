@@ -74,6 +74,7 @@ def match(filter_: str) -> tuple[str, dict[str, Any]]:
         ('{"source": "turns"}', "filter source must be one of session_summary"),
         ('{"since": "last tuesday"}', 'filter since must be a timestamp such as "2026-01-01"'),
         ('{"until": 20260101}', "filter until must be a timestamp"),
+        ('{"user_id": 42}', "filter user_id must be a string, not 42"),
         ('["one-id"]', "filter must be a JSON object"),
     ],
 )
@@ -91,11 +92,21 @@ def test_a_filter_of_the_right_shape_still_filters(call: Call) -> None:
     assert sessions == {"one-id"}
 
 
+def test_the_user_id_filter_is_a_known_key(call: Call) -> None:
+    """Per-user memory's key (sql/010_user_id.sql) passes the check and scopes: these sessions
+    carry no user id, so no chunk is that user's."""
+    code, rows = call(*match('{"user_id": "7f9c2d4e-user"}'))
+    assert code is None and rows == []
+    code, rows = call(*match('{"user_id": null}'))
+    assert code is None and rows
+
+
 @pytest.mark.parametrize(
     ("function", "args"),
     [
         ("archivist_nearest_chunks", {"query_embedding": VECTOR, "k": 200, "filter": "{}"}),
         ("archivist_text_matches", {"query_text": "deploy", "k": 200, "filter": "{}"}),
+        ("archivist_word_stats", {"words": ["deploy"], "filter": "{}"}),
     ],
 )
 def test_the_searches_helpers_are_not_callable(

@@ -113,7 +113,7 @@ class OllamaExtractor:
             )
         except (_Failure, PromptTooLong, AnswerError) as exc:
             reason = _reason(exc)
-            log.warning("session %s: LLM answer not used (%s); rules instead", session_id, reason)
+            log.info("session %s: LLM answer not used (%s); rules instead", session_id, reason)
             return self.rules.fallback(
                 previous, session_id, messages, summary, existing_items, reason
             )

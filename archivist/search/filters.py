@@ -26,19 +26,22 @@ class ArchiveFilters(BaseModel):
     until: datetime | None = None
     item_types: list[ItemType] = Field(default_factory=list)
     item_statuses: list[ItemStatus] = Field(default_factory=list)
+    # Per-user memory (ARCHIVIST_MESSAGE_USER_ID): only this user's versions and chunks.
+    user_id: str | None = None
 
     @field_validator("topics", "session_ids", mode="after")
     @classmethod
     def _storable_list(cls, values: list[str]) -> list[str]:
         return [clean_text(v) for v in values]
 
-    @field_validator("decision", "entity", "action", mode="after")
+    @field_validator("decision", "entity", "action", "user_id", mode="after")
     @classmethod
     def _storable(cls, value: str | None) -> str | None:
         return clean_text(value) if value is not None else None
 
     @property
     def empty(self) -> bool:
+        """No filter that narrows sessions by their archive (the user id is a chunk filter too)."""
         return not (
             self.topics
             or self.decision
@@ -64,6 +67,7 @@ class ArchiveFilters(BaseModel):
             "p_limit": limit,
             "p_item_types": list(self.item_types) or None,
             "p_item_statuses": list(self.item_statuses) or None,
+            "p_user_id": self.user_id,
         }
 
 
@@ -73,6 +77,7 @@ def chunk_filter(
     source: ChunkSource | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
+    user_id: str | None = None,
 ) -> dict[str, Any]:
     """The `filter` document of the memory search functions (keys only for what is given)."""
     filter_: dict[str, Any] = {"embedding_model": model}
@@ -84,4 +89,6 @@ def chunk_filter(
         filter_["since"] = since.isoformat()
     if until:
         filter_["until"] = until.isoformat()
+    if user_id is not None:
+        filter_["user_id"] = clean_text(user_id)
     return filter_

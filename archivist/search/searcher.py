@@ -76,8 +76,10 @@ class Searcher:
         until: datetime | None = None,
         mode: SearchMode | None = None,
         deadline: Deadline | None = None,
+        user_id: str | None = None,
     ) -> MemorySearchResult:
-        """The chunks that best answer the query, best first, ranked by `mode`.
+        """The chunks that best answer the query, best first, ranked by `mode`; only
+        `user_id`'s when given (per-user memory).
 
         Text mode does not embed the query (no embedding server is needed for it).
         """
@@ -91,7 +93,7 @@ class Searcher:
         if mode != "text":
             vector = _vector_text(embed_query(self.embedder, text).tolist())
             deadline.remaining_ms()  # the embedding may have used it all
-        filter_ = chunk_filter(self.embedder.model, session_ids, source, since, until)
+        filter_ = chunk_filter(self.embedder.model, session_ids, source, since, until, user_id)
         args: dict[str, Any] = {
             "query_embedding": vector,
             "match_count": limit,
@@ -157,7 +159,12 @@ class Searcher:
                     f"newest {len(sessions)} were searched",
                 )
         memory = self.memory_search(
-            query, limit=limit, session_ids=sessions, mode=mode, deadline=deadline
+            query,
+            limit=limit,
+            session_ids=sessions,
+            mode=mode,
+            deadline=deadline,
+            user_id=filters.user_id,
         )
         grouped: dict[str, list[MemoryHit]] = {}
         for hit in memory.hits:
@@ -165,7 +172,9 @@ class Searcher:
         latest = {}
         if grouped:
             found = self.archive_search(
-                ArchiveFilters(session_ids=list(grouped)), ARCHIVE_MAX_ROWS, deadline=deadline
+                ArchiveFilters(session_ids=list(grouped), user_id=filters.user_id),
+                ARCHIVE_MAX_ROWS,
+                deadline=deadline,
             )
             latest = {h.session_id: h for h in found.hits}
         matches = [

@@ -42,6 +42,8 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 
 _LOCK_KEY = 0x61726368  # "arch": serialises concurrent `init`s on one database
 FUNCTIONS_KEY = "sql_functions"  # archivist_meta key of the functions + policy checksum
+ACCESS_KEY = "access"  # archivist_meta key of who may read the archive (sql/policy.sql)
+PRIVATE, AUTHENTICATED = "private", "authenticated"
 
 _CREATE_TABLE = """
 CREATE TABLE IF NOT EXISTS archivist_migrations (
@@ -93,6 +95,7 @@ class SchemaRecords:
 
     migrations: Mapping[str, str]  # name -> checksum
     functions: str | None  # the functions + policy checksum, if any was recorded
+    access: str = PRIVATE  # who may read the archive (sql/policy.sql): private or authenticated
 
 
 def sql_dir() -> Path:
@@ -157,24 +160,31 @@ def schema_records(conn: Conn) -> SchemaRecords:
         "to_regclass('archivist_meta') IS NOT NULL"
     ).fetchone()
     migrations: dict[str, str] = {}
-    functions = None
+    meta: dict[str, str] = {}
     if row and row[0]:
         migrations = {
             str(name): str(checksum)
             for name, checksum in conn.execute("SELECT name, checksum FROM archivist_migrations")
         }
     if row and row[1]:
-        found = conn.execute(
-            "SELECT value FROM archivist_meta WHERE key = %s", [FUNCTIONS_KEY]
-        ).fetchone()
-        functions = str(found[0]) if found else None
-    return SchemaRecords(migrations, functions)
+        meta = {
+            str(key): str(value)
+            for key, value in conn.execute(
+                "SELECT key, value FROM archivist_meta WHERE key = ANY (%s)",
+                [[FUNCTIONS_KEY, ACCESS_KEY]],
+            )
+        }
+    return SchemaRecords(migrations, meta.get(FUNCTIONS_KEY), meta.get(ACCESS_KEY, PRIVATE))
 
 
-def apply_schema(conn: Conn, timeouts: DatabaseTimeouts | None = None) -> list[str]:
+def apply_schema(
+    conn: Conn, timeouts: DatabaseTimeouts | None = None, access: str | None = None
+) -> list[str]:
     """Apply pending migrations, then every function and the policy; returns the migrations.
 
-    The policy gives the functions `timeouts` (the settings' defaults when None).
+    The policy gives the functions `timeouts` (the settings' defaults when None). `access`
+    (private or authenticated) is recorded first, for the policy; None keeps what the database
+    records.
     """
     applied: list[str] = []
     with conn.transaction():
@@ -204,9 +214,11 @@ def apply_schema(conn: Conn, timeouts: DatabaseTimeouts | None = None) -> list[s
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
         conn.execute(_policy_timeouts(timeouts).encode())
+        if access is not None:
+            conn.execute(_record(ACCESS_KEY, access).encode())
         for part in load_definitions():
             conn.execute(part.sql.encode())
-        conn.execute(_record_functions().encode())
+        conn.execute(_record(FUNCTIONS_KEY, functions_checksum()).encode())
     return applied
 
 
@@ -224,13 +236,14 @@ def _policy_timeouts(timeouts: DatabaseTimeouts | None) -> str:
     )
 
 
-def _record_functions() -> str:
+def _record(key: str, value: str) -> str:
+    """An archivist_meta upsert, as SQL text (for the printed script too)."""
     return (
         sql.SQL(
             "INSERT INTO archivist_meta (key, value) VALUES ({}, {}) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()"
         )
-        .format(sql.Literal(FUNCTIONS_KEY), sql.Literal(functions_checksum()))
+        .format(sql.Literal(key), sql.Literal(value))
         .as_string(None)
     )
 
@@ -282,7 +295,10 @@ def _guarded(migration: Migration) -> str:
 
 
 def migration_script(
-    embedding_model: str, embedding_dim: int, timeouts: DatabaseTimeouts | None = None
+    embedding_model: str,
+    embedding_dim: int,
+    timeouts: DatabaseTimeouts | None = None,
+    access: str | None = None,
 ) -> str:
     """Everything `init` applies, as one SQL script that records itself (`init --print-sql`).
 
@@ -304,6 +320,8 @@ def migration_script(
         "\n-- ==== the timeouts the policy gives the functions ====",
         _policy_timeouts(timeouts) + ";",
     ]
+    if access is not None:
+        parts += ["\n-- ==== who may read the archive ====", _record(ACCESS_KEY, access) + ";"]
     for part in load_definitions():
         parts += [f"\n-- ==== {part.path} ====", part.sql.strip()]
     parts.append("\n-- ==== the embedding model and the functions' checksum ====")
@@ -312,6 +330,6 @@ def migration_script(
         .format(sql.Literal(embedding_model), sql.Literal(embedding_dim))
         .as_string(None)
     )
-    parts.append(_record_functions() + ";")
+    parts.append(_record(FUNCTIONS_KEY, functions_checksum()) + ";")
     parts.append("COMMIT;")
     return "\n".join(parts) + "\n"

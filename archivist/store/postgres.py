@@ -19,7 +19,7 @@ import psycopg
 
 from archivist.config import DatabaseTimeouts, SourceTables
 from archivist.embed.base import Vector
-from archivist.errors import ConcurrentUpdateError, ConfigError, StoreError
+from archivist.errors import ConcurrentUpdateError, ConfigError
 from archivist.failures import FailedSession, UnarchivableSessions
 from archivist.models import (
     ArchivedVersion,
@@ -29,7 +29,12 @@ from archivist.models import (
     SessionSummary,
     Watermark,
 )
-from archivist.store.migrate import apply_schema, functions_checksum, pending_migrations
+from archivist.store.migrate import (
+    AUTHENTICATED,
+    apply_schema,
+    functions_checksum,
+    pending_migrations,
+)
 from archivist.store.rpc import (
     LOCK_NOT_AVAILABLE,
     Json,
@@ -67,7 +72,12 @@ class CommitResult:
 
 
 class MigrationsMissingError(ConfigError):
-    """The database lacks migrations, or its functions are another version's."""
+    """The database lacks migrations, its functions are another version's, or `init` never
+    recorded an embedding model."""
+
+
+class ModelMismatchError(ConfigError):
+    """The configured embedding model is not the one the database records."""
 
 
 def _at(value: Any) -> datetime:
@@ -132,12 +142,27 @@ class Store:
         "again"
     )
 
-    def init(self, wanted: EmbeddingConfig) -> tuple[list[str], EmbeddingConfig]:
-        """Check that the schema is this version's; record the embedding model (no chunk yet)."""
+    def init(
+        self, wanted: EmbeddingConfig, access: str | None = None
+    ) -> tuple[list[str], EmbeddingConfig]:
+        """Check that the schema is this version's, and `access` (if given) the one recorded;
+        record the embedding model (no chunk yet)."""
         self.require_current_schema()
+        recorded = self.rpc.schema_records().access
+        if access is not None and access != recorded:
+            flag = "--allow-authenticated" if access == AUTHENTICATED else "--private"
+            raise MigrationsMissingError(
+                f"the archive's access is {recorded}, not {access}; this transport cannot "
+                f"change it: run `archivist init --print-sql {flag}` and execute its output in "
+                "the Supabase SQL editor, then run init again"
+            )
         self._record_embedding(wanted)
         self.adopt_archived_messages()
         return [], wanted
+
+    def access(self) -> str:
+        """Who may read the archive, as recorded: private, or authenticated (per user)."""
+        return self.rpc.schema_records().access
 
     def require_current_schema(self) -> None:
         """Raise MigrationsMissingError, naming the fix, unless migrations and functions match."""
@@ -203,14 +228,20 @@ class Store:
             return None
         return EmbeddingConfig(str(info["embedding_model"]), int(info["embedding_dim"]))
 
-    def check_ready(self, model: str) -> EmbeddingConfig:
-        """Refuse to run on a database that is not initialised, or initialised for another model."""
+    def check_ready(self, model: str | None = None) -> EmbeddingConfig:
+        """Refuse a database that is not initialised, or initialised for another model.
+
+        `model` None: the caller embeds nothing (status, state, history, prune-check), so any
+        recorded model will do. Every refusal is a configuration error (exit code 2).
+        """
         self.require_current_schema()
         recorded = self.recorded_embedding()
         if recorded is None:
-            raise StoreError("no embedding model is recorded in the database; run: archivist init")
-        if recorded.model != model:
-            raise StoreError(
+            raise MigrationsMissingError(
+                "no embedding model is recorded in the database; run: archivist init"
+            )
+        if model is not None and recorded.model != model:
+            raise ModelMismatchError(
                 f"the database holds embeddings of {recorded.model} ({recorded.dim}-d) but "
                 f"{model} is configured; set ARCHIVIST_EMBEDDING_MODEL={recorded.model}, "
                 f"or move the database to {model} with: archivist reembed --model {model}"
@@ -453,6 +484,20 @@ class Store:
 
     # -- chunks and commits -----------------------------------------------------------------
 
+    def session_users(self, session_id: str) -> list[str]:
+        """The distinct user ids of the session's messages (at most 3; none if not configured)."""
+        if self.sources.message_user_id is None:
+            return []
+        rows = self.call(
+            "archivist_session_users", p_sources=self._sources, p_session_id=session_id
+        )
+        return [str(u) for u in rows or []]
+
+    def multi_user_sessions(self, limit: int) -> tuple[int, list[str]]:
+        """How many sessions had several users (their rows have none), and the first `limit`."""
+        row = self.call("archivist_multi_user_sessions", p_limit=limit)
+        return int(row["count"]), [str(s) for s in row["sessions"]]
+
     def chunk_ids(self, session_id: str, slots: Sequence[str] | None) -> dict[str, str]:
         """Ids of a session's chunks in the given slots (all slots if None), mapped to slot."""
         rows: dict[str, str] = self.call(
@@ -526,9 +571,22 @@ class PostgresStore(Store):
 
     schema_fix = "run: archivist init"
 
-    def init(self, wanted: EmbeddingConfig) -> tuple[list[str], EmbeddingConfig]:
-        """Apply pending migrations, the functions and the policy; record the embedding model."""
-        applied = apply_schema(self.conn, self.timeouts)
+    def init(
+        self, wanted: EmbeddingConfig, access: str | None = None
+    ) -> tuple[list[str], EmbeddingConfig]:
+        """Apply pending migrations, the functions and the policy (recording `access` first, if
+        given); record the embedding model."""
+        if access == AUTHENTICATED:
+            row = self.conn.execute(
+                "SELECT to_regprocedure('auth.uid()') IS NOT NULL "
+                "AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated')"
+            ).fetchone()
+            if not (row and row[0]):
+                raise ConfigError(
+                    "--allow-authenticated needs Supabase's `authenticated` role and auth.uid(), "
+                    "which this database has not got"
+                )
+        applied = apply_schema(self.conn, self.timeouts, access)
         self._record_embedding(wanted)
         self.adopt_archived_messages()
         return applied, wanted

@@ -21,7 +21,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from archivist.config import DatabaseTimeouts
-from archivist.errors import StoreError
+from archivist.errors import ConfigError, StoreError
 from archivist.store.migrate import SchemaRecords, schema_records
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -57,6 +57,21 @@ class LockTimeoutError(QueryTimeoutError):
 
 
 LOCK_NOT_AVAILABLE = "55P03"  # SQLSTATE of a lock_timeout (and of NOWAIT)
+
+
+class SourceSchemaError(RpcError, ConfigError):
+    """A table or column the settings name does not exist, or has a type the archivist cannot
+    read: a configuration error (exit code 2), wrong for every session alike."""
+
+
+# undefined_table, undefined_column, datatype_mismatch: what the source-table functions raise
+# (sql/007) when the configured tables or columns do not match the database.
+_SCHEMA_STATES = frozenset({"42P01", "42703", "42804"})
+
+
+def rpc_error(message: str, code: str | None) -> RpcError:
+    """The error for a failed call: a configuration error when the schema does not fit."""
+    return (SourceSchemaError if code in _SCHEMA_STATES else RpcError)(message, code)
 
 
 class Rpc(Protocol):
@@ -137,7 +152,7 @@ class PsycopgRpc:
         except psycopg.errors.UndefinedFunction as exc:
             raise MissingFunctionError(error_message(str(exc)), exc.sqlstate) from None
         except psycopg.Error as exc:
-            raise RpcError(error_message(str(exc)), exc.sqlstate) from None
+            raise rpc_error(error_message(str(exc)), exc.sqlstate) from None
         return row[0] if row else None
 
     def _is_set_returning(self, function: str) -> bool:

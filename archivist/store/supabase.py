@@ -25,8 +25,14 @@ from supabase.lib.client_options import SyncClientOptions
 
 from archivist.config import redact
 from archivist.errors import StoreError
-from archivist.store.migrate import FUNCTIONS_KEY, SchemaRecords
-from archivist.store.rpc import Json, MissingFunctionError, QueryTimeoutError, RpcError
+from archivist.store.migrate import ACCESS_KEY, FUNCTIONS_KEY, PRIVATE, SchemaRecords
+from archivist.store.rpc import (
+    Json,
+    MissingFunctionError,
+    QueryTimeoutError,
+    RpcError,
+    rpc_error,
+)
 
 # PostgREST's "function not found" and "table not found" codes, and Postgres's own.
 log = logging.getLogger(__name__)
@@ -83,17 +89,18 @@ class SupabaseRpc:
                 ) from None
             if code == "57014":
                 raise QueryTimeoutError(message, code) from None
-            raise RpcError(f"Supabase: {message}", code) from None
+            raise rpc_error(f"Supabase: {message}", code) from None
         except httpx.HTTPError as exc:
             raise self._unreachable(exc) from None
 
     def schema_records(self) -> SchemaRecords:
         """Read `archivist_migrations` and `archivist_meta` over REST (no function needed)."""
         migrations = self._rows("archivist_migrations", "name,checksum")
-        meta = self._rows("archivist_meta", "key,value")
+        meta = {str(r["key"]): str(r["value"]) for r in self._rows("archivist_meta", "key,value")}
         return SchemaRecords(
             {str(r["name"]): str(r["checksum"]) for r in migrations},
-            next((str(r["value"]) for r in meta if r.get("key") == FUNCTIONS_KEY), None),
+            meta.get(FUNCTIONS_KEY),
+            meta.get(ACCESS_KEY, PRIVATE),
         )
 
     def _rows(self, table: str, columns: str) -> list[dict[str, Any]]:

@@ -7,10 +7,14 @@
 -- p_expected_version: the latest version the caller started from (0 for none). If another
 --   worker committed in between, the call fails with SQLSTATE 40001 and changes nothing.
 -- p_version: {span, extraction, extractor, extractor_version, watermark_at, watermark_id,
---   message_count, summary_at, messages}; messages: what this version archives of each
---   message it covers, [{id, md5, chars, archived_chars}] (the md5 and length of the source
---   text it read, and how many characters of it the archive holds), recorded in
---   archivist_message_hashes in this transaction.
+--   message_count, summary_at, user_id, multi_user, messages}. user_id (the one user id the
+--   session's messages carry, or null) goes on the version, its new chunks and the session; the
+--   session's earlier rows without one get it too (they hold nothing of another user's). A
+--   session with several users (now, or over time) is multi_user for good: what it writes
+--   from then on has no user id; what it wrote while it had one user keeps that user.
+--   messages: what this version archives of each message it covers, [{id, md5, chars,
+--   archived_chars}] (the md5 and length of the source text it read, and how many characters
+--   of it the archive holds), recorded in archivist_message_hashes in this transaction.
 -- A session archived is no longer a failed one: its archivist_session_failures row goes too.
 -- p_chunks: every chunk of the slots this version writes: [{id, slot, source, content,
 --   content_hash, metadata, embedding}]; a chunk the table already holds may leave out
@@ -35,6 +39,9 @@ DECLARE
     v_inserted integer;
     v_deleted  integer;
     v_recorded text;
+    v_user     text := p_version ->> 'user_id';
+    v_multi    boolean;
+    v_previous text;
 BEGIN
     SELECT m.value INTO v_recorded FROM archivist_meta m WHERE m.key = 'embedding_model';
     IF v_recorded IS DISTINCT FROM p_embedding_model THEN
@@ -45,8 +52,13 @@ BEGIN
 
     INSERT INTO jarvis_archive_sessions (session_id) VALUES (p_session_id)
         ON CONFLICT (session_id) DO NOTHING;
-    SELECT s.latest_version INTO v_current
+    SELECT s.latest_version, s.multi_user, s.user_id INTO v_current, v_multi, v_previous
         FROM jarvis_archive_sessions s WHERE s.session_id = p_session_id FOR UPDATE;
+    -- Once several users, always: even after one's messages are pruned, or when the one user
+    -- left is another than the session had.
+    v_multi := v_multi OR coalesce((p_version ->> 'multi_user')::boolean, false)
+               OR coalesce(v_user <> v_previous, false);
+    v_user := CASE WHEN v_multi THEN NULL ELSE coalesce(v_user, v_previous) END;
     IF v_current <> p_expected_version THEN
         RAISE EXCEPTION 'archivist: session % is at version %, expected %',
             p_session_id, v_current, p_expected_version
@@ -55,11 +67,12 @@ BEGIN
 
     INSERT INTO jarvis_archive (session_id, version, span, extraction, extractor,
                                 extractor_version, watermark_at, watermark_id, message_count,
-                                summary_at)
+                                summary_at, user_id)
     VALUES (p_session_id, v_current + 1, p_version -> 'span', p_version -> 'extraction',
             p_version ->> 'extractor', p_version ->> 'extractor_version',
             (p_version ->> 'watermark_at')::timestamptz, p_version ->> 'watermark_id',
-            (p_version ->> 'message_count')::integer, (p_version ->> 'summary_at')::timestamptz)
+            (p_version ->> 'message_count')::integer, (p_version ->> 'summary_at')::timestamptz,
+            v_user)
     RETURNING jarvis_archive.id INTO v_id;
 
     DELETE FROM jarvis_memory_chunks c
@@ -69,10 +82,11 @@ BEGIN
     GET DIAGNOSTICS v_deleted = ROW_COUNT;
 
     INSERT INTO jarvis_memory_chunks (id, session_id, source, content, embedding, metadata,
-                                      slot, content_hash, embedding_model, archive_version)
+                                      slot, content_hash, embedding_model, archive_version,
+                                      user_id)
     SELECT x.id, p_session_id, x.source, x.content, x.embedding,
            coalesce(x.metadata, '{}'::jsonb) || jsonb_build_object('archive_id', v_id),
-           x.slot, x.content_hash, p_embedding_model, v_current + 1
+           x.slot, x.content_hash, p_embedding_model, v_current + 1, v_user
     FROM jsonb_to_recordset(p_chunks)
          AS x(id uuid, slot text, source text, content text, content_hash text,
               metadata jsonb, embedding vector)
@@ -99,8 +113,17 @@ BEGIN
 
     DELETE FROM archivist_session_failures f WHERE f.session_id = p_session_id;
 
+    IF v_user IS NOT NULL THEN
+        UPDATE jarvis_memory_chunks c SET user_id = v_user
+        WHERE c.session_id = p_session_id AND c.user_id IS NULL;
+        UPDATE jarvis_archive a SET user_id = v_user
+        WHERE a.session_id = p_session_id AND a.user_id IS NULL;
+    END IF;
+
     UPDATE jarvis_archive_sessions s
     SET latest_version = v_current + 1,
+        user_id        = v_user,
+        multi_user     = v_multi,
         archive_id     = v_id,
         watermark_at   = (p_version ->> 'watermark_at')::timestamptz,
         watermark_id   = p_version ->> 'watermark_id',

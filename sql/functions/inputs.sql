@@ -7,6 +7,7 @@
 --   source           one of session_summary, archive_extraction, session_turn, state_item
 --   since, until     a timestamp, e.g. "2026-01-01" or "2026-01-01T09:00:00Z"
 --   embedding_model  a string
+--   user_id          a string (that user's chunks only; sql/010_user_id.sql)
 -- any of them null meaning "not given". Unknown keys and wrong types are errors (22023).
 -- Returns the filter ({} for NULL).
 CREATE OR REPLACE FUNCTION archivist_check_filter(filter jsonb) RETURNS jsonb
@@ -30,7 +31,7 @@ BEGIN
         v_type := jsonb_typeof(v_value);
         v_shown := left(v_value::text, 60);
         CONTINUE WHEN v_type = 'null' AND v_key IN ('session_ids', 'source', 'since', 'until',
-                                                      'embedding_model');
+                                                      'embedding_model', 'user_id');
         CASE v_key
         WHEN 'session_ids' THEN
             IF v_type <> 'array' OR EXISTS (SELECT 1 FROM jsonb_array_elements(v_value) x
@@ -50,14 +51,15 @@ BEGIN
                 RAISE EXCEPTION 'archivist: filter % must be a timestamp such as "2026-01-01", '
                     'not %', v_key, v_shown USING ERRCODE = '22023';
             END IF;
-        WHEN 'embedding_model' THEN
+        WHEN 'embedding_model', 'user_id' THEN
             IF v_type <> 'string' THEN
-                RAISE EXCEPTION 'archivist: filter embedding_model must be a string, not %',
+                RAISE EXCEPTION 'archivist: filter % must be a string, not %', v_key,
                     v_shown USING ERRCODE = '22023';
             END IF;
         ELSE
             RAISE EXCEPTION 'archivist: filter key "%" is unknown; the keys are session_ids, '
-                'source, since, until, embedding_model', left(v_key, 60) USING ERRCODE = '22023';
+                'source, since, until, embedding_model, user_id', left(v_key, 60)
+                USING ERRCODE = '22023';
         END CASE;
     END LOOP;
     RETURN filter;

@@ -195,3 +195,16 @@ AS $$
                               f.session_id), '[]')
     FROM archivist_session_failures f
 $$;
+
+-- Sessions whose messages carried more than one user id (sql/010_user_id.sql): how many, and
+-- the first p_limit of them. What they write has no user id: only the service role reads it.
+CREATE OR REPLACE FUNCTION archivist_multi_user_sessions(p_limit integer) RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT jsonb_build_object(
+        'count', (SELECT count(*) FROM jarvis_archive_sessions WHERE multi_user),
+        'sessions', (SELECT coalesce(jsonb_agg(s.session_id ORDER BY s.session_id), '[]')
+                     FROM (SELECT session_id FROM jarvis_archive_sessions WHERE multi_user
+                           ORDER BY session_id
+                           LIMIT least(greatest(coalesce(p_limit, 5), 0), 100)) s))
+$$;

@@ -36,10 +36,49 @@ AS $$
     ORDER BY p.proname, p.oid
 $$;
 
+-- The tables a signed-in user reads their own rows of, and the functions their searches call,
+-- when the archive is opened to Supabase's `authenticated` role (`init --allow-authenticated`;
+-- sql/policy.sql). archivist_meta is readable too, but only its embedding model and dimension.
+CREATE OR REPLACE FUNCTION archivist_user_tables() RETURNS SETOF regclass
+LANGUAGE sql STABLE
+AS $$
+    SELECT t FROM archivist_tables() t
+    WHERE t::text IN ('jarvis_archive', 'jarvis_archive_sessions', 'jarvis_memory_chunks',
+                      'archivist_meta')
+$$;
+
+-- The search functions and every function they call (sql/functions/search.sql, inputs.sql): a
+-- new helper of the searches belongs here. Besides what `authenticated` may call, these are the
+-- functions sql/policy.sql gives no timeouts of their own (the helpers run under the searches'
+-- limits, which a clause of their own would replace inside them).
+CREATE OR REPLACE FUNCTION archivist_search_functions() RETURNS SETOF regprocedure
+LANGUAGE sql STABLE
+AS $$
+    SELECT f FROM archivist_functions() f JOIN pg_proc p ON p.oid = f
+    WHERE p.proname IN (
+        'match_jarvis_memory_chunks', 'hybrid_jarvis_memory_chunks', 'search_jarvis_archive',
+        'archivist_iterative_scan_available', 'archivist_chunk_filter_sql',
+        'archivist_filter_model', 'archivist_filter_sessions', 'archivist_nearest_chunks',
+        'archivist_query_words', 'archivist_word_stats', 'archivist_bm25',
+        'archivist_text_matches', 'archivist_whole_session_query', 'archivist_like_escape',
+        'archivist_check_filter', 'archivist_is_timestamp', 'archivist_check_weights',
+        'archivist_require_search_caller')
+$$;
+
+-- Who may read the archive, as recorded by init: 'private' (the default) or 'authenticated'.
+CREATE OR REPLACE FUNCTION archivist_access() RETURNS text
+LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce((SELECT m.value FROM archivist_meta m WHERE m.key = 'access'), 'private')
+$$;
+
 -- What Supabase's API roles (anon, authenticated; those that exist) can reach of the
 -- archivist: [{role, kind, name, privileges}] for every table, sequence or function one of
 -- them may use, and [{role: null, kind: "table without row level security", name}] for every
--- archivist table RLS does not guard. Empty when the archivist is private.
+-- archivist table RLS does not guard. Each item says whether it is `allowed`: what
+-- `--allow-authenticated` grants `authenticated` (reading the user tables under their row
+-- level security policies, calling the searches) while that access is recorded. Empty when the
+-- archivist is private.
 CREATE OR REPLACE FUNCTION archivist_exposure() RETURNS jsonb
 LANGUAGE sql STABLE
 AS $$
@@ -68,6 +107,12 @@ AS $$
         FROM archivist_tables() t JOIN pg_class c ON c.oid = t
         WHERE NOT c.relrowsecurity
     )
-    SELECT coalesce(jsonb_agg(to_jsonb(r) ORDER BY r.role NULLS FIRST, r.kind, r.name), '[]')
+    SELECT coalesce(jsonb_agg(to_jsonb(r) || jsonb_build_object('allowed',
+               archivist_access() = 'authenticated' AND r.role = 'authenticated'
+               AND ((r.kind = 'table' AND r.privileges = 'SELECT'
+                     AND r.name IN (SELECT t::text FROM archivist_user_tables() t))
+                    OR (r.kind = 'function'
+                        AND r.name IN (SELECT f::text FROM archivist_search_functions() f))))
+               ORDER BY r.role NULLS FIRST, r.kind, r.name), '[]')
     FROM reach r WHERE r.privileges <> '' OR r.role IS NULL
 $$;

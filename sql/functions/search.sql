@@ -1,10 +1,12 @@
 -- The query API bots call, with its limits enforced here too, so a client that calls these
 -- functions directly (Supabase RPC, another bot) gets the same bounds. Their statement
--- timeouts and privileges are set in sql/policy.sql.
+-- timeouts and privileges are set in sql/policy.sql. They run as their caller (SECURITY
+-- INVOKER, the default), so row level security applies to what they read.
 --
 -- match_jarvis_memory_chunks(query_embedding, match_count, filter): nearest chunks by cosine,
 --   like Supabase's match_documents. filter keys (all optional): session_ids [text],
---   source text, since / until (timestamptz, on the conversation time a chunk covers), and
+--   source text, since / until (timestamptz, on the conversation time a chunk covers), user_id
+--   (text: that user's chunks only; see sql/010_user_id.sql), and
 --   embedding_model (default: the recorded one; chunks of any other model are never returned).
 --   At most 10 rows.
 -- hybrid_jarvis_memory_chunks(query_embedding, query_text, match_count, filter, weights...):
@@ -25,21 +27,6 @@
 -- nor the session index: at 100k rows a search by a rare topic took 31 ms instead of 0.24 ms;
 -- measured in scripts/bench_search.py.)
 
--- The functions the three searches call, which run under the searches' own limits (sql/policy.sql
--- gives them no timeouts of their own, which would replace the search's inside them). A new
--- helper of the searches belongs here.
-CREATE OR REPLACE FUNCTION archivist_search_functions() RETURNS name[]
-LANGUAGE sql IMMUTABLE
-AS $$
-    SELECT ARRAY['archivist_search_functions', 'archivist_iterative_scan_available',
-                 'archivist_chunk_filter_sql', 'archivist_filter_model',
-                 'archivist_filter_sessions', 'archivist_nearest_chunks',
-                 'archivist_query_words', 'archivist_word_weights', 'archivist_bm25',
-                 'archivist_text_matches', 'archivist_whole_session_query',
-                 'archivist_like_escape', 'archivist_check_filter', 'archivist_is_timestamp',
-                 'archivist_check_weights', 'archivist_require_search_caller']::name[]
-$$;
-
 CREATE OR REPLACE FUNCTION archivist_iterative_scan_available() RETURNS boolean
 LANGUAGE sql STABLE
 AS $$
@@ -48,7 +35,8 @@ AS $$
 $$;
 
 -- The WHERE clause (over chunks aliased `c`) for a memory-search filter, with its values as
--- parameters $3..$7 of the statement it goes into: model, session ids, source, since, until.
+-- parameters of the statement it goes into: $3..$7 model, session ids, source, since, until,
+-- and $12 user id (every caller passes 12 values; $8..$11 are its own).
 CREATE OR REPLACE FUNCTION archivist_chunk_filter_sql(filter jsonb) RETURNS text
 LANGUAGE sql IMMUTABLE
 AS $$
@@ -60,7 +48,8 @@ AS $$
         CASE WHEN filter ->> 'since' IS NOT NULL
              THEN '(c.metadata ->> ''last_at'')::timestamptz >= $6' END,
         CASE WHEN filter ->> 'until' IS NOT NULL
-             THEN '(c.metadata ->> ''first_at'')::timestamptz <= $7' END)
+             THEN '(c.metadata ->> ''first_at'')::timestamptz <= $7' END,
+        CASE WHEN filter ->> 'user_id' IS NOT NULL THEN 'c.user_id = $12' END)
 $$;
 
 CREATE OR REPLACE FUNCTION archivist_filter_model(filter jsonb) RETURNS text
@@ -92,7 +81,8 @@ DECLARE
     v_filter     jsonb := archivist_check_filter(filter);
     v_where      text := archivist_chunk_filter_sql(v_filter);
     v_sessions   text[] := archivist_filter_sessions(v_filter);
-    v_filtered   boolean := v_filter ?| ARRAY['session_ids', 'source', 'since', 'until'];
+    v_filtered   boolean := v_filter ?| ARRAY['session_ids', 'source', 'since', 'until',
+                                             'user_id'];
     v_candidates integer := greatest(400, v_k * 4);
     v_columns    constant text :=
         'c.id, c.session_id, c.source, c.content, c.metadata, c.created_at, '
@@ -115,7 +105,7 @@ BEGIN
     ELSE
         PERFORM set_config('hnsw.ef_search', v_candidates::text, true);
         v_sql := format(
-            'WITH candidates AS MATERIALIZED (SELECT %1$s, c.embedding_model '
+            'WITH candidates AS MATERIALIZED (SELECT %1$s, c.embedding_model, c.user_id '
             '    FROM jarvis_memory_chunks c WHERE c.embedding_model = $3 '
             '    ORDER BY c.embedding <=> $1 LIMIT %3$s), '
             'hits AS MATERIALIZED (SELECT c.id, c.session_id, c.source, c.content, c.metadata, '
@@ -133,7 +123,8 @@ BEGIN
         'n.created_at FROM (%s) n ORDER BY n.distance, n.id', v_sql)
     USING query_embedding, v_k, archivist_filter_model(v_filter), v_sessions,
           v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
-          (v_filter ->> 'until')::timestamptz;
+          (v_filter ->> 'until')::timestamptz, NULL::text, NULL::text, NULL::text, NULL::text,
+          v_filter ->> 'user_id';
 END;
 $$;
 
@@ -161,10 +152,13 @@ $$;
 -- The inverse document frequency of each word over the chunks a filter admits, like BM25's:
 -- ln(1 + (N - df + 0.5) / (df + 0.5)), so a rare name outweighs a common verb. N counts the
 -- filter's chunks when it names sessions or the table is small, else is the table's row
--- estimate; df is counted up to 10,000. `usable` is false for a word in no chunk or in more than
--- 10,000 (as good as a stop word: it would make every search read that many chunks).
-CREATE OR REPLACE FUNCTION archivist_word_weights(words text[], filter jsonb)
-RETURNS TABLE (word text, df bigint, idf double precision, usable boolean)
+-- estimate. df is counted, up to 10,000; over a large table without a session filter, a word
+-- among the column's most common elements (pg_stats, kept by ANALYZE) takes its frequency
+-- from there instead: counting a common word's chunks is what would cost. `usable` is false
+-- for a word in no chunk or in more than 10,000 (as good as a stop word); `selective` is true
+-- for a usable word in at most a tenth of the chunks: those choose which chunks are scored.
+CREATE OR REPLACE FUNCTION archivist_word_stats(words text[], filter jsonb)
+RETURNS TABLE (word text, df bigint, idf double precision, usable boolean, selective boolean)
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
@@ -172,40 +166,59 @@ DECLARE
     v_where    text := archivist_chunk_filter_sql(v_filter);
     v_sessions text[] := archivist_filter_sessions(v_filter);
     v_model    text := archivist_filter_model(v_filter);
+    v_known    bigint[];
     v_df       bigint[];
     v_n        double precision;
+    v_count    boolean;
+    v_counted  bigint;
 BEGIN
-    PERFORM archivist_require_search_caller('archivist_word_weights');
+    PERFORM archivist_require_search_caller('archivist_word_stats');
     IF coalesce(cardinality(words), 0) = 0 THEN
         RETURN;
     END IF;
-    EXECUTE format(
-        'SELECT array_agg((SELECT count(*) FROM (SELECT 1 FROM jarvis_memory_chunks c '
-        '    WHERE c.fts @@ to_tsquery(''simple'', quote_literal(w)) AND %s LIMIT 10001) x) '
-        '    ORDER BY i) FROM unnest($8::text[]) WITH ORDINALITY AS u(w, i)', v_where)
-    INTO v_df
-    USING NULL::vector, NULL::integer, v_model, v_sessions, v_filter ->> 'source',
-          (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, words;
     v_n := (SELECT reltuples FROM pg_class WHERE oid = 'jarvis_memory_chunks'::regclass);
-    IF v_sessions IS NOT NULL OR v_n < 10000 THEN
-        EXECUTE format('SELECT count(*) FROM jarvis_memory_chunks c WHERE %s', v_where)
-        INTO v_n
-        USING NULL::vector, NULL::integer, v_model, v_sessions, v_filter ->> 'source',
-              (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz;
+    v_count := v_sessions IS NOT NULL OR v_n < 10000;
+    IF NOT v_count THEN
+        v_known := ARRAY(
+            SELECT round(e.freq * v_n)::bigint
+            FROM unnest(words) WITH ORDINALITY AS u(w, i)
+            LEFT JOIN (SELECT m.w, f.freq
+                       FROM pg_stats s,
+                            unnest(s.most_common_elems::text::text[]) WITH ORDINALITY AS m(w, i)
+                            JOIN unnest(s.most_common_elem_freqs) WITH ORDINALITY AS f(freq, i)
+                              ON f.i = m.i
+                       WHERE s.schemaname = current_schema() AND s.tablename =
+                             'jarvis_memory_chunks' AND s.attname = 'fts') e ON e.w = u.w
+            ORDER BY u.i);
     END IF;
-    v_n := greatest(v_n, (SELECT max(d) FROM unnest(v_df) d), 1);
+    -- One statement: each word's count (unless known) and, when wanted, the filter's chunks.
+    EXECUTE format(
+        'SELECT array_agg(coalesce(k, (SELECT count(*) FROM (SELECT 1 FROM jarvis_memory_chunks c '
+        '    WHERE c.fts @@ to_tsquery(''simple'', quote_literal(w)) AND %1$s LIMIT 10001) x)) '
+        '    ORDER BY i), '
+        '    CASE WHEN $10 THEN (SELECT count(*) FROM jarvis_memory_chunks c WHERE %1$s) END '
+        'FROM unnest($8::text[], $9::bigint[]) WITH ORDINALITY AS u(w, k, i)',
+        v_where)
+    INTO v_df, v_counted
+    USING NULL::vector, NULL::integer, v_model, v_sessions, v_filter ->> 'source',
+          (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, words,
+          coalesce(v_known, array_fill(NULL::bigint, ARRAY[cardinality(words)])), v_count,
+          NULL::text, v_filter ->> 'user_id';
+    v_n := greatest(coalesce(v_counted, v_n), (SELECT max(d) FROM unnest(v_df) d), 1);
     RETURN QUERY
-    SELECT u.w, u.df, ln(1 + (v_n - u.df + 0.5) / (u.df + 0.5)), u.df BETWEEN 1 AND 10000
+    SELECT u.w, u.df, ln(1 + (v_n - u.df + 0.5) / (u.df + 0.5)), u.df BETWEEN 1 AND 10000,
+           u.df BETWEEN 1 AND least(10000, v_n / 10)
     FROM unnest(words, v_df) AS u(w, df);
 END;
 $$;
 
--- BM25 over the chunks a filter admits that have one of the words: a chunk scores the sum of the
--- weights of the words it has, times (k1 + 1) / (1 + k1 * (1 - b + b * length / average
--- length)), k1 1.2, b 0.75, length in distinct words (so long chunks do not win by length;
--- counts within a chunk are not used: chunks are short), divided by `most`. The k best.
+-- BM25 over the chunks a filter admits that have one of `scope` (words): a chunk scores the sum
+-- of the weights of the `words` it has, times (k1 + 1) / (1 + k1 * (1 - b + b * length /
+-- average length)), k1 1.2, b 0.75, length in distinct words (so long chunks do not win by
+-- length; counts within a chunk are not used: chunks are short), divided by `most`. The k best.
 CREATE OR REPLACE FUNCTION archivist_bm25(
-    words text[], weights double precision[], most double precision, k integer, filter jsonb
+    words text[], weights double precision[], scope text[], most double precision, k integer,
+    filter jsonb
 ) RETURNS TABLE (id uuid, rank real)
 LANGUAGE plpgsql STABLE
 AS $$
@@ -213,7 +226,7 @@ DECLARE
     v_filter jsonb := archivist_check_filter(filter);
 BEGIN
     PERFORM archivist_require_search_caller('archivist_bm25');
-    IF coalesce(cardinality(words), 0) = 0 THEN
+    IF coalesce(cardinality(words), 0) = 0 OR coalesce(cardinality(scope), 0) = 0 THEN
         RETURN;
     END IF;
     RETURN QUERY EXECUTE format(
@@ -231,14 +244,16 @@ BEGIN
           archivist_filter_model(v_filter), archivist_filter_sessions(v_filter),
           v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
           (v_filter ->> 'until')::timestamptz, words, weights,
-          to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ') FROM unnest(words) w)),
-          greatest(most, 1e-9);
+          to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ') FROM unnest(scope) w)),
+          greatest(most, 1e-9), v_filter ->> 'user_id';
 END;
 $$;
 
 -- The k (at most 200) best full-text matches for a query under a filter: BM25 (archivist_bm25)
--- with the query's usable words. `rank` is the score divided by the most the query's words could
--- score ((k1 + 1) times the sum of their weights): comparable between queries, 0 to about 1.
+-- with the query's usable words, over the chunks that have one of its selective words (all its
+-- usable words when none is selective). `rank` is the score divided by the most the query's
+-- words could score ((k1 + 1) times the sum of all their weights, those found nowhere too, so a
+-- query about what memory never saw scores low): comparable between queries, 0 to about 1.
 CREATE OR REPLACE FUNCTION archivist_text_matches(query_text text, k integer, filter jsonb)
 RETURNS TABLE (id uuid, rank real)
 LANGUAGE plpgsql STABLE
@@ -247,14 +262,17 @@ DECLARE
     v_filter  jsonb := archivist_check_filter(filter);
     v_words   text[];
     v_weights double precision[];
+    v_scope   text[];
     v_most    double precision;
 BEGIN
     PERFORM archivist_require_search_caller('archivist_text_matches');
     SELECT array_agg(w.word) FILTER (WHERE w.usable), array_agg(w.idf) FILTER (WHERE w.usable),
+           coalesce(array_agg(w.word) FILTER (WHERE w.selective),
+                    array_agg(w.word) FILTER (WHERE w.usable)),
            2.2 * sum(w.idf)
-    INTO v_words, v_weights, v_most
-    FROM archivist_word_weights(archivist_query_words(query_text), v_filter) w;
-    RETURN QUERY SELECT * FROM archivist_bm25(v_words, v_weights, v_most, k, v_filter);
+    INTO v_words, v_weights, v_scope, v_most
+    FROM archivist_word_stats(archivist_query_words(query_text), v_filter) w;
+    RETURN QUERY SELECT * FROM archivist_bm25(v_words, v_weights, v_scope, v_most, k, v_filter);
 END;
 $$;
 
@@ -385,10 +403,11 @@ AS $$ SELECT replace(replace(replace(p_text, '\', '\\'), '%', '\%'), '_', '\_') 
 
 -- p_item_types / p_item_statuses: a version matches when one of its state items has one of
 -- the types (if given) and one of the statuses (if given); each row carries the state items
--- that matched (all of them without these filters). Parameters of the statement it builds:
+-- that matched (all of them without these filters). p_user_id: only that user's versions.
+-- Parameters of the statement it builds:
 -- $1 topic documents (any), $2 topics document (all), $3 entity key document, $4 entity name,
 -- $5 decision pattern, $6 action pattern, $7 session ids, $8 since, $9 until, $10 limit,
--- $11 item types, $12 item statuses.
+-- $11 item types, $12 item statuses, $13 user id.
 CREATE OR REPLACE FUNCTION search_jarvis_archive(
     p_topics       text[] DEFAULT NULL,
     p_all_topics   boolean DEFAULT false,
@@ -401,7 +420,8 @@ CREATE OR REPLACE FUNCTION search_jarvis_archive(
     p_all_versions boolean DEFAULT false,
     p_limit        integer DEFAULT 20,
     p_item_types   text[] DEFAULT NULL,
-    p_item_statuses text[] DEFAULT NULL
+    p_item_statuses text[] DEFAULT NULL,
+    p_user_id      text DEFAULT NULL
 ) RETURNS TABLE (session_id text, version integer, version_at timestamptz, span jsonb,
                  summary text, topics jsonb, decisions jsonb, entities jsonb, actions jsonb,
                  state_items jsonb)
@@ -462,6 +482,9 @@ BEGIN
     IF p_until IS NOT NULL THEN
         v_where := v_where || '(a.span ->> ''first_turn_at'')::timestamptz <= $9'::text;
     END IF;
+    IF p_user_id IS NOT NULL THEN
+        v_where := v_where || 'a.user_id = $13'::text;
+    END IF;
     RETURN QUERY EXECUTE format(
         'SELECT a.session_id, a.version, a.version_at, a.span, '
         '       a.extraction ->> ''summary'', a.extraction -> ''topics'', '
@@ -484,6 +507,7 @@ BEGIN
              ELSE 'jarvis_archive_sessions s JOIN jarvis_archive a ON a.id = s.archive_id' END,
         array_to_string(v_where, ' AND '))
     USING v_topics, v_all, v_key, v_entity, v_decision, v_action, p_session_ids,
-          p_since, p_until, least(greatest(coalesce(p_limit, 20), 1), 20), v_types, v_statuses;
+          p_since, p_until, least(greatest(coalesce(p_limit, 20), 1), 20), v_types, v_statuses,
+          p_user_id;
 END;
 $$;

@@ -20,7 +20,8 @@ AS $$
 $$;
 
 -- The source names, validated and quoted: msgs, sid, ts, mid, role, content, cast (the SQL type
--- a stored watermark id is cast to), and sums, ssid, stext, sts when the summaries table exists.
+-- a stored watermark id is cast to), uid when the user-id column is set, and sums, ssid, stext,
+-- sts when the summaries table exists.
 CREATE OR REPLACE FUNCTION archivist_source_names(p_sources jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE
 AS $$
@@ -62,6 +63,16 @@ BEGIN
         'role', quote_ident(coalesce(v_src ->> 'message_role', 'role')),
         'content', quote_ident(coalesce(v_src ->> 'message_content', 'content')),
         'cast', v_cast);
+    IF v_src ->> 'message_user_id' IS NOT NULL THEN
+        IF NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = v_msgs
+                       AND a.attname = v_src ->> 'message_user_id' AND a.attnum > 0
+                       AND NOT a.attisdropped) THEN
+            RAISE EXCEPTION 'archivist: source table % has no column % (ARCHIVIST_MESSAGE_USER_ID)',
+                v_table, v_src ->> 'message_user_id'
+                USING ERRCODE = '42703';
+        END IF;
+        v_names := v_names || jsonb_build_object('uid', quote_ident(v_src ->> 'message_user_id'));
+    END IF;
     IF v_sums IS NULL THEN
         RETURN v_names;
     END IF;
@@ -423,5 +434,27 @@ BEGIN
     RETURN v_count;
 EXCEPTION WHEN undefined_table OR undefined_column OR datatype_mismatch THEN
     RETURN 0;
+END;
+$$;
+
+-- The distinct user ids the session's messages carry (nulls aside), at most 3, in order: a JSON
+-- array; empty when the user-id column is not set (ARCHIVIST_MESSAGE_USER_ID).
+CREATE OR REPLACE FUNCTION archivist_session_users(p_sources jsonb, p_session_id text)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_n      jsonb := archivist_source_names(p_sources);
+    v_result jsonb;
+BEGIN
+    IF NOT v_n ? 'uid' THEN
+        RETURN '[]'::jsonb;
+    END IF;
+    EXECUTE archivist_source_sql(
+        'SELECT coalesce(jsonb_agg(u ORDER BY u), ''[]'') FROM (SELECT DISTINCT m.{uid}::text AS u '
+        'FROM {msgs} m WHERE m.{sid}::text = $1 AND m.{uid} IS NOT NULL ORDER BY 1 LIMIT 3) x',
+        v_n)
+    INTO v_result USING p_session_id;
+    RETURN v_result;
 END;
 $$;

@@ -1,0 +1,316 @@
+"""The commands that write: init, archive, demo, reembed."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from archivist import app as operations
+from archivist import demo as demo_module
+from archivist.cli import render, render_run
+from archivist.cli.app import cli
+from archivist.cli.common import (
+    Command,
+    EmbedderFlag,
+    ExtractorFlag,
+    JsonFlag,
+    LlmModelFlag,
+    QuietFlag,
+    VerboseFlag,
+    begin,
+    default,
+    reported,
+    settings_for,
+    value,
+)
+from archivist.cli.output import Output
+from archivist.config import Settings
+from archivist.models import RunReport
+from archivist.pipeline import ArchiveRequest
+from archivist.reports import prepare_report_dir, save_report
+from archivist.store.postgres import SessionSelection
+
+log = logging.getLogger(__name__)
+
+
+@cli.command(cls=Command)
+def init(
+    embedder: EmbedderFlag = None,
+    embedding_model: Annotated[
+        str | None,
+        typer.Option(
+            metavar="MODEL",
+            help="The Ollama embedding model to record, e.g. all-minilm."
+            + default("embedding_model"),
+        ),
+    ] = None,
+    embedding_dim: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N",
+            help="Its vector dimension, e.g. 384 for all-minilm." + default("embedding_dim"),
+        ),
+    ] = None,
+    print_sql: Annotated[
+        bool,
+        typer.Option(
+            "--print-sql",
+            metavar="",
+            help="Print the migrations as one SQL script (for the Supabase SQL editor or "
+            "supabase/migrations/) instead of applying them; needs no database.",
+        ),
+    ] = False,
+    allow_authenticated: Annotated[
+        bool | None,
+        typer.Option(
+            "--allow-authenticated/--private",
+            help="Let Supabase's signed-in users read and search their own memories (needs "
+            "ARCHIVIST_MESSAGE_USER_ID), or make the archive private again [default: keep].",
+        ),
+    ] = None,
+    json_output: JsonFlag = False,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = False,
+) -> None:
+    """Apply the sql/ migrations and record the embedding model. Safe to repeat.
+
+    Example: archivist init --embedding-model mxbai-embed-large --embedding-dim 1024
+    """
+    out = begin(json_output, quiet, verbose)
+    settings = settings_for(
+        out,
+        {
+            "embedder": value(embedder),
+            "embedding_model": embedding_model,
+            "embedding_dim": embedding_dim,
+        },
+    )
+    if print_sql:
+        with reported(out, settings):
+            typer.echo(operations.schema_script(settings, allow_authenticated), nl=False)
+        return
+    with reported(out, settings):
+        applied, recorded = operations.init_database(settings, allow_authenticated)
+    render.init_result(out, applied, recorded.model, recorded.dim)
+
+
+class _Reports:
+    """Where `archive --report-dir` keeps the run's report, also when the run fails."""
+
+    def __init__(self, out: Output, folder: Path | None, dry_run: bool) -> None:
+        self.out = out
+        self.folder = folder
+        self.dry_run = dry_run
+        self.keep: int = Settings.model_fields["report_keep"].default
+        self.started = datetime.now(UTC)
+        self.settings: Settings | None = None
+        self.ready = False
+
+    def configure(self, settings: Settings) -> None:
+        """Take the folder and count from the settings; create the folder before any work."""
+        self.settings = settings
+        self.folder = self.folder or settings.report_dir
+        self.keep = settings.report_keep
+        if self.folder is not None:
+            prepare_report_dir(self.folder)
+            self.ready = True
+
+    def save(self, report: RunReport) -> None:
+        if self.folder is None:
+            return
+        try:
+            if not self.ready:
+                prepare_report_dir(self.folder)
+            path = save_report(self.folder, report, self.keep)
+        except (OSError, ValueError) as exc:
+            self.out.error(f"cannot write the run report in {self.folder}: {exc}")
+            return
+        log.info("report: %s", path)
+
+    def failed(self, line: str, code: int) -> None:
+        """The report of a run that stopped with an error."""
+        if self.folder is None:
+            return
+        settings = self.settings
+        self.save(
+            RunReport(
+                dry_run=self.dry_run,
+                embedder=settings.embedder if settings else "",
+                embedding_model=settings.embedding_model if settings else "",
+                started_at=self.started,
+                finished_at=datetime.now(UTC),
+                error=line,
+            )
+        )
+
+
+@cli.command(cls=Command)
+def archive(
+    session_id: Annotated[
+        list[str] | None,
+        typer.Option("--session-id", metavar="ID", help="Archive this session (repeatable)."),
+    ] = None,
+    sessions_with_activity_in_days: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            metavar="N",
+            help="Only sessions with messages in the last N days. \\[default: any]",
+        ),
+    ] = None,
+    max_sessions: Annotated[
+        int | None,
+        typer.Option(
+            min=1, metavar="N", help="At most this many sessions per run." + default("max_sessions")
+        ),
+    ] = None,
+    delay_ms: Annotated[
+        int | None,
+        typer.Option(min=0, metavar="MS", help="Pause between sessions." + default("delay_ms")),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            metavar="",
+            help="Show the plan and write nothing. It still embeds the texts of new state-item "
+            "candidates (reconciliation compares them by meaning), so it needs the embedder.",
+        ),
+    ] = False,
+    rebuild: Annotated[
+        bool,
+        typer.Option("--rebuild", metavar="", help="Recompute versions from each session's start."),
+    ] = False,
+    report_dir: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="DIR",
+            help="Also write the run's JSON report (as --json prints it) to "
+            "DIR/archive-<UTC time>.json, on failure too; keeps the newest report_keep (30).",
+        ),
+    ] = None,
+    embedder: EmbedderFlag = None,
+    extractor: ExtractorFlag = None,
+    llm_model: LlmModelFlag = None,
+    json_output: JsonFlag = False,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = False,
+) -> None:
+    """Archive sessions with new messages: a new version and embedded chunks for each.
+
+    Example: archivist archive --sessions-with-activity-in-days 7 --dry-run
+
+    Example: archivist archive --extractor ollama --llm-model llama3.2
+
+    Example (cron): archivist --env-file /etc/archivist.env archive --quiet
+    --report-dir /var/log/archivist
+    """
+    out = begin(json_output, quiet, verbose)
+    reports = _Reports(out, report_dir, dry_run)
+    settings = settings_for(
+        out,
+        {
+            "embedder": value(embedder),
+            "max_sessions": max_sessions,
+            "delay_ms": delay_ms,
+            "extractor": value(extractor),
+            "llm_model": llm_model,
+        },
+        on_failure=reports.failed,
+    )
+    request = ArchiveRequest(
+        selection=SessionSelection(
+            session_ids=session_id or (),
+            active_within_days=sessions_with_activity_in_days,
+            limit=settings.max_sessions,
+        ),
+        dry_run=dry_run,
+        rebuild=rebuild,
+        delay_ms=settings.delay_ms,
+    )
+    with reported(out, settings, on_failure=reports.failed):
+        reports.configure(settings)
+        with render_run.run_progress(out, dry_run) as progress:
+            report = operations.archive(settings, request, progress)
+    reports.save(report)
+    render_run.run_report(out, report)
+    raise typer.Exit(1 if report.failed or report.notes else 0)
+
+
+def _program() -> str:
+    """How this program was started, as the user can type it again: `archivist` when that is
+    on PATH, else the path it was run by (e.g. `.venv/bin/archivist` from `make demo`)."""
+    started = Path(sys.argv[0])
+    if started.name != "archivist":
+        return "archivist"
+    found = shutil.which("archivist")
+    if found and Path(found).resolve() == started.resolve():
+        return "archivist"
+    if started.is_absolute() and started.is_relative_to(Path.cwd()):
+        return os.path.relpath(started)
+    return str(started)
+
+
+@cli.command(cls=Command)
+def demo(
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="DIR",
+            help="The demo's database goes in DIR/demo. \\[default: the data_dir setting]",
+        ),
+    ] = None,
+    json_output: JsonFlag = False,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = False,
+) -> None:
+    """Load the sample conversations into an embedded database and archive them.
+
+    Read-only commands then find that database when no database is configured; the demo's
+    last lines print commands to try.
+
+    Example: archivist demo --data-dir /tmp/archivist-demo
+    """
+    out = begin(json_output, quiet, verbose)
+    settings = settings_for(out, {"data_dir": data_dir, "delay_ms": 0})
+    with reported(out, settings):
+        result = demo_module.run_demo(settings, out.note)
+    render.demo_result(out, result, _program())
+    raise typer.Exit(1 if result.report.failed else 0)
+
+
+@cli.command(cls=Command)
+def reembed(
+    model: Annotated[
+        str, typer.Option(metavar="MODEL", help="The embedding model to move to, e.g. all-minilm.")
+    ],
+    dim: Annotated[
+        int | None,
+        typer.Option(
+            min=1, max=16000, metavar="N", help="Its vector dimension. \\[default: probed]"
+        ),
+    ] = None,
+    embedder: EmbedderFlag = None,
+    json_output: JsonFlag = False,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = False,
+) -> None:
+    """Re-embed every chunk with another model, resumably, then switch the database to it.
+
+    Example: archivist reembed --model all-minilm --dim 384
+    """
+    out = begin(json_output, quiet, verbose)
+    settings = settings_for(
+        out, {"embedder": value(embedder), "embedding_model": model, "embedding_dim": dim}
+    )
+    with reported(out, settings):
+        with render_run.count_bar(out, "re-embedding") as progress:
+            report = operations.reembed_chunks(settings, dim, progress)
+    render.reembed_result(out, report)

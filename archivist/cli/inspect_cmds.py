@@ -1,0 +1,158 @@
+"""The commands that look: status, state, history, prune-check, doctor, config.
+
+None of them embeds anything, so none needs the embedder or its model to match the database.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from archivist import app as operations
+from archivist import doctor as doctor_module
+from archivist.cli import render
+from archivist.cli.app import cli
+from archivist.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNSAFE,
+    Command,
+    EmbedderFlag,
+    ExtractorFlag,
+    JsonFlag,
+    LlmModelFlag,
+    OlderThan,
+    QuietFlag,
+    VerboseFlag,
+    begin,
+    reported,
+    settings_for,
+    value,
+)
+from archivist.config import explain_settings
+
+SessionArgument = Annotated[str, typer.Argument(metavar="SESSION_ID", help="The session to show.")]
+
+
+@cli.command(cls=Command)
+def status(
+    json_output: JsonFlag = False, quiet: QuietFlag = False, verbose: VerboseFlag = False
+) -> None:
+    """Show sessions archived and pending, messages not archived yet, and the last runs.
+
+    Example: archivist status --json
+    """
+    out = begin(json_output, quiet, verbose)
+    settings = settings_for(out, {}, reading=True)
+    with reported(out, settings):
+        result = operations.status(settings)
+    render.status_result(out, result)
+
+
+@cli.command("state", cls=Command)
+def state(
+    session_id: SessionArgument,
+    json_output: JsonFlag = False,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = False,
+) -> None:
+    """Show a session's active state items as the compact block prompt builders use.
+
+    Example: archivist state dev-cache-memcached --json
+    """
+    out = begin(json_output, quiet, verbose)
+    settings = settings_for(out, {}, reading=True)
+    with reported(out, settings):
+        result = operations.session_state(settings, session_id)
+    render.state_result(out, result)
+
+
+@cli.command("history", cls=Command)
+def history(
+    session_id: SessionArgument,
+    json_output: JsonFlag = False,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = False,
+) -> None:
+    """List a session's versions and what changed from each to the next.
+
+    Example: archivist history dev-cache-memcached
+    """
+    out = begin(json_output, quiet, verbose)
+    settings = settings_for(out, {}, reading=True)
+    with reported(out, settings):
+        result = operations.session_history(settings, session_id)
+    render.history_result(out, result)
+
+
+@cli.command("prune-check", cls=Command)
+def prune_check(
+    older_than: OlderThan,
+    json_output: JsonFlag = False,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = False,
+) -> None:
+    """Say whether deleting messages older than a cutoff would lose anything (exit 0 safe, 3 not).
+
+    Exit 1 or 2 when the check itself failed: a prune script can tell "unsafe" from "broken".
+
+    Example: archivist prune-check --older-than 30d && psql "$DATABASE_URL" -f prune.sql
+    """
+    out = begin(json_output, quiet, verbose)
+    settings = settings_for(out, {})
+    with reported(out, settings):
+        result = operations.check_prune(settings, datetime.now(UTC) - older_than)
+    render.prune_result(out, result)
+    raise typer.Exit(EXIT_OK if result.safe else EXIT_UNSAFE)
+
+
+@cli.command(cls=Command)
+def doctor(
+    embedder: EmbedderFlag = None,
+    extractor: ExtractorFlag = None,
+    llm_model: LlmModelFlag = None,
+    json_output: JsonFlag = False,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = False,
+) -> None:
+    """Check the database, pgvector, migrations, indexes, Ollama and the model (exit 0 if all pass).
+
+    Exit 1 when a check failed; each failed check says how to fix it.
+
+    Example: archivist doctor --json
+    """
+    out = begin(json_output, quiet, verbose)
+    settings = settings_for(
+        out,
+        {"embedder": value(embedder), "extractor": value(extractor), "llm_model": llm_model},
+    )
+    with reported(out, settings):
+        report = doctor_module.run_doctor(settings)
+    render.doctor_result(out, report, settings.secrets())
+    raise typer.Exit(EXIT_OK if report.ok else EXIT_FAILED)
+
+
+@cli.command("config", cls=Command)
+def show_config(
+    embedder: EmbedderFlag = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(metavar="DIR", help="Where the embedded database lives."),
+    ] = None,
+    json_output: JsonFlag = False,
+    quiet: QuietFlag = False,
+    verbose: VerboseFlag = False,
+) -> None:
+    """Show the effective settings (secrets redacted) and where each came from.
+
+    Example: archivist config --json
+    """
+    out = begin(json_output, quiet, verbose)
+    overrides = {"embedder": value(embedder), "data_dir": data_dir}
+    settings = settings_for(out, overrides)
+    with reported(out, settings):
+        rows = explain_settings(overrides)
+    render.config_result(out, rows)

@@ -1,0 +1,100 @@
+"""Where a command's output goes, and how much of it: one `Output` per invocation.
+
+- stdout carries the result (a summary, a table, or the one JSON document of `--json`);
+  stderr carries progress, notes, warnings and errors.
+- `--quiet`: nothing on stdout but an asked-for JSON document; on stderr only errors and
+  failures, one line each. `-v`: details and each phase's timing on stderr.
+- Not a terminal (cron, a pipe): no progress bar, no colour, lines that are never wrapped or
+  cut. Rich honours `NO_COLOR` and `TERM=dumb` by itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass
+from typing import Literal
+
+from rich.console import Console
+from rich.markup import escape
+
+Verbosity = Literal["quiet", "normal", "verbose"]
+
+_LEVELS: dict[Verbosity, int] = {
+    "quiet": logging.ERROR,
+    "normal": logging.WARNING,
+    "verbose": logging.INFO,
+}
+
+
+class _LineFormatter(logging.Formatter):
+    """Log records as plain lines: INFO as the message, others prefixed with their level."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.levelno <= logging.INFO:
+            return message
+        return f"{record.levelname.lower()}: {message}"
+
+
+@dataclass
+class Output:
+    """The consoles of one command run and how much it may print."""
+
+    verbosity: Verbosity
+    as_json: bool
+    out: Console
+    err: Console
+
+    @classmethod
+    def create(cls, verbosity: Verbosity, as_json: bool) -> Output:
+        """Consoles on the current stdout/stderr; logging set to the verbosity."""
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_LineFormatter())
+        # Other libraries' warnings (psycopg's, say) are silenced by --quiet too.
+        root = logging.ERROR if verbosity == "quiet" else logging.WARNING
+        logging.basicConfig(level=root, handlers=[handler], force=True)
+        logging.getLogger("archivist").setLevel(_LEVELS[verbosity])
+        return cls(
+            verbosity=verbosity,
+            as_json=as_json,
+            out=Console(highlight=False, soft_wrap=True),
+            err=Console(stderr=True, highlight=False, soft_wrap=True),
+        )
+
+    @property
+    def quiet(self) -> bool:
+        return self.verbosity == "quiet"
+
+    @property
+    def verbose(self) -> bool:
+        return self.verbosity == "verbose"
+
+    @property
+    def for_people(self) -> bool:
+        """Whether human-readable results go to stdout (not --json, not --quiet)."""
+        return not self.as_json and not self.quiet
+
+    @property
+    def interactive(self) -> bool:
+        """A progress bar may be drawn: stderr is a terminal and nothing asked for silence."""
+        return self.err.is_terminal and self.for_people and not self.verbose
+
+    def note(self, text: str) -> None:
+        """A remark on stderr (what the command assumed), hidden by --quiet."""
+        if not self.quiet:
+            self.err.print(escape(text))
+
+    def warning(self, text: str) -> None:
+        """Something the user should fix, on stderr; hidden only by --quiet."""
+        if not self.quiet:
+            self.err.print(f"[yellow]warning:[/yellow] {escape(text)}")
+
+    def error(self, text: str, label: str = "error") -> None:
+        """One line on stderr, whatever the verbosity."""
+        self.err.print(f"[red]{label}:[/red] {escape(text)}")
+
+    def json(self, document: str) -> None:
+        """The one JSON document on stdout, exactly as given."""
+        sys.stdout.write(document + "\n")
+        sys.stdout.flush()

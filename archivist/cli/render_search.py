@@ -1,0 +1,188 @@
+"""Search results for people: each hit's score (the one the list is ranked by; its parts with
+-v), where it comes from, and a snippet centred on what matched, matched words highlighted.
+
+What is shown follows the filters: `archive-search --type action --status open` shows the open
+actions of each session, not its decisions or its done actions. Rendering is driven by the
+result models, so fields the search adds (score parts) appear with -v without changes here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from rich.markup import escape
+from rich.text import Text
+
+from archivist.cli.output import Output
+from archivist.search import (
+    ArchiveFilters,
+    ArchiveHit,
+    ArchiveSearchResult,
+    MemoryHit,
+    MemorySearchResult,
+    SearchResult,
+)
+from archivist.snippets import query_terms, snippet
+from archivist.state.items import StateItem
+
+MATCH_STYLE = "bold yellow"
+SNIPPET_WIDTH = 200
+
+
+def _marked(text: str, terms: list[str], width: int = SNIPPET_WIDTH) -> Text:
+    """The snippet of `text` around the terms, the matched words highlighted."""
+    cut = snippet(text, terms, width)
+    shown = Text(cut.text)
+    for start, end in cut.marks:
+        shown.stylize(MATCH_STYLE, start, end)
+    return shown
+
+
+def ranked_score(hit: MemoryHit) -> tuple[str, float | None]:
+    """The score a memory hit was ranked by, and its name."""
+    if hit.score is not None:
+        return "score", hit.score
+    return "cosine", hit.similarity
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def score_parts(hit: BaseModel) -> list[tuple[str, Any]]:
+    """Every number the hit carries: its top-level numeric fields and those of any
+    `*score*` or `*rank*` mapping (score parts a search may add)."""
+    parts: list[tuple[str, Any]] = []
+    for name, value in hit.model_dump().items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            parts.append((name, value))
+        elif isinstance(value, dict) and ("score" in name or "rank" in name):
+            parts += [(f"{name}.{k}", v) for k, v in value.items() if isinstance(v, int | float)]
+    return parts
+
+
+def _number(value: Any) -> str:
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
+
+
+def _when(hit: MemoryHit) -> str:
+    return str(hit.metadata.get("last_at") or hit.created_at.isoformat())[:16].replace("T", " ")
+
+
+def _memory_hit(out: Output, n: int, hit: MemoryHit, terms: list[str], indent: str = "") -> None:
+    name, value = ranked_score(hit)
+    head = Text(f"{indent}{n:>2}. {name} {_score(value)}  ")
+    head.append(hit.session_id, style="bold")
+    head.append(f"  {hit.source}  {_when(hit)}")
+    out.out.print(head)
+    out.out.print(Text(f"{indent}    ") + _marked(hit.content, terms))
+    if out.verbose:
+        parts = ", ".join(f"{k} {_number(v)}" for k, v in score_parts(hit))
+        out.out.print(Text(f"{indent}    {parts}", style="dim"))
+
+
+def _clamp_notes(out: Output, clamped: dict[str, Any]) -> None:
+    for name, clamp in clamped.items():
+        out.note(f"clamped: {name} {clamp}")
+
+
+def memory_result(out: Output, result: MemorySearchResult) -> None:
+    if out.as_json:
+        out.json(result.model_dump_json(indent=2))
+        return
+    if out.quiet:
+        return
+    terms = query_terms(result.query)
+    ranked = {"vector": "cosine similarity", "text": "word score"}.get(result.mode, "fused score")
+    count = len(result.hits)
+    out.out.print(
+        escape(
+            f"{count} {'hit' if count == 1 else 'hits'} for {result.query!r} ({result.mode} "
+            f"search, ranked by {ranked})"
+        )
+    )
+    for n, hit in enumerate(result.hits, start=1):
+        _memory_hit(out, n, hit, terms)
+    _clamp_notes(out, dict(result.clamped))
+
+
+def shown_items(hit: ArchiveHit, filters: ArchiveFilters) -> list[str]:
+    """The lines a hit shows under the filters: only what the filters asked for, and only the
+    parts of it that match every one of them."""
+    lines = []
+    if filters.decision:
+        lines += [f"decision: {d.text}" for d in hit.decisions]
+    if filters.action:
+        lines += [f"action ({a.outcome or 'noted'}): {a.description}" for a in hit.actions]
+    if filters.entity:
+        lines += [f"entity: {e.key} ({e.name})" for e in hit.entities]
+    if filters.item_types or filters.item_statuses:
+        lines += [_item_line(i) for i in hit.state_items if _item_matches(i, filters)]
+    return lines
+
+
+def _item_matches(item: StateItem, filters: ArchiveFilters) -> bool:
+    return (not filters.item_types or item.type in filters.item_types) and (
+        not filters.item_statuses or item.status in filters.item_statuses
+    )
+
+
+def _item_line(item: StateItem) -> str:
+    return f"[{item.uid}] {item.type} ({item.status}): {item.text}"
+
+
+def archive_result(out: Output, result: ArchiveSearchResult, filters: ArchiveFilters) -> None:
+    if out.as_json:
+        out.json(result.model_dump_json(indent=2))
+        return
+    if out.quiet:
+        return
+    count = len(result.hits)
+    out.out.print(f"{count} {'session matches' if count == 1 else 'sessions match'}")
+    wanted = [t.lower() for t in filters.topics]
+    for hit in result.hits:
+        at = hit.span.last_turn_at
+        last = at.isoformat()[:16].replace("T", " ") if at else ""
+        head = Text()
+        head.append(hit.session_id, style="bold")
+        head.append(f"  version {hit.version}  last turn {last or '-'}")
+        out.out.print(head)
+        if hit.topics:
+            topics = Text("    topics: ")
+            for i, topic in enumerate(hit.topics):
+                topics.append(", " if i else "")
+                topics.append(topic, style=MATCH_STYLE if topic.lower() in wanted else "")
+            out.out.print(topics)
+        if hit.summary:
+            out.out.print(Text("    summary: ") + _marked(hit.summary, [], 160))
+        for line in shown_items(hit, filters):
+            out.out.print(Text(f"    {line}"))
+    _clamp_notes(out, dict(result.clamped))
+
+
+def search_result(out: Output, result: SearchResult, filters: ArchiveFilters) -> None:
+    if out.as_json:
+        out.json(result.model_dump_json(indent=2))
+        return
+    if out.quiet:
+        return
+    terms = query_terms(result.query)
+    count = len(result.sessions)
+    noun = "session" if count == 1 else "sessions"
+    out.out.print(escape(f"{count} {noun} for {result.query!r}"))
+    for match in result.sessions:
+        name, best = ranked_score(match.chunks[0]) if match.chunks else ("cosine", None)
+        head = Text()
+        head.append(match.session_id, style="bold")
+        head.append(f"  best {name} {_score(best)}")
+        out.out.print(head)
+        if match.latest is not None:
+            out.out.print(Text("    summary: ") + _marked(match.latest.summary, terms, 160))
+            for line in shown_items(match.latest, filters):
+                out.out.print(Text(f"    {line}"))
+        for n, hit in enumerate(match.chunks, start=1):
+            _memory_hit(out, n, hit, terms, indent="  ")
+    if result.cut:
+        out.note(f"cut: {result.cut.note}")
+    _clamp_notes(out, dict(result.clamped))

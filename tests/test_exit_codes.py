@@ -1,0 +1,207 @@
+"""The exit-code contract, one test per row of the README's table, through the real entry point.
+
+0 success; 1 the work failed at run time; 2 usage or configuration; 3 prune-check "not safe";
+130 interrupted. Commands that embed nothing never need the embedder; searches use the model
+the database records unless one is configured.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from ollama_server import OllamaTestServer
+from sources import SourceDB, run_archivist
+
+from archivist.config import Settings
+from archivist.store.postgres import EmbeddingConfig, PostgresStore
+
+ROOT = Path(__file__).resolve().parent.parent
+UNREACHABLE = "http://127.0.0.1:9"
+
+
+def env_for(db: SourceDB, **extra: str) -> dict[str, str]:
+    """The database, no embedder setting at all (the default is Ollama, unreachable here)."""
+    return {"DATABASE_URL": db.url, "OLLAMA_HOST": UNREACHABLE, "ARCHIVIST_DELAY_MS": "0", **extra}
+
+
+def code(args: list[str], env: dict[str, str]) -> int:
+    done = run_archivist(args, env)
+    assert "Traceback" not in done.stderr, done.stderr
+    if done.returncode:
+        assert len(done.stderr.strip().splitlines()) <= 4, done.stderr
+    return done.returncode
+
+
+@pytest.fixture
+def archived(source: SourceDB) -> SourceDB:
+    """Two sessions archived with the offline hash embedder."""
+    source.add("olive", ["let's use Vercel for the frontend", "ok, I'll set it up"])
+    source.add("cache", ["we should use Memcached instead of Redis", "agreed"])
+    done = run_archivist(["archive"], env_for(source, ARCHIVIST_EMBEDDER="hash"))
+    assert done.returncode == 0, done.stderr
+    return source
+
+
+def test_readme_table_lists_exactly_the_codes_tested_here() -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Exit codes") :]
+    rows = re.findall(r"^\| `(\d+)` \|", section, re.M)
+    assert rows == ["0", "1", "2", "3", "130"]
+
+
+def test_exit_0_success_and_read_only_commands_need_no_embedder(archived: SourceDB) -> None:
+    env = env_for(archived)  # Ollama (the default) is unreachable; the database holds hash-768
+    for args in (
+        ["status"],
+        ["state", "olive"],
+        ["history", "olive"],
+        ["prune-check", "--older-than", "30d"],
+        ["memory-search", "Memcached"],
+        ["archive-search", "--topic", "vercel", "--since", "3650d"],
+        ["search", "Vercel frontend"],
+        ["config"],
+        ["archive", "--embedder", "hash"],
+    ):
+        assert code(args, env) == 0, args
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["failed session", "database unreachable", "search timed out", "doctor check", "no version"],
+)
+def test_exit_1_the_work_failed_at_run_time(archived: SourceDB, case: str) -> None:
+    env = env_for(archived, ARCHIVIST_EMBEDDER="hash")
+    args = ["archive"]
+    if case == "failed session":
+        archived.add("bad", ["hello", "hi"])
+        archived.conn.execute(
+            "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'injected'; END $$; "
+            "CREATE TRIGGER boom BEFORE INSERT ON jarvis_archive "
+            "FOR EACH ROW EXECUTE FUNCTION boom()"
+        )
+    elif case == "database unreachable":
+        env["DATABASE_URL"] = "postgresql://u:pw@127.0.0.1:9/db"
+        args = ["status"]
+    elif case == "search timed out":
+        env["ARCHIVIST_SEARCH_TIMEOUT_S"] = "0.000001"
+        args = ["memory-search", "Vercel"]
+    elif case == "doctor check":
+        env.pop("ARCHIVIST_EMBEDDER")  # Ollama, unreachable
+        args = ["doctor"]
+    else:
+        args = ["state", "never-archived"]
+    assert code(args, env) == 1
+
+
+def test_exit_1_when_ollama_goes_away_mid_run(
+    source: SourceDB, ollama_server: OllamaTestServer
+) -> None:
+    PostgresStore(source.conn, Settings().sources).init(EmbeddingConfig("nomic-embed-text", 768))
+    for n in range(3):
+        source.add(f"s{n}", [f"topic {n} here", "ok"])
+    ollama_server.fault, ollama_server.fault_after = "500", 1
+    env = env_for(source, OLLAMA_HOST=ollama_server.url, ARCHIVIST_OLLAMA_RETRIES="0")
+    assert code(["archive"], env) == 1
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "bad flag",
+        "bad value",
+        "unknown setting",
+        "missing migrations",
+        "model mismatch",
+        "search model mismatch",
+        "missing source table",
+        "missing source column",
+        "unreadable env file",
+    ],
+)
+def test_exit_2_usage_or_configuration(
+    archived: SourceDB, empty_db_url: str, tmp_path: Path, case: str
+) -> None:
+    env = env_for(archived, ARCHIVIST_EMBEDDER="hash")
+    args = ["archive"]
+    if case == "bad flag":
+        args = ["archive", "--bogus"]
+    elif case == "bad value":
+        args = ["memory-search", "x", "--since", "yesterday-ish"]
+    elif case == "unknown setting":
+        env["ARCHIVIST_BOGUS"] = "1"
+    elif case == "missing migrations":
+        env["DATABASE_URL"] = empty_db_url
+        args = ["status"]
+    elif case == "model mismatch":
+        env["ARCHIVIST_EMBEDDING_DIM"] = "384"  # hash-384 against the recorded hash-768
+        archived.add("new", ["more", "messages"])
+    elif case == "search model mismatch":
+        env.pop("ARCHIVIST_EMBEDDER")
+        env["ARCHIVIST_EMBEDDING_MODEL"] = "nomic-embed-text"  # configured: no fallback
+        args = ["memory-search", "Vercel"]
+    elif case == "missing source table":
+        env["ARCHIVIST_MESSAGES_TABLE"] = "chat_messages"
+    elif case == "missing source column":
+        env["ARCHIVIST_MESSAGE_ID"] = "message_uuid"
+    else:
+        args = ["--env-file", str(tmp_path / "missing.env"), "status"]
+    assert code(args, env) == 2
+
+
+def test_exit_2_when_the_model_returns_another_dimension(
+    source: SourceDB, ollama_server: OllamaTestServer
+) -> None:
+    PostgresStore(source.conn, Settings().sources).init(EmbeddingConfig("nomic-embed-text", 768))
+    source.add("s", ["let's use Postgres", "ok"])
+    ollama_server.fault = "wrong_dim"
+    assert code(["archive"], env_for(source, OLLAMA_HOST=ollama_server.url)) == 2
+    assert source.count("jarvis_archive") == 0
+
+
+def test_exit_3_prune_check_not_safe(archived: SourceDB) -> None:
+    archived.add("late", ["never archived", "at all"])
+    done = run_archivist(["--quiet", "prune-check", "--older-than", "1d"], env_for(archived))
+    assert done.returncode == 3 and done.stdout == ""
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("not safe: 2 of ")
+
+
+def test_exit_130_interrupted(source: SourceDB) -> None:
+    """Ctrl-C right after a commit lands in a database call: the run stops there (it does not
+    fail every remaining session on the interrupted connection), committed sessions kept."""
+    for n in range(30):
+        source.add(f"s{n:02d}", [f"message {n}", "reply"])
+    env = env_for(source, ARCHIVIST_EMBEDDER="hash")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "archivist", "archive", "--quiet"],
+        env={**_inherited(), **env, "ARCHIVIST_CONFIG": ""},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while source.count("jarvis_archive") == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines() == [
+        "interrupted: committed sessions are kept; the rest runs next time"
+    ]
+    assert 1 <= source.count("jarvis_archive") < 30
+
+
+def _inherited() -> dict[str, str]:
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DATABASE_", "SUPABASE_", "ARCHIVIST_"))
+    }
