@@ -109,6 +109,13 @@ def test_poisoned_sessions_fail_alone_back_off_and_are_quarantined(
     status = json.loads(cli(corpus, ollama_server, "status", "--json").stdout)
     assert sorted(f["session_id"] for f in status["failed_sessions"]) == POISONED
     assert status["sessions_quarantined"] == 3
+    for_people = cli(corpus, ollama_server, "archive", **quick)  # what people read
+    assert for_people.returncode == 0
+    [held_line] = [line for line in for_people.stdout.splitlines() if "held back" in line]
+    assert held_line.startswith("held back: 3 sessions after failed runs (3 quarantined)")
+    assert all(s in held_line for s in POISONED)
+    listed = cli(corpus, ollama_server, "status").stdout
+    assert "failed sessions" in listed and listed.count("quarantined") == 3
     doctor = json.loads(cli(corpus, ollama_server, "doctor", "--json").stdout)
     [check] = [c for c in doctor["checks"] if c["name"] == "quarantine"]
     assert not check["ok"] and "p0" in check["detail"] and "--session-id" in check["fix"]

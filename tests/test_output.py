@@ -83,6 +83,7 @@ def test_verbose_prints_each_session_whole_and_each_phase_with_its_time(
 def test_a_failed_session_gets_one_whole_line_then_the_summary(
     source: SourceDB, env: dict[str, str]
 ) -> None:
+    env = {**env, "ARCHIVIST_FAILURE_BACKOFF_S": "0"}  # the second run tries it again at once
     source.add(LONG_ID, ["hello", "hi"])
     source.conn.execute(
         "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS "

@@ -91,6 +91,10 @@ def test_a_message_longer_than_the_cut_is_never_safe_until_archived_whole(
     assert not result.safe and result.messages_truncated == 1
     assert result.sessions[0].message_ids == {"truncated": [str(long_id)]}
     assert any("ARCHIVIST_MAX_MESSAGE_CHARS" in line for line in result.reasons)
+    for_people = run_cli(settings, "prune-check", "--older-than", "30d")
+    assert for_people.returncode == 3
+    assert "(1 sessions) are at risk: 1 archived cut at max_message_chars" in for_people.stdout
+    assert "ARCHIVIST_MAX_MESSAGE_CHARS" in for_people.stdout and str(long_id) in for_people.stdout
     archive_all(settings)  # nothing changed: still cut, still not safe, no new version
     assert not check_prune(settings, THIRTY_DAYS).safe
 
