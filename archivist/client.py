@@ -67,6 +67,8 @@ class _SharedStore(Store):
     def __init__(self, rpc: Rpc, settings: Settings) -> None:
         super().__init__(rpc, settings.sources, settings.max_message_chars)
         self._ready: EmbeddingConfig | None = None
+        if not settings.uses_supabase:  # a direct connection can apply migrations itself
+            self.schema_fix = PostgresStore.schema_fix
 
     def check_ready(self, model: str | None = None) -> EmbeddingConfig:
         if self._ready is None or (model is not None and self._ready.model != model):

@@ -25,6 +25,7 @@ from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import EmbedError
 from archivist.models import Extraction, RunReport
 from archivist.pipeline import ArchiveRequest
+from archivist.store.embedded import embedded_exists
 from archivist.store.postgres import PostgresStore
 
 SOURCE_TABLES = """
@@ -67,16 +68,12 @@ def demo_data_dir(settings: Settings, cwd: Path) -> Path | None:
     database in `data_dir` was never created: then the demo's under `data_dir`, or, when
     `data_dir` is not set, first the one `make demo` leaves in `./.archivist`.
     """
-    if not settings.uses_embedded_database or _has_database(settings.data_dir):
+    if not settings.uses_embedded_database or embedded_exists(settings.data_dir):
         return None
     candidates = [settings.data_dir / DEMO_FOLDER]
     if "data_dir" not in settings.model_fields_set:
         candidates.insert(0, cwd / MAKE_DEMO_DATA_DIR / DEMO_FOLDER)
-    return next((c for c in candidates if _has_database(c)), None)
-
-
-def _has_database(data_dir: Path) -> bool:
-    return (data_dir / "pgdata" / "PG_VERSION").is_file()
+    return next((c for c in candidates if embedded_exists(c)), None)
 
 
 @dataclass

@@ -10,7 +10,6 @@ the result's `clamped`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -19,6 +18,7 @@ from archivist.config import SearchMode
 from archivist.errors import ConfigError
 from archivist.models import ChunkSource
 from archivist.search import ARCHIVE_MAX_ROWS, MEMORY_MAX_RESULTS, ArchiveFilters
+from archivist.when import HINT, Moment
 
 _DESCRIPTIONS = {
     "topics": "Sessions about any of these topics (every one of them with all_topics).",
@@ -27,8 +27,8 @@ _DESCRIPTIONS = {
     "entity": "Sessions naming this entity: a name, or a key like tool:vercel.",
     "action": "Sessions with an action containing this text.",
     "session_ids": "Only these sessions.",
-    "since": "Only conversation from this time on (ISO 8601, e.g. 2026-01-01).",
-    "until": "Only conversation up to this time (ISO 8601).",
+    "since": f"Only conversation from this time on: {HINT}.",
+    "until": f"Only conversation up to this time: {HINT}.",
     "item_types": "Sessions with a state item of one of these types.",
     "item_statuses": "Sessions with a state item in one of these statuses.",
     "user_id": "Only this user's memories (per-user memory: ARCHIVIST_MESSAGE_USER_ID).",
@@ -57,8 +57,8 @@ class MemoryQuery(BaseModel):
     )
     session_ids: list[str] = Field(default_factory=list)
     source: ChunkSource | None = Field(None, description="Only chunks of this kind.")
-    since: datetime | None = None
-    until: datetime | None = None
+    since: Moment | None = None
+    until: Moment | None = None
     mode: SearchMode | None = Field(
         None, description="Ranking: vector, text or hybrid (default: the configured one)."
     )

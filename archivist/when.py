@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+from pydantic import BeforeValidator, WithJsonSchema
 
 _DURATION = re.compile(r"\s*(\d+)\s*([mhdw])\s*")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -32,3 +35,16 @@ def parse_time(text: str, now: datetime | None = None) -> datetime:
     except ValueError:
         raise ValueError(f"{text!r} is not {HINT}") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _moment(value: object) -> object:
+    return parse_time(value) if isinstance(value, str) else value
+
+
+# A time argument of the Python client and the MCP tools: a datetime, an ISO string or a
+# duration back from now, as on the command line.
+Moment = Annotated[
+    datetime,
+    BeforeValidator(_moment),
+    WithJsonSchema({"type": "string"}),
+]

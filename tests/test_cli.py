@@ -140,9 +140,24 @@ def test_unreachable_database_is_one_line_without_the_password(env: dict[str, st
 
 
 def test_uninitialised_database_says_to_run_init(empty_db_url: str, env: dict[str, str]) -> None:
-    result = run_archivist(["archive"], {**env, "DATABASE_URL": empty_db_url})
-    assert result.returncode == 2  # a configuration error: the database is not set up
-    assert "run: archivist init" in result.stderr
+    for command in (["archive"], ["memory-search", "x"], ["status"]):
+        result = run_archivist(command, {**env, "DATABASE_URL": empty_db_url})
+        assert result.returncode == 2, command  # a configuration error: the database is not set up
+        assert "run: archivist init" in result.stderr, command
+        assert "Supabase" not in result.stderr, command  # a direct connection applies them itself
+
+
+def test_reading_before_anything_is_archived_creates_no_database(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "nothing-yet"
+    embedded = {k: v for k, v in env.items() if k != "DATABASE_URL"}
+    for command in (["status"], ["memory-search", "x", "--mode", "text"], ["state", "s"]):
+        result = run_archivist(command, {**embedded, "ARCHIVIST_DATA_DIR": str(data_dir)})
+        assert result.returncode == 2, (command, result.stderr)
+        assert "nothing archived yet" in result.stderr and "archivist demo" in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert not data_dir.exists()  # an empty database there would hide the demo's from then on
 
 
 def test_missing_source_table_is_a_clear_error(env: dict[str, str]) -> None:

@@ -217,6 +217,11 @@ def test_limits_are_clamped_and_bad_calls_are_tool_errors(
             after = await call(session, "archive_search", session_ids=["deploy"])
             assert not after.is_error  # the server goes on serving
 
+        for since, found in (("1d", False), ("3650d", True)):  # durations, as on the CLI
+            dated = await call(session, "archive_search", since=since)
+            assert dated.structured_content is not None, text(dated)
+            assert bool(dated.structured_content["hits"]) is found, since
+
         ollama.delay_s, ollama.fault = 5.0, "slow"
         try:
             slow = await call(session, "memory_search", query="refresh token")

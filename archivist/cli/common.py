@@ -30,6 +30,7 @@ from archivist.config import (
 )
 from archivist.demo import demo_data_dir
 from archivist.errors import ArchivistError, ConfigError
+from archivist.store.embedded import embedded_exists
 from archivist.when import parse_time
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNSAFE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -118,6 +119,13 @@ def settings_for(
                 "demo); set DATABASE_URL or ARCHIVIST_DATA_DIR for yours"
             )
             settings = settings.model_copy(update={"data_dir": demo})
+        elif settings.uses_embedded_database and not embedded_exists(settings.data_dir):
+            # Reading must not create an empty database: it would hide the demo's from then on.
+            with reported(out, settings, on_failure=on_failure):
+                raise ConfigError(
+                    f"nothing archived yet: no database in {settings.data_dir}; run `archivist "
+                    "init` and `archivist archive`, or `archivist demo`, or set DATABASE_URL"
+                )
     return settings
 
 

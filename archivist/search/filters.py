@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 from archivist.models import ChunkSource
 from archivist.sanitize import clean_text
 from archivist.state.items import ItemStatus, ItemType
+from archivist.when import Moment
 
 
 class ArchiveFilters(BaseModel):
@@ -22,8 +23,8 @@ class ArchiveFilters(BaseModel):
     entity: str | None = None
     action: str | None = None
     session_ids: list[str] = Field(default_factory=list)
-    since: datetime | None = None
-    until: datetime | None = None
+    since: Moment | None = None
+    until: Moment | None = None
     item_types: list[ItemType] = Field(default_factory=list)
     item_statuses: list[ItemStatus] = Field(default_factory=list)
     # Per-user memory (ARCHIVIST_MESSAGE_USER_ID): only this user's versions and chunks.

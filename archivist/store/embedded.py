@@ -39,6 +39,11 @@ def start_embedded(data_dir: Path) -> Any:
     return server
 
 
+def embedded_exists(data_dir: Path) -> bool:
+    """Whether an embedded database was ever created under `data_dir`."""
+    return (data_dir / "pgdata" / "PG_VERSION").is_file()
+
+
 def embedded_url(server: Any) -> str:
     """The connection URL of an embedded server handle."""
     return str(server.get_uri())
