@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 EVAL_STAMP := $(VENV)/.eval-deps
+TEST_WORKERS ?= 2
 
 .PHONY: demo test lint typecheck check bench bench-search bench-reembed bench-client eval eval-deps soak clean
 
@@ -17,8 +18,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)  ## archive the sample sessions into an embedded Postgres
 	ARCHIVIST_DATA_DIR=$(CURDIR)/.archivist $(BIN)/archivist demo
 
-test: $(STAMP)  ## the whole test suite
-	$(BIN)/python -m pytest
+test: $(STAMP)  ## the whole test suite: two workers, each taking whole test files
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -30,7 +30,7 @@ from archivist.config import (
 )
 from archivist.demo import demo_data_dir
 from archivist.errors import ArchivistError, ConfigError
-from archivist.store.embedded import embedded_exists
+from archivist.store.embedded import embedded_exists, pgserver_module
 from archivist.when import parse_time
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNSAFE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -122,6 +122,7 @@ def settings_for(
         elif settings.uses_embedded_database and not embedded_exists(settings.data_dir):
             # Reading must not create an empty database: it would hide the demo's from then on.
             with reported(out, settings, on_failure=on_failure):
+                pgserver_module()  # without it, the missing extra is the news
                 raise ConfigError(
                     f"nothing archived yet: no database in {settings.data_dir}; run `archivist "
                     "init` and `archivist archive`, or `archivist demo`, or set DATABASE_URL"

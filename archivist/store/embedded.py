@@ -13,18 +13,24 @@ from archivist.extras import needs_extra
 log = logging.getLogger(__name__)
 
 
-def start_embedded(data_dir: Path) -> Any:
-    """Start (or join) the embedded server whose data lives under `data_dir`; returns its handle.
-
-    The server stops when the last process holding a handle exits.
-    """
-    pgdata = data_dir / "pgdata"
+def pgserver_module() -> Any:
+    """The `pgserver` package, or a usage error naming the `embedded` extra."""
     with (
         needs_extra("embedded", "The embedded database (no DATABASE_URL set)", ("pgserver",)),
         warnings.catch_warnings(),
     ):
         warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
         import pgserver
+    return pgserver
+
+
+def start_embedded(data_dir: Path) -> Any:
+    """Start (or join) the embedded server whose data lives under `data_dir`; returns its handle.
+
+    The server stops when the last process holding a handle exits.
+    """
+    pgdata = data_dir / "pgdata"
+    pgserver = pgserver_module()
     try:
         pgdata.parent.mkdir(parents=True, exist_ok=True)
         with warnings.catch_warnings():
