@@ -37,6 +37,23 @@ class _LineFormatter(logging.Formatter):
         return f"{record.levelname.lower()}: {message}"
 
 
+class _LibraryFilter(logging.Filter):
+    """Other libraries' log lines only with `-v`.
+
+    A failure already reaches the user as the archivist's one line; psycopg and its pool add
+    warnings of their own around it (a rollback that failed after Ctrl-C, a connection
+    discarded), and they set their loggers' levels themselves, so the root level cannot
+    silence them.
+    """
+
+    def __init__(self, verbosity: Verbosity) -> None:
+        super().__init__()
+        self.verbose = verbosity == "verbose"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.verbose or record.name == "archivist" or record.name.startswith("archivist.")
+
+
 @dataclass
 class Output:
     """The consoles of one command run and how much it may print."""
@@ -51,9 +68,8 @@ class Output:
         """Consoles on the current stdout/stderr; logging set to the verbosity."""
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(_LineFormatter())
-        # Other libraries' warnings (psycopg's, say) are silenced by --quiet too.
-        root = logging.ERROR if verbosity == "quiet" else logging.WARNING
-        logging.basicConfig(level=root, handlers=[handler], force=True)
+        handler.addFilter(_LibraryFilter(verbosity))
+        logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
         logging.getLogger("archivist").setLevel(_LEVELS[verbosity])
         return cls(
             verbosity=verbosity,
