@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 EVAL_STAMP := $(VENV)/.eval-deps
 TEST_WORKERS ?= 2
 
-.PHONY: demo test lint typecheck check bench bench-search bench-reembed bench-client eval eval-deps soak clean
+.PHONY: demo test lint typecheck check bench bench-all bench-search bench-reembed bench-client eval eval-deps soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,9 @@ check: lint typecheck test
 
 bench: $(STAMP)  ## archive throughput and memory
 	$(BIN)/python scripts/bench_archive.py
+
+bench-all: $(STAMP)  ## every benchmark at a quick size, on one embedded Postgres
+	$(BIN)/python scripts/bench_all.py
 
 bench-search: $(STAMP)  ## search latency and recall at 100k chunks / versions
 	$(BIN)/python scripts/bench_search.py

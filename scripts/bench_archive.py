@@ -1,20 +1,24 @@
 """Benchmark of `archivist archive` on a synthetic corpus in a throw-away embedded Postgres.
 
-Everything runs against one embedded Postgres 16 + pgvector (`pgserver`) started in a temporary
-directory and deleted afterwards; the offline hash embedder (`hash-768`) is used, so the numbers
+Everything runs against one embedded Postgres 16 + pgvector (`pgserver`, see scripts/benchkit.py:
+started in a temporary directory and deleted afterwards, or the one scripts/bench_all.py shares);
+the offline hash embedder (`hash-768`) is used, so the numbers
 are those of the archivist and of Postgres, not of a model server. Measured, in this order:
 
 1. Full archive of N sessions x M messages (default 1000 x 40, half of the sessions with a bot
    summary): wall time, sessions/s, messages/s, chunks/s, embedding calls and texts, chunks
    written, and where the time goes: embedding (`embed_batch`), `PostgresStore.commit_version`
    (building the JSONB payload, sending it, and the `archivist_commit_version` function), the
-   rules extractor, reading messages, and the rest.
+   rules extractor, reading messages, and the rest; the statements Postgres received (counted
+   in its log, on a copy of the database in an untimed run) per archived session.
 2. Database write cost per chunk: the time inside `commit_version` divided by the chunks it
    inserted, next to a bare binary COPY of the very same chunk rows, selected back, into a copy
    of `jarvis_memory_chunks` with all its indexes (HNSW and full text included) and into one
-   without any index.
+   without any index; and the whole run next to a binary COPY of every row it wrote (chunks,
+   versions, watermarks, message hashes) into copies of their tables with the same indexes.
 3. A re-run on unchanged data: it must embed nothing (the script exits 1 otherwise).
-4. 10 % growth: M/10 more messages appended to every session, then an incremental run.
+4. 10 % growth: M/10 more messages appended to every session, then an incremental run; the
+   texts it embedded, by the source of the chunk that holds them.
 5. Peak RSS of the archivist process: a child process (this script in its hidden `--child-url`
    mode) runs `archive` on a prepared database and reports its own peak RSS since `archive()`
    started (VmHWM after a /proc/self/clear_refs reset; `ru_maxrss` where /proc is missing, which
@@ -46,7 +50,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
@@ -54,8 +57,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import benchkit
 import psycopg
-from pgvector.psycopg import register_vector
 
 import archivist.extract.base as extract_base_module
 import archivist.store.postgres as postgres_module
@@ -248,19 +251,11 @@ def grow_corpus(url: str, seed: int, prefix: str, sessions: int, old: int, extra
 # -- the embedded server ------------------------------------------------------------------------
 
 
-class Server:
-    """One embedded Postgres in a temporary directory, and databases cloned from a template."""
+class Server(benchkit.Server):
+    """The shared server, with a migrated template database holding the source tables."""
 
-    def __init__(self, root: Path) -> None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # pgserver/platformdirs warn about XDG_RUNTIME_DIR
-            import pgserver
-
-            self.handle: Any = pgserver.get_server(root / "pgdata", cleanup_mode="delete")
-        self.admin_url = str(self.handle.get_uri())
-
-    def url(self, database: str) -> str:
-        return str(self.handle.get_uri(database))
+    def __init__(self, server: benchkit.Server) -> None:
+        super().__init__(server.admin_url)
 
     def create_template(self) -> None:
         """A database with the source tables and the archivist's migrations applied."""
@@ -275,20 +270,6 @@ class Server:
         with psycopg.connect(url, autocommit=True) as conn:
             PostgresStore(conn, Settings().sources).init(EMBEDDING)
         return url
-
-    def create(self, name: str, template: str | None = None) -> str:
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-            clause = f" TEMPLATE {template}" if template else ""
-            conn.execute(f"CREATE DATABASE {name}{clause}")
-        return self.url(name)
-
-    def drop(self, name: str) -> None:
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-    def stop(self) -> None:
-        self.handle.cleanup()
 
 
 def server_facts(url: str) -> dict[str, str]:
@@ -319,6 +300,7 @@ class CountingEmbedder(HashEmbedder):
         self.calls = 0
         self.texts = 0
         self.seconds = 0.0
+        self.sent: list[str] = []
 
     def embed_batch(self, texts: Sequence[str]) -> list[Vector]:
         started = time.perf_counter()
@@ -328,6 +310,7 @@ class CountingEmbedder(HashEmbedder):
             self.seconds += time.perf_counter() - started
             self.calls += 1
             self.texts += len(texts)
+            self.sent += texts
 
 
 @dataclass
@@ -418,6 +401,12 @@ class RunStats:
     read_s: float
     select_s: float
     failures: list[str]
+    statements: int = 0  # received by Postgres during the run (its log), 0: not counted
+    embedded_by_source: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def statements_per_session(self) -> float:
+        return self.statements / self.sessions_archived if self.sessions_archived else 0.0
 
     @property
     def other_s(self) -> float:
@@ -454,7 +443,45 @@ def run_archive(url: str, data_dir: Path, limit: int, label: str) -> RunStats:
         read_s=probes.read.seconds,
         select_s=probes.select.seconds,
         failures=[f"{s.session_id}: {s.reason}" for s in report.failed][:5],
+        embedded_by_source=embedded_by_source(url, embedder.sent),
     )
+
+
+def embedded_by_source(url: str, texts: list[str]) -> dict[str, int]:
+    """How many of the embedded texts each chunk source holds (texts no chunk holds: other)."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT DISTINCT content, source FROM jarvis_memory_chunks").fetchall()
+    source = {str(content): str(kind) for content, kind in rows}
+    counts: dict[str, int] = {}
+    for text in texts:
+        kind = source.get(text, "other (state candidates)")
+        counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def count_statements(server: Server, url: str, database: str, data_dir: Path, limit: int) -> int:
+    """The statements an archive run sends, counted in the server's log.
+
+    The counted run works on a copy of the database, made before the timed run, so that
+    statement logging (which costs time of its own) does not slow the timed run.
+    """
+    copy = f"{database}_counted"
+    with psycopg.connect(server.admin_url, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+            [database],
+        )
+    server.create(copy, database)
+    log_ = benchkit.StatementLog(server.admin_url, copy)
+    log_.enable()
+    try:
+        log_.start()
+        settings = Settings(database_url=server.url(copy), embedder="hash", data_dir=data_dir)
+        request = ArchiveRequest(selection=SessionSelection(limit=limit), delay_ms=0)
+        archive(settings, request, embedder=HashEmbedder())
+        return log_.count()
+    finally:
+        server.drop(copy)
 
 
 # -- COPY baseline ------------------------------------------------------------------------------
@@ -462,42 +489,70 @@ def run_archive(url: str, data_dir: Path, limit: int, label: str) -> RunStats:
 
 @dataclass
 class CopyStats:
-    rows: int
-    indexed_s: float
-    bare_s: float
+    rows: int  # chunk rows
+    indexed_s: float  # the chunk rows, into a table with every index
+    bare_s: float  # the chunk rows, into a table without any index
+    all_rows: int = 0  # every row the run wrote: chunks, versions, watermarks, message hashes
+    all_indexed_s: float = 0.0  # all of them, into tables with the same indexes
 
 
-def copy_into(conn: psycopg.Connection[Any], table: str, like: str, rows: list[Any]) -> float:
-    """Seconds to binary-COPY `rows` into a fresh `LIKE jarvis_memory_chunks` table."""
-    conn.execute(f"DROP TABLE IF EXISTS {table}")
-    conn.execute(f"CREATE TABLE {table} (LIKE jarvis_memory_chunks {like})")
+# The tables an archive run writes rows into (those this schema has).
+WRITTEN_TABLES = (
+    "jarvis_memory_chunks",
+    "jarvis_archive",
+    "jarvis_archive_sessions",
+    "archivist_message_hashes",
+)
+
+
+def copy_table(conn: psycopg.Connection[Any], table: str, like: str) -> tuple[int, float]:
+    """Rows of `table`, binary-COPied out, then timed binary-COPied into a `LIKE` copy of it."""
+    columns = [
+        str(name)
+        for (name,) in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
+            "AND is_generated = 'NEVER' ORDER BY ordinal_position",
+            [table],
+        ).fetchall()
+    ]
+    names = ", ".join(f'"{c}"' for c in columns)
+    data = bytearray()
+    with conn.cursor() as cur:
+        with cur.copy(f"COPY (SELECT {names} FROM {table}) TO STDOUT (FORMAT BINARY)") as out:
+            for block in out:
+                data += block
+        rows = int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])  # type: ignore[index]
+    target = f"bench_copy_{table}"
+    conn.execute(f"DROP TABLE IF EXISTS {target}")
+    conn.execute(f"CREATE TABLE {target} (LIKE {table} {like})")
     started = time.perf_counter()
     with conn.cursor() as cur:
-        with cur.copy(f"COPY {table} ({CHUNK_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
-            copy.set_types(CHUNK_TYPES)
-            for row in rows:
-                copy.write_row(row)
+        with cur.copy(f"COPY {target} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.write(bytes(data))
     seconds = time.perf_counter() - started
-    conn.execute(f"DROP TABLE {table}")
-    return seconds
+    conn.execute(f"DROP TABLE {target}")
+    return rows, seconds
 
 
 def copy_baseline(url: str) -> CopyStats:
-    """COPY the archived chunks, as selected back, with every index and with none."""
+    """COPY the rows the archive wrote, as selected back, with every index and with none."""
+    bare_like = "INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING STORAGE"
     with psycopg.connect(url, autocommit=True) as conn:
-        register_vector(conn)
-        with conn.cursor(binary=True) as cur:
-            rows = cur.execute(
-                f"SELECT {CHUNK_COLUMNS} FROM jarvis_memory_chunks ORDER BY session_id, id"
+        present = {
+            str(t)
+            for (t,) in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE tablename = ANY(%s)", [list(WRITTEN_TABLES)]
             ).fetchall()
-        indexed = copy_into(conn, "bench_copy", "INCLUDING ALL", rows)
-        bare = copy_into(
-            conn,
-            "bench_copy_bare",
-            "INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING STORAGE",
-            rows,
-        )
-    return CopyStats(rows=len(rows), indexed_s=indexed, bare_s=bare)
+        }
+        rows, indexed = copy_table(conn, "jarvis_memory_chunks", "INCLUDING ALL")
+        _, bare = copy_table(conn, "jarvis_memory_chunks", bare_like)
+        stats = CopyStats(rows=rows, indexed_s=indexed, bare_s=bare)
+        for table in WRITTEN_TABLES:
+            if table in present:
+                n, seconds = copy_table(conn, table, "INCLUDING ALL")
+                stats.all_rows += n
+                stats.all_indexed_s += seconds
+    return stats
 
 
 # -- peak RSS in a child process ----------------------------------------------------------------
@@ -680,10 +735,9 @@ def log(message: str) -> None:
     print(f"[bench {elapsed:6.1f}s] {message}", file=sys.stderr, flush=True)
 
 
-def run_benchmark(plan: Plan, root: Path) -> Results:
+def run_benchmark(plan: Plan, shared: benchkit.Server, root: Path) -> Results:
     started = time.perf_counter()
-    log(f"starting embedded Postgres in {root}")
-    server = Server(root)
+    server = Server(shared)
     try:
         server.create_template()
         url = server.clone("bench")
@@ -691,15 +745,20 @@ def run_benchmark(plan: Plan, root: Path) -> Results:
         n, m = plan.sessions, plan.messages
         log(f"loading {n} x {m} messages")
         load_s = load_corpus(url, plan.seed, "s", n, m)
+        log("counting the statements of the full run (on a copy of the database)")
+        full_statements = count_statements(server, url, "bench", root / "data", n)
         log("archiving (full run)")
         full = run_archive(url, root / "data", n, "full")
+        full.statements = full_statements
         log("COPY baseline")
         copy = copy_baseline(url)
         log("re-run on unchanged data")
         rerun = run_archive(url, root / "data", n, "unchanged")
         log(f"appending {plan.growth} messages to every session and re-running")
         added = grow_corpus(url, plan.seed, "s", n, m, plan.growth)
+        growth_statements = count_statements(server, url, "bench", root / "data", n)
         growth = run_archive(url, root / "data", n, "growth")
+        growth.statements = growth_statements
         server.drop("bench")
         rss = []
         for sessions, messages in plan.rss_sizes:
@@ -711,7 +770,7 @@ def run_benchmark(plan: Plan, root: Path) -> Results:
             label = f"1 session x {plan.big_session:,} messages"
             rss.append(rss_case(server, plan.seed, label, 1, plan.big_session))
     finally:
-        server.stop()
+        server.drop(TEMPLATE_DB)
     results = Results(plan, environment, load_s, full, copy, rerun, added, growth, rss)
     results.total_s = time.perf_counter() - started
     return results
@@ -757,6 +816,16 @@ def run_rows(run: RunStats) -> list[Row]:
         ("new messages", f"{run.new_messages:,}"),
         ("embedding calls", f"{run.embed_calls:,}"),
         ("texts embedded", f"{run.texts_embedded:,}"),
+        (
+            "  by chunk source",
+            ", ".join(f"{k} {v:,}" for k, v in run.embedded_by_source.items()) or "-",
+        ),
+        (
+            "statements Postgres received",
+            f"{run.statements:,} ({run.statements_per_session:.1f} per archived session)"
+            if run.statements
+            else "not counted",
+        ),
         ("chunks written (inserted)", f"{run.chunks_inserted:,}"),
         ("chunks removed", f"{run.chunks_removed:,}"),
     ]
@@ -799,6 +868,14 @@ def copy_rows(full: RunStats, copy: CopyStats) -> list[Row]:
         ("commit_version / COPY (indexes)", f"{commit / indexed:.2f} x" if indexed else "-"),
         ("commit_version / COPY (no index)", f"{commit / bare:.2f} x" if bare else "-"),
         ("COPY total, all indexes / none", f"{copy.indexed_s:.2f} s / {copy.bare_s:.2f} s"),
+        (
+            "COPY of every row the run wrote",
+            f"{copy.all_rows:,} rows ({', '.join(WRITTEN_TABLES)}), {copy.all_indexed_s:.2f} s",
+        ),
+        (
+            "whole archive run / that COPY",
+            f"{full.seconds / copy.all_indexed_s:.2f} x" if copy.all_indexed_s else "-",
+        ),
     ]
 
 
@@ -932,10 +1009,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.child_url:
         return child_main(args.child_url, args.child_limit)
     plan = make_plan(args)
-    with tempfile.TemporaryDirectory(prefix="archivist-bench-") as tmp:
-        root = Path(tmp)
-        os.chmod(root, 0o755)  # pgserver runs Postgres as another user when started by root
-        results = run_benchmark(plan, root)
+    log("starting (or joining) the embedded Postgres")
+    with (
+        benchkit.embedded_server() as server,
+        tempfile.TemporaryDirectory(prefix="archivist-bench-data-") as tmp,
+    ):
+        results = run_benchmark(plan, server, Path(tmp))
     print(as_json(results) if args.json else render(results))
     if not results.ok:
         log("FAILED: the unchanged re-run embedded something, or a session failed")

@@ -35,7 +35,8 @@ from psycopg.types.json import Jsonb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_archive import Server, load_corpus  # noqa: E402
+from bench_archive import TEMPLATE_DB, Server, load_corpus  # noqa: E402
+from benchkit import embedded_server  # noqa: E402
 
 from archivist import Archivist, memory_search  # noqa: E402
 from archivist.config import Settings  # noqa: E402
@@ -136,8 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--messages", type=int, default=20)
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        server = Server(Path(tmp))
+    with embedded_server() as shared, tempfile.TemporaryDirectory() as tmp:
+        server = Server(shared)
         try:
             server.create_template()
             url = server.clone("bench_client")
@@ -152,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             chunks = int(row[0]) if row else 0
             r = measure(settings, url, args.calls, args.warmup)
         finally:
-            server.stop()
+            server.drop(TEMPLATE_DB)
     print(
         f"{len(report.sessions)} sessions, {chunks} chunks, hash-768 embedder; "
         f"{args.calls} memory_search calls from one warm client ({r['function']}, "

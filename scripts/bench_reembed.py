@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import tempfile
 import time
-import warnings
-from pathlib import Path
 from typing import Any
 
 import psycopg
+from benchkit import embedded_server
 
 from archivist.chunking import chunk_id, window_slot
 from archivist.config import Settings
@@ -69,13 +67,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as root, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import pgserver
-
-        server: Any = pgserver.get_server(Path(root) / "pgdata", cleanup_mode="delete")
+    with embedded_server() as server:
+        url = server.create("bench_reembed")
         try:
-            url = str(server.get_uri())
             with psycopg.connect(url, autocommit=True) as conn:
                 store = PostgresStore(conn, Settings().sources)
                 store.init(EmbeddingConfig("hash-768", 768))
@@ -99,7 +93,7 @@ def main() -> None:
                 report = reembed(store, embedder, 384, args.batch)
                 elapsed = time.perf_counter() - started
         finally:
-            server.cleanup()
+            server.drop("bench_reembed")
 
     print(f"reembed of {report.chunks} chunks, hash-768 -> hash-384, batches of {args.batch}")
     print(f"  total        {elapsed:8.2f} s   {report.chunks / elapsed:8.0f} chunks/s")

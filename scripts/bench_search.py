@@ -56,18 +56,16 @@ import platform
 import random
 import re
 import sys
-import tempfile
 import time
 import uuid
-import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
+import benchkit
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
@@ -157,22 +155,16 @@ class Plan:
 
 
 @contextmanager
-def embedded_postgres(root: Path) -> Iterator[str]:
-    """A migrated database `bench` on a fresh embedded server, deleted afterwards."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pgserver/platformdirs warn about XDG_RUNTIME_DIR
-        import pgserver
-
-        handle: Any = pgserver.get_server(root / "pgdata", cleanup_mode="delete")
-    try:
-        with psycopg.connect(str(handle.get_uri()), autocommit=True) as conn:
-            conn.execute("CREATE DATABASE bench")
-        url = str(handle.get_uri("bench"))
-        with psycopg.connect(url, autocommit=True) as conn:
-            PostgresStore(conn, Settings().sources).init(EMBEDDING)
-        yield url
-    finally:
-        handle.cleanup()
+def embedded_postgres() -> Iterator[str]:
+    """A migrated database `bench_search` on the benchmarks' server, dropped afterwards."""
+    with benchkit.embedded_server() as server:
+        url = server.create("bench_search")
+        try:
+            with psycopg.connect(url, autocommit=True) as conn:
+                PostgresStore(conn, Settings().sources).init(EMBEDDING)
+            yield url
+        finally:
+            server.drop("bench_search")
 
 
 def connect(url: str) -> Conn:
@@ -910,12 +902,12 @@ class Results:
     total_s: float = 0.0
 
 
-def run_benchmark(plan: Plan, root: Path) -> Results:
+def run_benchmark(plan: Plan) -> Results:
     started = time.perf_counter()
     rng = np.random.default_rng(plan.seed)
     rnd = random.Random(plan.seed)
-    log(f"starting embedded Postgres in {root}")
-    with embedded_postgres(root) as url, connect(url) as conn:
+    log("starting (or joining) the embedded Postgres")
+    with embedded_postgres() as url, connect(url) as conn:
         environment = environment_facts(conn)
         space = make_space(rng)
         log(f"loading {plan.chunks:,} chunks (binary COPY, then the HNSW build)")
@@ -1075,10 +1067,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     plan = make_plan(args)
-    with tempfile.TemporaryDirectory(prefix="archivist-bench-search-") as tmp:
-        root = Path(tmp)
-        os.chmod(root, 0o755)  # pgserver runs Postgres as another user when started by root
-        results = run_benchmark(plan, root)
+    results = run_benchmark(plan)
     print(as_json(results) if args.json else render(results))
     return 0
 

@@ -24,7 +24,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from bench_archive import Server, load_corpus  # noqa: E402
+from bench_archive import TEMPLATE_DB, Server, load_corpus  # noqa: E402
+from benchkit import embedded_server  # noqa: E402
 from postgrest_double import SERVICE_KEY, PostgrestDouble  # noqa: E402
 
 from archivist import ArchiveFilters, archive_search, memory_search  # noqa: E402
@@ -75,8 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=200)
     parser.add_argument("--messages", type=int, default=40)
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        server = Server(Path(tmp))
+    with embedded_server() as shared, tempfile.TemporaryDirectory() as tmp:
+        server = Server(shared)
         try:
             server.create_template()
             results = []
@@ -100,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             finally:
                 double.stop()
         finally:
-            server.stop()
+            server.drop(TEMPLATE_DB)
     print(f"{args.sessions} sessions x {args.messages} messages, hash-768 embedder")
     header = f"{'transport':<20}{'archive s':>10}{'sess/s':>9}{'rerun s':>9}"
     print(header + f"{'calls/sess':>11}{'memory ms':>11}{'archive ms':>11}")

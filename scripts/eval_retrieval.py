@@ -55,7 +55,6 @@ import statistics
 import sys
 import tempfile
 import time
-import warnings
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -86,6 +85,7 @@ for _path in (SCRIPTS_DIR, TESTS_DIR):
         sys.path.insert(0, str(_path))
 
 import retrieval_set as rs  # noqa: E402  (a sibling script)
+from benchkit import embedded_server  # noqa: E402  (a sibling script)
 
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 EMBEDDERS = ("hash", "minilm", "ollama")
@@ -271,18 +271,9 @@ def run_bm25(labelled: rs.LabelledSet) -> Run:
 
 @contextmanager
 def embedded_postgres() -> Iterator[str]:
-    """A throw-away embedded Postgres (pgserver); yields its admin connection URL."""
-    with tempfile.TemporaryDirectory(prefix="archivist-eval-") as tmp:
-        os.chmod(tmp, 0o755)  # pgserver runs Postgres as another user when started by root
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # pgserver/platformdirs warn about XDG_RUNTIME_DIR
-            import pgserver
-
-            server: Any = pgserver.get_server(Path(tmp) / "pgdata", cleanup_mode="delete")
-        try:
-            yield str(server.get_uri())
-        finally:
-            server.cleanup()
+    """The benchmarks' embedded Postgres (scripts/benchkit.py); yields its admin URL."""
+    with embedded_server("archivist-eval-") as server:
+        yield server.admin_url
 
 
 def fresh_database(admin_url: str, name: str) -> str:

@@ -21,14 +21,13 @@ import random
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
-from typing import Any
 
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from benchkit import embedded_server  # noqa: E402
 from faults import (  # noqa: E402
     Corpus,
     archivist_env,
@@ -48,16 +47,13 @@ def main() -> int:
     sessions = int(os.environ.get("ARCHIVIST_SOAK_SESSIONS", "200"))
     print(f"soak: {kills} kills, seed {seed}, {sessions} sessions", file=sys.stderr)
     rng = random.Random(seed)
-    with tempfile.TemporaryDirectory(prefix="archivist-soak-") as tmp:
+    with (
+        embedded_server("archivist-soak-") as server,
+        tempfile.TemporaryDirectory(prefix="archivist-soak-data-") as tmp,
+    ):
         root = Path(tmp)
-        os.chmod(root, 0o755)  # pgserver runs Postgres as another user when started by root
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            import pgserver
-
-            server: Any = pgserver.get_server(root / "pgdata", cleanup_mode="delete")
+        url = server.create("soak")
         try:
-            url = str(server.get_uri())
             with psycopg.connect(url, autocommit=True) as conn:
                 PostgresStore(conn, Settings().sources).init(EmbeddingConfig("hash-768", 768))
                 create_sources(conn)
@@ -73,7 +69,7 @@ def main() -> int:
                 found = violations(conn)
                 counts = summary(conn)
         finally:
-            server.cleanup()
+            server.drop("soak")
     print(f"seed:                 {seed}")
     print(f"kills survived:       {made}")
     print(f"runs killed mid-work: {mid_work}  (had started their run log row)")

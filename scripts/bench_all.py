@@ -1,0 +1,60 @@
+"""Every benchmark in scripts/ on one embedded Postgres: one pgserver start-up for all of them.
+
+Starts pgserver once (scripts/benchkit.py), exports its admin URL as `ARCHIVIST_BENCH_PG`, and
+runs each benchmark script in turn as its own process; each script then creates and drops its
+databases on that server instead of starting one of its own. A script's output goes to stdout
+under a heading; the exit status is 1 if any script failed.
+
+Run:  python scripts/bench_all.py                      (every benchmark at its quick size)
+      python scripts/bench_all.py --full               (their default sizes: long)
+      python scripts/bench_all.py --only archive search
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchkit import SERVER_ENV, embedded_server
+
+SCRIPTS = Path(__file__).resolve().parent
+# name -> (script, arguments at the quick size, arguments at the full size)
+BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
+    "archive": ("bench_archive.py", ["--quick"], []),
+    "search": ("bench_search.py", ["--quick"], []),
+    "reembed": ("bench_reembed.py", ["--chunks", "2000"], []),
+    "client": ("bench_client.py", ["--calls", "50", "--sessions", "30"], []),
+    "transports": ("bench_transports.py", ["--sessions", "20"], []),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--full", action="store_true", help="each benchmark's default size")
+    parser.add_argument("--only", nargs="+", choices=sorted(BENCHMARKS), help="these only")
+    args = parser.parse_args(argv)
+    failed: list[str] = []
+    with embedded_server() as server:
+        env = {**os.environ, SERVER_ENV: server.admin_url}
+        for name in args.only or list(BENCHMARKS):
+            script, quick, full = BENCHMARKS[name]
+            command = [sys.executable, str(SCRIPTS / script), *(full if args.full else quick)]
+            title = f"== {name}: {' '.join(command[1:])}"
+            print(f"\n{title}\n{'=' * len(title)}", flush=True)
+            started = time.perf_counter()
+            done = subprocess.run(command, env=env, check=False)
+            print(f"({name}: exit {done.returncode}, {time.perf_counter() - started:.1f} s)")
+            if done.returncode != 0:
+                failed.append(name)
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
