@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -52,8 +53,10 @@ def tokens(text: str) -> list[str]:
     return [t for t in found if t]
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A crude stem so that "deploy", "deployed" and "deploys" compare equal."""
+    """A crude stem so that "deploy", "deployed" and "deploys" compare equal (cached: the rules
+    and reconciliation stem the same words over and over)."""
     for suffix in ("ing", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
@@ -65,6 +68,7 @@ def stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=8192)
 def content_stems(text: str) -> frozenset[str]:
     """Stems of the words that carry meaning, for matching a completion to a planned action."""
     ignored = FUNCTION_WORDS | VAGUE | _COMPLETION_GENERIC

@@ -30,6 +30,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "reembed": ("bench_reembed.py", ["--chunks", "2000"], []),
     "client": ("bench_client.py", ["--calls", "50", "--sessions", "30"], []),
     "transports": ("bench_transports.py", ["--sessions", "20"], []),
+    "lock_waits": ("bench_lock_waits.py", [], []),
 }
 
 

@@ -29,6 +29,7 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from bench_archive import Server  # noqa: E402
+from benchkit import embedded_server  # noqa: E402
 from postgrest_double import SERVICE_KEY, PostgrestDouble  # noqa: E402
 
 from archivist.app import archive, init_database  # noqa: E402
@@ -73,8 +74,8 @@ def rest_search(double: PostgrestDouble) -> str:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        server = Server(Path(tmp))
+    with embedded_server() as shared, tempfile.TemporaryDirectory() as tmp:
+        server = Server(shared)
         try:
             url = server.create("lockwaits")
             with psycopg.connect(url, autocommit=True) as conn:
@@ -108,7 +109,7 @@ def main() -> None:
                 holder.rollback()
             double.stop()
         finally:
-            server.stop()
+            server.drop("lockwaits")
 
 
 if __name__ == "__main__":

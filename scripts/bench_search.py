@@ -671,9 +671,18 @@ def make_archive(versions: int, vocab: Vocabulary, rnd: random.Random) -> Archiv
 def load_archive(conn: Conn, corpus: ArchiveCorpus) -> Load:
     def fill() -> float:
         seconds = copy_rows(conn, "jarvis_archive", ARCHIVE_COLUMNS, ARCHIVE_TYPES, corpus.rows)
-        return seconds + copy_rows(
+        seconds += copy_rows(
             conn, "jarvis_archive_sessions", SESSION_COLUMNS, SESSION_TYPES, corpus.sessions
         )
+        if scalar(conn, "SELECT to_regclass('jarvis_archive_latest_extraction_idx') IS NOT NULL"):
+            # The latest-version flag the commit keeps (sql/040), as it would have kept it.
+            started = time.perf_counter()
+            conn.execute(
+                "UPDATE jarvis_archive a SET is_latest = true FROM jarvis_archive_sessions s "
+                "WHERE s.archive_id = a.id"
+            )
+            seconds += time.perf_counter() - started
+        return seconds
 
     load = rebuild_index(conn, GIN_INDEX, fill, "jarvis_archive")
     conn.execute("VACUUM ANALYZE jarvis_archive_sessions")

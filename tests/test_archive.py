@@ -159,7 +159,6 @@ def test_equal_timestamps_are_ordered_by_id_and_nothing_is_skipped_or_doubled(
         database_url=db_url,
         embedder="hash",
         data_dir=tmp_path,
-        message_batch_size=2,
         max_messages_per_version=3,
     )
     with SourceDB.create(db_url, id_type=id_type) as source:

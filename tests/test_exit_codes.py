@@ -177,8 +177,10 @@ def test_exit_3_prune_check_not_safe(archived: SourceDB) -> None:
 def test_exit_130_interrupted(source: SourceDB) -> None:
     """Ctrl-C right after a commit lands in a database call: the run stops there (it does not
     fail every remaining session on the interrupted connection), committed sessions kept."""
-    for n in range(30):
-        source.add(f"s{n:02d}", [f"message {n}", "reply"])
+    # Enough sessions that the run cannot finish before the signal lands (a session is three
+    # quick calls now).
+    for n in range(300):
+        source.add(f"s{n:03d}", [f"message {n}", "reply"])
     env = env_for(source, ARCHIVIST_EMBEDDER="hash")
     process = subprocess.Popen(
         [sys.executable, "-m", "archivist", "archive", "--quiet"],
@@ -196,7 +198,7 @@ def test_exit_130_interrupted(source: SourceDB) -> None:
     assert stderr.strip().splitlines() == [
         "interrupted: committed sessions are kept; the rest runs next time"
     ]
-    assert 1 <= source.count("jarvis_archive") < 30
+    assert 1 <= source.count("jarvis_archive") < 300
 
 
 def _inherited() -> dict[str, str]:

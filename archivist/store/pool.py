@@ -68,11 +68,14 @@ class PooledRpc:
             rpc = PsycopgRpc(conn, self._returns_set, self._timeouts)
             return rpc.call(function, args, timeout_ms)
 
-    @contextmanager
-    def session_lock(self, session_id: str) -> Iterator[bool]:
-        """The session's advisory lock, held on one borrowed connection while the body runs."""
-        with self.connection() as conn, PsycopgRpc(conn).session_lock(session_id) as locked:
-            yield locked
+    def call_row(self, function: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+        with self.connection() as conn:
+            return PsycopgRpc(conn, self._returns_set, self._timeouts).call_row(function, args)
+
+    # Sessions are taken by advisory lock, which lives on one connection: a run holds one
+    # connection of the pool for its whole length (archivist.client), never this rpc.
+    lock_owner = None
+    claim_ttl_s = 0
 
     def schema_records(self) -> SchemaRecords:
         with self.connection() as conn:

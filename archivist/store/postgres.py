@@ -14,19 +14,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import numpy as np
 import psycopg
 
 from archivist.config import DatabaseTimeouts, SourceTables
 from archivist.embed.base import Vector
-from archivist.errors import ConcurrentUpdateError, ConfigError
+from archivist.errors import ConcurrentUpdateError, ConfigError, StoreError
 from archivist.failures import FailedSession, UnarchivableSessions
 from archivist.models import (
     ArchivedVersion,
     Extraction,
     Message,
     SessionState,
-    SessionSummary,
     Watermark,
 )
 from archivist.store.migrate import (
@@ -43,6 +41,7 @@ from archivist.store.rpc import (
     PsycopgRpc,
     Rpc,
     RpcError,
+    Vectors,
 )
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -112,12 +111,23 @@ class Store:
         try:
             return self.rpc.call(function, args, timeout_ms)
         except RpcError as exc:
-            if exc.code != LOCK_NOT_AVAILABLE or self.rpc.broken:
-                raise
-            holders = self._lock_holders(args.get("p_session_id"))
-            raise LockTimeoutError(
-                f"waiting for a lock held by {holders}: gave up at lock_timeout_s", exc.code
-            ) from None
+            raise self._lock_timeout(exc, args) from None
+
+    def call_row(self, function: str, **args: Any) -> dict[str, Any] | None:
+        """The first row of a set-returning function (see `Rpc.call_row`)."""
+        try:
+            return self.rpc.call_row(function, args)
+        except RpcError as exc:
+            raise self._lock_timeout(exc, args) from None
+
+    def _lock_timeout(self, exc: RpcError, args: Mapping[str, Any]) -> RpcError:
+        """A lock wait that gave up, naming who holds the lock; any other error as it is."""
+        if exc.code != LOCK_NOT_AVAILABLE or self.rpc.broken:
+            return exc
+        holders = self._lock_holders(args.get("p_session_id"))
+        return LockTimeoutError(
+            f"waiting for a lock held by {holders}: gave up at lock_timeout_s", exc.code
+        )
 
     def _lock_holders(self, session_id: Any) -> str:
         """Who holds what a call waited for, as `pid N` (looked up after it gave up)."""
@@ -337,34 +347,10 @@ class Store:
         """Up to `limit` messages after the watermark, in `(created_at, id)` order."""
         return self._messages(session_id, "after", after, None, limit)
 
-    def uncovered_up_to(self, session_id: str, upto: Watermark, limit: int) -> list[Message]:
-        """Messages at or before the watermark that no version archived (late arrivals)."""
-        return self._messages(session_id, "uncovered", upto, None, limit)
-
-    def changed_messages(
-        self, session_id: str, upto: Watermark | None, limit: int
-    ) -> list[Message]:
-        """Archived messages (up to the watermark, or undated) whose text changed since, or
-        that were cut and would now be archived whole."""
-        return self._messages(session_id, "changed", upto, None, limit)
-
-    def undated_messages(self, session_id: str, uncovered_only: bool, limit: int) -> list[Message]:
-        """Messages without a usable created_at (NULL, infinite, before year 1 or over a year
-        ahead), stamped with the time of reading; they never move the watermark.
-
-        `uncovered_only`: only those no turn chunk covers yet (a rebuild wants them all).
-        """
-        mode = "undated_uncovered" if uncovered_only else "undated"
-        return self._messages(session_id, mode, None, None, limit)
-
     def undated_uncovered(self) -> list[tuple[str, int]]:
         """Per session, the undated messages no turn chunk covers yet (for prune-check)."""
         rows = self.call("archivist_undated_uncovered", p_sources=self._sources)
         return [(str(r["session_id"]), int(r["count"])) for r in rows]
-
-    def messages_by_ids(self, session_id: str, ids: Sequence[str]) -> list[Message]:
-        """The session's messages with these ids, in `(created_at, id)` order."""
-        return self._messages(session_id, "ids", None, list(ids), max(len(ids), 1))
 
     def _messages(
         self,
@@ -385,27 +371,7 @@ class Store:
             p_limit=limit,
             p_max_chars=self.max_message_chars,
         )
-        return [
-            Message(
-                id=r["id"],
-                session_id=session_id,
-                role=r["role"] or "",
-                content=r["content"] if r["content"] is not None else "",
-                created_at=r["created_at"],
-                source_md5=r.get("md5"),
-                source_chars=r.get("chars"),
-                archived_md5=r.get("archived_md5"),
-                archived_chars=r.get("archived_chars"),
-            )
-            for r in rows
-        ]
-
-    def last_window(self, session_id: str) -> tuple[int, list[str]] | None:
-        """The index of the session's last turn window and the message ids its chunks cover."""
-        row = self.call("archivist_last_window", p_session_id=session_id)
-        if row is None:
-            return None
-        return int(row["index"]), [str(i) for i in row["message_ids"]]
+        return [message_from_row(session_id, r) for r in rows]
 
     def messages_at_risk(self, cutoff: datetime, max_ids: int) -> list[dict[str, Any]]:
         """Per session, the dated messages older than `cutoff` whose current text the archive
@@ -471,54 +437,39 @@ class Store:
     def archived_session_count(self) -> int:
         return int(self.call("archivist_archived_session_count"))
 
-    def session_summary(self, session_id: str) -> SessionSummary | None:
-        """The bot's latest summary of the session, if the summaries table has one."""
-        row = self.call(
-            "archivist_session_summary", p_sources=self._sources, p_session_id=session_id
-        )
-        if row is None:
-            return None
-        return SessionSummary(
-            session_id=session_id, summary_text=row["summary_text"], updated_at=row["updated_at"]
-        )
-
     # -- chunks and commits -----------------------------------------------------------------
-
-    def session_users(self, session_id: str) -> list[str]:
-        """The distinct user ids of the session's messages (at most 3; none if not configured)."""
-        if self.sources.message_user_id is None:
-            return []
-        rows = self.call(
-            "archivist_session_users", p_sources=self._sources, p_session_id=session_id
-        )
-        return [str(u) for u in rows or []]
 
     def multi_user_sessions(self, limit: int) -> tuple[int, list[str]]:
         """How many sessions had several users (their rows have none), and the first `limit`."""
         row = self.call("archivist_multi_user_sessions", p_limit=limit)
         return int(row["count"]), [str(s) for s in row["sessions"]]
 
-    def chunk_ids(self, session_id: str, slots: Sequence[str] | None) -> dict[str, str]:
-        """Ids of a session's chunks in the given slots (all slots if None), mapped to slot."""
-        rows: dict[str, str] = self.call(
-            "archivist_chunk_ids",
+    def read_session(
+        self, session_id: str, rebuild: bool, limit: int, model: str, window: int
+    ) -> dict[str, Any]:
+        """Take the session and read what its next version needs, in one call
+        (`archivist_read_session`, sql/functions/session.sql): its row, as the transport
+        decodes it. Unless it says `taken` false, the caller lets the session go afterwards
+        (`let_go_session`), once its commit has committed."""
+        row = self.call_row(
+            "archivist_read_session",
+            p_sources=self._sources,
             p_session_id=session_id,
-            p_slots=None if slots is None else list(slots),
+            p_rebuild=rebuild,
+            p_limit=limit,
+            p_max_chars=self.max_message_chars,
+            p_model=model,
+            p_window=window,
+            p_owner=self.rpc.lock_owner,
+            p_ttl_s=self.rpc.claim_ttl_s,
         )
-        return rows
+        if row is None:
+            raise StoreError(f"archivist_read_session returned nothing for {session_id}")
+        return row
 
-    def state_item_vectors(self, session_id: str, model: str) -> list[tuple[str, str, Vector]]:
-        """The stored vectors of a session's state items (from their chunks): uid, text, vector."""
-        rows = self.call("archivist_state_item_vectors", p_session_id=session_id, p_model=model)
-        return [
-            (str(row["uid"]), str(row["content"]), np.asarray(row["embedding"], dtype=np.float32))
-            for row in rows
-            if row["uid"]
-        ]
-
-    def session_lock(self, session_id: str) -> Any:
-        """Hold the session while the body runs; yields False if another worker has it."""
-        return self.rpc.session_lock(session_id)
+    def let_go_session(self, session_id: str) -> None:
+        """Let go of a session `read_session` took."""
+        self.call("archivist_let_go_session", p_session_id=session_id, p_owner=self.rpc.lock_owner)
 
     def commit_version(
         self,
@@ -528,8 +479,13 @@ class Store:
         chunks: list[dict[str, Any]],
         slots: list[str] | None,
         model: str,
+        vectors: Sequence[Vector] = (),
     ) -> CommitResult:
-        """Write a version, its chunks and the watermark in one transaction."""
+        """Write a version, its chunks and the watermark in one transaction (one call).
+
+        `vectors`: the vectors the chunks name by position (`vector`, 1-based), sent as one
+        binary `vector[]` on a direct connection.
+        """
         try:
             rows = self.call(
                 "archivist_commit_version",
@@ -539,6 +495,7 @@ class Store:
                 p_chunks=Json(chunks),
                 p_slots=slots,
                 p_embedding_model=model,
+                p_vectors=Vectors(vectors),
             )
         except RpcError as exc:
             if exc.code == "40001":
@@ -553,6 +510,21 @@ class Store:
             int(row["chunks_inserted"]),
             int(row["chunks_deleted"]),
         )
+
+
+def message_from_row(session_id: str, r: Mapping[str, Any]) -> Message:
+    """A message as `archivist_read_messages` returns it (a JSON object)."""
+    return Message(
+        id=r["id"],
+        session_id=session_id,
+        role=r["role"] or "",
+        content=r["content"] if r["content"] is not None else "",
+        created_at=r["created_at"],
+        source_md5=r.get("md5"),
+        source_chars=r.get("chars"),
+        archived_md5=r.get("archived_md5"),
+        archived_chars=r.get("archived_chars"),
+    )
 
 
 class PostgresStore(Store):

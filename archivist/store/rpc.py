@@ -12,21 +12,24 @@ database's SQLSTATE, so the store maps errors once.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+import numpy as np
 import psycopg
+from pgvector.psycopg.vector import register_vector_info
 from psycopg import sql
+from psycopg.adapt import PyFormat
+from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 
 from archivist.config import DatabaseTimeouts
+from archivist.embed.base import Vector
 from archivist.errors import ConfigError, StoreError
 from archivist.store.migrate import SchemaRecords, schema_records
 
 Conn = psycopg.Connection[tuple[Any, ...]]
-
-_LOCK_NAMESPACE = "archivist:session:"
 
 
 class Json:
@@ -34,6 +37,30 @@ class Json:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+class Vectors:
+    """A `vector[]` argument: binary on a direct connection, pgvector's text over REST."""
+
+    def __init__(self, values: Sequence[Vector]) -> None:
+        self.values = list(values)
+
+    def as_text(self) -> list[str]:
+        return [vector_text(v) for v in self.values]
+
+
+def vector_text(vector: Vector) -> str:
+    """pgvector's text form of a vector: `[0.1,0.2,...]`."""
+    return "[" + ",".join(repr(float(x)) for x in vector) + "]"
+
+
+def parse_vector(value: Any) -> Vector:
+    """A vector as either transport returns it: a numpy array (binary) or its text."""
+    if isinstance(value, str):
+        return np.asarray(json.loads(value), dtype=np.float32)
+    if hasattr(value, "to_numpy"):  # pgvector's binary loader gives a pgvector.Vector
+        return np.asarray(value.to_numpy(), dtype=np.float32)
+    return np.asarray(value, dtype=np.float32)
 
 
 class RpcError(StoreError):
@@ -81,8 +108,19 @@ class Rpc(Protocol):
         """Call `function` with named `args`; `timeout_ms` bounds it where the transport can."""
         ...
 
-    def session_lock(self, session_id: str) -> Any:
-        """A context manager yielding whether this worker holds the session."""
+    def call_row(self, function: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The first row of set-returning `function`, its columns as the transport decodes
+        them (binary on a direct connection: vectors as numpy arrays; JSON over REST)."""
+        ...
+
+    @property
+    def lock_owner(self) -> str | None:
+        """Who takes sessions by claim (REST); None: by advisory lock on the connection."""
+        ...
+
+    @property
+    def claim_ttl_s(self) -> int:
+        """How long a claim holds if its owner never lets it go."""
         ...
 
     def schema_records(self) -> SchemaRecords:
@@ -125,35 +163,84 @@ class PsycopgRpc:
         self._returns_set = {} if returns_set is None else returns_set
         self._per_call = timeouts if conn.prepare_threshold is None else None
 
+    lock_owner = None  # sessions are taken by advisory lock on this connection
+    claim_ttl_s = 0
+
     def call(self, function: str, args: Mapping[str, Any], timeout_ms: int | None = None) -> Any:
         returns_set = self._is_set_returning(function)
-        named = sql.SQL(", ").join(
-            sql.SQL("{} => {}").format(sql.Identifier(name), sql.Placeholder(name)) for name in args
-        )
-        call = sql.SQL("{}({})").format(sql.Identifier(function), named)
+        call = self._call_sql(function, args)
         query = (
             sql.SQL("SELECT coalesce(jsonb_agg(to_jsonb(r)), '[]'::jsonb) FROM {} r").format(call)
             if returns_set
             else sql.SQL("SELECT to_jsonb({})").format(call)
         )
-        params = {name: _adapt(value) for name, value in args.items()}
-        try:
-            with self.conn.transaction():
-                if self._per_call is not None:
-                    values = _timeout_values(self._per_call, timeout_ms)
-                    self.conn.execute(_SET_TIMEOUTS.format(local="true"), values)
-                elif timeout_ms is not None:
-                    self.conn.execute(
-                        "SELECT set_config('statement_timeout', %s, true)", [str(timeout_ms)]
-                    )
-                row = self.conn.execute(query, params).fetchone()
-        except psycopg.errors.QueryCanceled as exc:
-            raise QueryTimeoutError(error_message(str(exc)), exc.sqlstate) from None
-        except psycopg.errors.UndefinedFunction as exc:
-            raise MissingFunctionError(error_message(str(exc)), exc.sqlstate) from None
-        except psycopg.Error as exc:
-            raise rpc_error(error_message(str(exc)), exc.sqlstate) from None
+        with mapped_errors():
+            row = self._execute(query, self._params(args), timeout_ms).fetchone()
         return row[0] if row else None
+
+    def call_row(self, function: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+        query = sql.SQL("SELECT * FROM {}").format(self._call_sql(function, args))
+        with mapped_errors():
+            self._register_vector()  # its columns come in binary: vectors too
+            params = self._params(args)
+            cursor = self._execute(query, params, None, binary=True)
+            row = cursor.fetchone()
+            names = [c.name for c in cursor.description or []]
+        return dict(zip(names, row, strict=True)) if row else None
+
+    def _call_sql(self, function: str, args: Mapping[str, Any]) -> sql.Composed:
+        named = sql.SQL(", ").join(
+            sql.SQL("{} => {}").format(
+                sql.Identifier(name),
+                sql.Placeholder(
+                    name, PyFormat.BINARY if isinstance(value, Vectors) else PyFormat.AUTO
+                ),
+            )
+            for name, value in args.items()
+        )
+        return sql.SQL("{}({})").format(sql.Identifier(function), named)
+
+    def _params(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        if any(isinstance(v, Vectors) for v in args.values()):
+            self._register_vector()
+        return {name: _adapt(value) for name, value in args.items()}
+
+    def _register_vector(self) -> None:
+        """pgvector's adapters for `vector` on this connection (once: they live on it), from
+        one plain catalog read (pgvector's own `register_vector` opens a transaction per type)."""
+        if self.conn.adapters.types.get("vector") is not None:
+            return
+        row = self.conn.execute(
+            "SELECT t.oid, t.typarray FROM pg_type t WHERE t.oid = to_regtype('vector')"
+        ).fetchone()
+        if row is None:
+            raise MissingFunctionError("the vector extension is missing; run: archivist init")
+        register_vector_info(self.conn, TypeInfo("vector", row[0], row[1]))
+
+    def _execute(
+        self,
+        query: sql.Composed,
+        params: Mapping[str, Any],
+        timeout_ms: int | None,
+        binary: bool = False,
+    ) -> psycopg.Cursor[Any]:
+        """One statement, one round trip, its own transaction (autocommit); in an explicit
+        transaction only when timeouts must be set for it alone (through a transaction
+        pooler, or a call with its own deadline)."""
+        cursor = self.conn.cursor(binary=binary)
+        if self._per_call is None and timeout_ms is None:
+            return cursor.execute(query, params)
+        with self.conn.transaction():
+            if self._per_call is not None:
+                values = _timeout_values(self._per_call, timeout_ms)
+                self.conn.execute(_SET_TIMEOUTS.format(local="true"), values)
+            else:
+                self.conn.execute(
+                    "SELECT set_config('statement_timeout', %s, true)", [str(timeout_ms)]
+                )
+            cursor.execute(query, params)
+            # Rows are read before the transaction ends (the cursor keeps them).
+        return cursor
 
     def _is_set_returning(self, function: str) -> bool:
         if function not in self._returns_set:
@@ -168,18 +255,6 @@ class PsycopgRpc:
                 )
             self._returns_set[function] = bool(row[0])
         return self._returns_set[function]
-
-    @contextmanager
-    def session_lock(self, session_id: str) -> Iterator[bool]:
-        """The session's advisory lock, held on this connection while the body runs."""
-        key = _LOCK_NAMESPACE + session_id
-        row = self.conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", [key])
-        locked = bool(row.fetchone()[0])  # type: ignore[index]
-        try:
-            yield locked
-        finally:
-            if locked and not self.conn.closed:
-                self.conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [key])
 
     def schema_records(self) -> SchemaRecords:
         return schema_records(self.conn)
@@ -207,7 +282,25 @@ def _timeout_values(timeouts: DatabaseTimeouts, statement_ms: int | None = None)
 
 
 def _adapt(value: Any) -> Any:
-    return Jsonb(value.value, dumps=_dumps) if isinstance(value, Json) else value
+    if isinstance(value, Json):
+        return Jsonb(value.value, dumps=_dumps)
+    if isinstance(value, Vectors):
+        return value.values or None
+    return value
+
+
+@contextmanager
+def mapped_errors() -> Iterator[None]:
+    """psycopg's errors as the archivist's (`RpcError` and its children, with the SQLSTATE),
+    at the store boundary: nothing above the store sees a psycopg exception."""
+    try:
+        yield
+    except psycopg.errors.QueryCanceled as exc:
+        raise QueryTimeoutError(error_message(str(exc)), exc.sqlstate) from None
+    except psycopg.errors.UndefinedFunction as exc:
+        raise MissingFunctionError(error_message(str(exc)), exc.sqlstate) from None
+    except psycopg.Error as exc:
+        raise rpc_error(error_message(str(exc)), exc.sqlstate) from None
 
 
 def _dumps(value: Any) -> str:

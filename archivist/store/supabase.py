@@ -13,8 +13,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any
 
@@ -31,6 +30,7 @@ from archivist.store.rpc import (
     MissingFunctionError,
     QueryTimeoutError,
     RpcError,
+    Vectors,
     rpc_error,
 )
 
@@ -93,6 +93,16 @@ class SupabaseRpc:
         except httpx.HTTPError as exc:
             raise self._unreachable(exc) from None
 
+    def call_row(self, function: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The first row of a set-returning function, as JSON (vectors as their text)."""
+        rows = self.call(function, args)
+        return dict(rows[0]) if rows else None
+
+    @property
+    def lock_owner(self) -> str:
+        """Sessions are claimed, in this worker's name (a lock would end with the request)."""
+        return self.owner
+
     def schema_records(self) -> SchemaRecords:
         """Read `archivist_migrations` and `archivist_meta` over REST (no function needed)."""
         migrations = self._rows("archivist_migrations", "name,checksum")
@@ -114,27 +124,6 @@ class SupabaseRpc:
         except httpx.HTTPError as exc:
             raise self._unreachable(exc) from None
         return [r for r in rows if isinstance(r, dict)]
-
-    @contextmanager
-    def session_lock(self, session_id: str) -> Iterator[bool]:
-        """Claim the session for this worker until released (or the claim's TTL passes)."""
-        claimed = bool(
-            self.call(
-                "archivist_claim_session",
-                {"p_session_id": session_id, "p_owner": self.owner, "p_ttl_s": self.claim_ttl_s},
-            )
-        )
-        try:
-            yield claimed
-        finally:
-            if claimed and not self._broken:
-                try:
-                    self.call(
-                        "archivist_release_session",
-                        {"p_session_id": session_id, "p_owner": self.owner},
-                    )
-                except RpcError as exc:  # the claim then expires after its TTL
-                    log.warning("could not release the claim on %s: %s", session_id, exc)
 
     @property
     def broken(self) -> bool:
@@ -159,6 +148,8 @@ class SupabaseRpc:
 def _json_value(value: Any) -> Any:
     if isinstance(value, Json):
         return value.value
+    if isinstance(value, Vectors):
+        return value.as_text() or None
     if isinstance(value, datetime | date):
         return value.isoformat()
     return value

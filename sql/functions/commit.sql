@@ -17,10 +17,16 @@
 --   of it the archive holds), recorded in archivist_message_hashes in this transaction.
 -- A session archived is no longer a failed one: its archivist_session_failures row goes too.
 -- p_chunks: every chunk of the slots this version writes: [{id, slot, source, content,
---   content_hash, metadata, embedding}]; a chunk the table already holds may leave out
---   everything but id and slot.
+--   content_hash, metadata, vector}]; a chunk the table already holds may leave out
+--   everything but id and slot. A new chunk's vector is p_vectors[vector] (1-based), or, with
+--   no `vector` (or an inline `embedding`), the vector of a chunk of the session with the same
+--   content_hash under the same model: a text already embedded is never sent again.
 -- p_slots: the slots this version rewrites; chunks of these slots that are not in p_chunks
---   are deleted. NULL rewrites every slot (a rebuild).
+--   are deleted (after the new ones are in, so their vectors can be copied first). NULL
+--   rewrites every slot (a rebuild).
+-- p_vectors: the new vectors, one `vector[]` (binary from psycopg, text over REST).
+-- jarvis_archive.is_latest marks each session's latest version (sql/040): the previous one's
+--   flag goes, the new one's is set, so archive searches need no join to find them.
 
 CREATE OR REPLACE FUNCTION archivist_commit_version(
     p_session_id       text,
@@ -28,7 +34,8 @@ CREATE OR REPLACE FUNCTION archivist_commit_version(
     p_version          jsonb,
     p_chunks           jsonb,
     p_slots            text[],
-    p_embedding_model  text
+    p_embedding_model  text,
+    p_vectors          vector[] DEFAULT NULL
 ) RETURNS TABLE (archive_id uuid, version integer, chunks_inserted integer, chunks_deleted integer)
 LANGUAGE plpgsql
 AS $$
@@ -65,34 +72,44 @@ BEGIN
             USING ERRCODE = '40001';
     END IF;
 
+    UPDATE jarvis_archive a SET is_latest = false
+    WHERE a.session_id = p_session_id AND a.is_latest;
     INSERT INTO jarvis_archive (session_id, version, span, extraction, extractor,
                                 extractor_version, watermark_at, watermark_id, message_count,
-                                summary_at, user_id)
+                                summary_at, user_id, is_latest)
     VALUES (p_session_id, v_current + 1, p_version -> 'span', p_version -> 'extraction',
             p_version ->> 'extractor', p_version ->> 'extractor_version',
             (p_version ->> 'watermark_at')::timestamptz, p_version ->> 'watermark_id',
             (p_version ->> 'message_count')::integer, (p_version ->> 'summary_at')::timestamptz,
-            v_user)
+            v_user, true)
     RETURNING jarvis_archive.id INTO v_id;
+
+    INSERT INTO jarvis_memory_chunks (id, session_id, source, content, embedding, metadata,
+                                      slot, content_hash, embedding_model, archive_version,
+                                      user_id)
+    SELECT y.id, p_session_id, y.source, y.content, y.embedding,
+           coalesce(y.metadata, '{}'::jsonb) || jsonb_build_object('archive_id', v_id),
+           y.slot, y.content_hash, p_embedding_model, v_current + 1, v_user
+    FROM (SELECT x.id, x.slot, x.source, x.content, x.content_hash, x.metadata,
+                 coalesce(x.embedding, p_vectors[x.vector],
+                          (SELECT c.embedding FROM jarvis_memory_chunks c
+                           WHERE c.session_id = p_session_id AND c.content_hash = x.content_hash
+                             AND c.embedding_model = p_embedding_model
+                           LIMIT 1)) AS embedding
+          FROM jsonb_to_recordset(p_chunks)
+               AS x(id uuid, slot text, source text, content text, content_hash text,
+                    metadata jsonb, embedding vector, vector integer)
+          WHERE x.content IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM jarvis_memory_chunks c WHERE c.id = x.id)) y
+    WHERE y.embedding IS NOT NULL
+    ON CONFLICT (id) DO NOTHING;
+    GET DIAGNOSTICS v_inserted = ROW_COUNT;
 
     DELETE FROM jarvis_memory_chunks c
     WHERE c.session_id = p_session_id
       AND (p_slots IS NULL OR c.slot = ANY (p_slots))
       AND c.id NOT IN (SELECT (e ->> 'id')::uuid FROM jsonb_array_elements(p_chunks) e);
     GET DIAGNOSTICS v_deleted = ROW_COUNT;
-
-    INSERT INTO jarvis_memory_chunks (id, session_id, source, content, embedding, metadata,
-                                      slot, content_hash, embedding_model, archive_version,
-                                      user_id)
-    SELECT x.id, p_session_id, x.source, x.content, x.embedding,
-           coalesce(x.metadata, '{}'::jsonb) || jsonb_build_object('archive_id', v_id),
-           x.slot, x.content_hash, p_embedding_model, v_current + 1, v_user
-    FROM jsonb_to_recordset(p_chunks)
-         AS x(id uuid, slot text, source text, content text, content_hash text,
-              metadata jsonb, embedding vector)
-    WHERE x.embedding IS NOT NULL
-    ON CONFLICT (id) DO NOTHING;
-    GET DIAGNOSTICS v_inserted = ROW_COUNT;
 
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_chunks) e
                WHERE NOT EXISTS (SELECT 1 FROM jarvis_memory_chunks c

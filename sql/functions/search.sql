@@ -497,14 +497,15 @@ BEGIN
         '       coalesce((SELECT jsonb_agg(i) FROM jsonb_array_elements('
         '                 coalesce(a.extraction -> ''state_items'', ''[]'')) i '
         '                 WHERE %s), ''[]'') '
-        'FROM %s WHERE %s '
+        'FROM %s %s '
         'ORDER BY a.version_at DESC, a.session_id, a.version DESC LIMIT $10',
         CASE WHEN p_decision IS NULL THEN 'true' ELSE v_match_decision END,
         CASE WHEN p_entity IS NULL THEN 'true' ELSE v_match_entity END,
         CASE WHEN p_action IS NULL THEN 'true' ELSE v_match_action END,
         CASE WHEN v_items THEN v_match_item ELSE 'true' END,
-        CASE WHEN p_all_versions THEN 'jarvis_archive a'
-             ELSE 'jarvis_archive_sessions s JOIN jarvis_archive a ON a.id = s.archive_id' END,
+        -- The latest versions by their flag (sql/040): no join, and their own partial indexes.
+        CASE WHEN p_all_versions THEN 'jarvis_archive a WHERE'
+             ELSE 'jarvis_archive a WHERE a.is_latest AND' END,
         array_to_string(v_where, ' AND '))
     USING v_topics, v_all, v_key, v_entity, v_decision, v_action, p_session_ids,
           p_since, p_until, least(greatest(coalesce(p_limit, 20), 1), 20), v_types, v_statuses,

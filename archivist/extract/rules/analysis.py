@@ -13,6 +13,7 @@ pattern captures at most a few hundred characters after its trigger.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from archivist.extract.rules.actions import (
     ACTION_WORDS,
@@ -28,10 +29,15 @@ from archivist.extract.rules.phrases import ACTION_LEAD, clause, strip_fillers, 
 from archivist.extract.rules.text import units
 
 
-def _sentence_findings(sentence: str, *, user: bool) -> list[Finding]:
-    """Decisions, actions, completions and (from the user) preferences, in sentence order."""
+@lru_cache(maxsize=4096)
+def _sentence_findings(sentence: str, *, user: bool) -> tuple[Finding, ...]:
+    """Decisions, actions, completions and (from the user) preferences, in sentence order.
+
+    Cached: a run reads each sentence twice (for the extraction and for the state item
+    candidates), and findings are immutable.
+    """
     if is_question(sentence):
-        return []
+        return ()
     body = strip_fillers(sentence)
     found, taken = find_decisions(body)
     found += find_actions(body, taken) + find_completions(body)
@@ -40,7 +46,7 @@ def _sentence_findings(sentence: str, *, user: bool) -> list[Finding]:
     if any(isinstance(f, DecisionHit) for _, f in found):
         # "We switched to X": the decision says it, it is not also a done action.
         found = [(i, f) for i, f in found if not _restates_choice(f)]
-    return [finding for _, finding in sorted(found, key=lambda pair: pair[0])]
+    return tuple(finding for _, finding in sorted(found, key=lambda pair: pair[0]))
 
 
 _CHOICE_DONE = re.compile(r"(?:switched|migrated|moved)\b", re.I)
@@ -50,12 +56,18 @@ def _restates_choice(finding: Finding) -> bool:
     return isinstance(finding, Completion) and bool(_CHOICE_DONE.match(finding.text))
 
 
+@lru_cache(maxsize=4096)
+def _entities(sentence: str) -> tuple[Finding, ...]:
+    """`entities_in`, cached like `_sentence_findings`."""
+    return tuple(entities_in(sentence))
+
+
 def analyse(text: str, *, user: bool, conversational: bool) -> Analysis:
     """The findings of one message, in order; non-conversational roles give entities only."""
     findings: list[Finding] = []
     sentences: list[str] = []
     for sentence, list_outcome in units(text):
-        findings += entities_in(sentence)
+        findings += _entities(sentence)
         if not conversational:
             continue
         sentences.append(sentence)

@@ -1,0 +1,340 @@
+"""The next version of a session, planned from what one read returned: pure, no I/O.
+
+`plan_version(read, ...)` cleans the messages the read returned, extracts, reconciles the state
+items, builds the chunks and decides which texts need an embedding. It reads nothing and writes
+nothing: the only outside call is `vectors`, the function that embeds the state-item candidates
+reconciliation compares (the embedder in a run; any deterministic function in a test).
+
+A text needs no embedding when a stored chunk of the session (same model) already has that
+content: the commit copies that chunk's vector (by content hash) in the database. So an item
+whose status changed, an extraction piece that moved, or a window rewritten with the same text
+is never embedded again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from archivist.chunking import (
+    EXTRACTION_SLOT,
+    STATE_SLOT,
+    SUMMARY_SLOT,
+    edit_slot,
+    extraction_chunks,
+    late_slot,
+    state_item_chunks,
+    summary_chunks,
+    undated_slot,
+    window_chunks,
+    window_slot,
+)
+from archivist.embed.base import Vector
+from archivist.extract.base import Extractor, ExtractorRecord
+from archivist.models import Chunk, Extraction, Message, SessionSummary, Watermark
+from archivist.pipeline.reading import SessionRead
+from archivist.sanitize import clean_message
+from archivist.state.items import CandidateItem
+from archivist.state.reconcile import Admitted, Reconciliation, Thresholds, admit, reconcile
+
+# Embeds texts (in order) and returns their vectors; the planner's one outside call.
+Vectors = Callable[[list[str]], list[Vector]]
+# Told when a step of planning is done: its name and a detail (the run logs them with `-v`).
+Phase = Callable[[str, str], None]
+
+
+def _no_phase(step: str, detail: str) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    """The settings planning depends on."""
+
+    model: str
+    chunk_chars: int
+    turns_per_window: int
+    speaker_labels: Mapping[str, str]
+    max_message_chars: int
+    state_max_candidates: int
+    thresholds: Thresholds
+
+
+@dataclass
+class StatePlan:
+    """The state items of the next version: what reconciliation did, and the vectors it made."""
+
+    result: Reconciliation
+    admitted: Admitted
+    vectors: dict[str, Vector]  # item text -> vector, reused for the new items' chunks
+    texts_embedded: list[str] = field(default_factory=list)
+
+
+@dataclass
+class VersionPlan:
+    """The next version of one session: what it covers and which chunks it writes."""
+
+    session_id: str
+    model: str
+    from_version: int
+    new_messages: list[Message]
+    extraction: Extraction
+    watermark: Watermark | None
+    message_count: int
+    archived: list[dict[str, Any]]  # what the version archives of each message (its hashes)
+    summary: SessionSummary | None
+    chunks: list[Chunk]
+    slots: list[str] | None  # None: every slot (a rebuild)
+    existing: dict[str, str]  # chunk id -> slot, already stored in those slots
+    reusable: frozenset[str]  # content hashes whose stored vector the commit copies
+    repairs: Counter[str]
+    record: ExtractorRecord
+    state: StatePlan
+    # The distinct user ids of the session's messages (ARCHIVIST_MESSAGE_USER_ID; at most 3).
+    users: list[str] = field(default_factory=list)
+
+    @property
+    def user_id(self) -> str | None:
+        """The session's user: its messages' one user id; none with none, or with several."""
+        return self.users[0] if len(self.users) == 1 else None
+
+    @property
+    def multi_user(self) -> bool:
+        return len(self.users) > 1
+
+    @property
+    def to_write(self) -> list[Chunk]:
+        """The chunks the table does not hold yet (by id)."""
+        return [c for c in self.chunks if c.id not in self.existing]
+
+    @property
+    def to_embed(self) -> list[Chunk]:
+        """The new chunks whose text has no vector at hand: neither stored nor made this
+        version (a state item's, as a candidate)."""
+        return [
+            c
+            for c in self.to_write
+            if c.content_hash not in self.reusable and c.content not in self.state.vectors
+        ]
+
+    @property
+    def texts_to_embed(self) -> list[str]:
+        """The distinct texts of `to_embed`, in order."""
+        return list(dict.fromkeys(c.content for c in self.to_embed))
+
+    @property
+    def to_remove(self) -> set[str]:
+        return set(self.existing) - {c.id for c in self.chunks}
+
+
+def summary_changed(read: SessionRead) -> bool:
+    """Whether the bot's summary is newer than the one the base version holds."""
+    base, summary = read.base, read.summary
+    if summary is None:
+        return False
+    if base is None:
+        return True
+    return summary.updated_at is not None and (
+        base.summary_at is None or summary.updated_at > base.summary_at
+    )
+
+
+def has_work(read: SessionRead) -> bool:
+    """Whether the read holds anything a next version would archive."""
+    return bool(read.new or read.late or read.edited or read.undated or summary_changed(read))
+
+
+def plan_version(
+    read: SessionRead,
+    settings: PlanSettings,
+    extractor: Extractor,
+    vectors: Vectors,
+    phase: Phase = _no_phase,
+) -> VersionPlan | None:
+    """The next version of the session, or None when there is nothing new to archive."""
+    if not has_work(read):
+        return None
+    base, session_id = read.base, read.session_id
+    repairs: Counter[str] = Counter()
+    messages = _clean(read.new, settings, repairs)
+    late = _clean(read.late, settings, repairs)
+    edited = _clean(read.edited, settings, repairs)
+    undated = _clean(read.undated, settings, repairs)
+    for name, moved in (("late_arrivals", late), ("edited", edited), ("undated", undated)):
+        if moved:
+            repairs[name] += len(moved)
+    from_version = read.state.version if read.state else 0
+    version = from_version + 1
+    batch = late + edited + messages + undated
+    result = extractor.extract(
+        base.extraction if base else None,
+        session_id,
+        batch,
+        read.summary,
+        base.extraction.state_items if base else (),
+    )
+    extraction = result.extraction
+    if result.dropped_items:
+        repairs["llm_items_dropped"] += result.dropped_items
+    phase("extract", result.record.name)
+    state = plan_state(read, batch, result.candidates, settings, vectors)
+    phase("reconcile", f"{len(result.candidates)} candidates")
+    extraction.state_items = state.result.items
+
+    model, size, speakers = settings.model, settings.chunk_chars, settings.speaker_labels
+    chunks = extraction_chunks(session_id, extraction, model, version, size)
+    slots = [EXTRACTION_SLOT]
+    windows, window_slots = _window_chunks(read, messages, settings, version)
+    chunks += windows
+    slots += window_slots
+    chunks += state_item_chunks(session_id, extraction.state_items, model, version)
+    slots.append(STATE_SLOT)
+    for slot, moved in ((late_slot(version), late), (edit_slot(version), edited)):
+        if moved:
+            chunks += window_chunks(
+                session_id, slot, moved, model, version, size, speakers=speakers
+            )
+            slots.append(slot)
+    if undated:
+        slot = undated_slot(version)
+        chunks += window_chunks(session_id, slot, undated, model, version, size, speakers=speakers)
+        slots.append(slot)
+    if summary_changed(read):
+        chunks += summary_chunks(
+            session_id,
+            read.summary.summary_text if read.summary else None,
+            extraction.span,
+            model,
+            version,
+            size,
+        )
+        slots.insert(0, SUMMARY_SLOT)
+    phase("chunk", f"{len(chunks)} chunks")
+    rewritten = None if read.rebuild else set(slots)
+    existing = {
+        i: slot for i, slot in read.stored.items() if rewritten is None or slot in rewritten
+    }
+    return VersionPlan(
+        session_id=session_id,
+        model=model,
+        from_version=from_version,
+        new_messages=batch,
+        extraction=extraction,
+        watermark=(
+            Watermark(created_at=messages[-1].created_at, message_id=messages[-1].id)
+            if messages
+            else (base.watermark if base else None)
+        ),
+        message_count=(base.message_count if base else 0) + len(late) + len(messages),
+        archived=archived_texts(batch, settings.max_message_chars),
+        summary=read.summary,
+        chunks=chunks,
+        slots=None if read.rebuild else slots,
+        existing=existing,
+        reusable=read.stored_hashes,
+        repairs=repairs,
+        record=result.record,
+        state=state,
+        users=read.users,
+    )
+
+
+def plan_state(
+    read: SessionRead,
+    batch: list[Message],
+    candidates: list[CandidateItem],
+    settings: PlanSettings,
+    vectors: Vectors,
+) -> StatePlan:
+    """Reconcile the batch's candidates with the previous version's state items.
+
+    Only admitted candidates' texts are embedded, and only those no stored item chunk holds;
+    the previous items' vectors come with the read.
+    """
+    base = read.base
+    previous = list(base.extraction.state_items) if base else []
+    admitted = admit(candidates, batch, settings.state_max_candidates)
+    if not admitted.candidates:
+        return StatePlan(Reconciliation(previous), admitted, {})
+    stored = read.item_vectors
+    by_text = {text: vector for _, text, vector in stored}
+    texts = list(dict.fromkeys(c.text.strip() for c in admitted.candidates))
+    unknown = [t for t in texts if t not in by_text]
+    if unknown:
+        by_text.update(zip(unknown, vectors(unknown), strict=True))
+    wanted = [by_text[c.text.strip()] for c in admitted.candidates]
+    by_uid = {uid: vector for uid, _, vector in stored} if previous else {}
+    result = reconcile(previous, admitted.candidates, batch, by_uid, wanted, settings.thresholds)
+    # Every vector at hand, stored or new: an item whose status changed keeps its text.
+    return StatePlan(result, admitted, by_text, unknown)
+
+
+def _window_chunks(
+    read: SessionRead, messages: list[Message], settings: PlanSettings, version: int
+) -> tuple[list[Chunk], list[str]]:
+    """The turn windows' chunks this version writes, and their slots.
+
+    New messages first fill the session's last window if it is not full (with its messages as
+    the read found them), then open new windows. A window some of whose messages were pruned or
+    edited meanwhile is left as archived: rewriting it would lose their archived text.
+    """
+    if not messages:
+        return [], []
+    width = settings.turns_per_window
+    first_window, head = 0, []
+    last = read.last_window if read.base is not None else None
+    if last is not None:
+        first_window = last.index + 1
+        if len(last.covered) < width:
+            present = last.present
+            # Rewritten only if every message is there as archived: an edited one keeps its
+            # archived text in this window (its new text goes to an `edit:` slot).
+            if len(present) == len(last.covered) and all(m.archived_as_is for m in present):
+                first_window, head = last.index, _clean(present, settings, Counter())
+    turns = head + messages
+    chunks: list[Chunk] = []
+    slots: list[str] = []
+    for offset in range(0, len(turns), width):
+        index = first_window + offset // width
+        slot = window_slot(index)
+        chunks += window_chunks(
+            read.session_id,
+            slot,
+            turns[offset : offset + width],
+            settings.model,
+            version,
+            settings.chunk_chars,
+            index,
+            settings.speaker_labels,
+        )
+        slots.append(slot)
+    return chunks, slots
+
+
+def archived_texts(messages: Sequence[Message], max_chars: int) -> list[dict[str, Any]]:
+    """What a version archives of each message: the md5 and length of the source text read,
+    and how much of it the archive holds (less when it was cut)."""
+    texts = {
+        m.id: {
+            "id": m.id,
+            "md5": m.source_md5,
+            "chars": m.source_chars,
+            "archived_chars": min(m.source_chars, max_chars),
+        }
+        for m in messages
+        if m.source_md5 is not None and m.source_chars is not None
+    }
+    return list(texts.values())
+
+
+def _clean(
+    messages: Sequence[Message], settings: PlanSettings, repairs: Counter[str]
+) -> list[Message]:
+    cleaned = []
+    for message in messages:
+        message, fixes = clean_message(message, settings.max_message_chars)
+        repairs.update(fixes)
+        cleaned.append(message)
+    return cleaned

@@ -1,0 +1,472 @@
+"""One archive run: pick sessions, then per session read -> plan -> embed -> commit.
+
+A session costs at most three database calls per version: one read that takes the session and
+returns everything its next version needs (archivist.pipeline.reading), a pure plan
+(archivist.pipeline.planning), the embedding of the texts no stored chunk has, and one commit
+that writes the version, its chunks and the watermark and lets the session go
+(archivist.pipeline.commit); a let-go call only when no commit let it go. A dry run builds
+exactly the same plan and stops before embedding and writing. A session with more new
+messages than `max_messages_per_version` gets several consecutive versions in the same run, so
+memory stays bounded whatever the session's size.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, Protocol, get_args
+
+import numpy as np
+
+from archivist.chunking import chunk_chars
+from archivist.config import Settings, redact
+from archivist.embed.base import Embedder, Vector, embed_documents
+from archivist.errors import (
+    ArchivistError,
+    ConcurrentUpdateError,
+    ConfigError,
+    DimensionMismatchError,
+    EmbedError,
+    EmbedUnavailableError,
+)
+from archivist.extract.base import Extractor, RulesExtractor
+from archivist.failures import FailedSession, refuse_unarchivable
+from archivist.models import RunReport, SessionOutcome, SessionStatus
+from archivist.pipeline.commit import commit
+from archivist.pipeline.planning import PlanSettings, VersionPlan, plan_version
+from archivist.pipeline.reading import SessionRead, read_session
+from archivist.state.reconcile import Thresholds
+from archivist.store.postgres import EmbeddingConfig, SessionSelection, Store
+from archivist.store.rpc import LockTimeoutError
+
+log = logging.getLogger(__name__)
+
+# What the embedder is asked when a session's texts got an unusable answer: is it the texts?
+_PROBE_TEXT = "dimension probe"
+
+
+class _Phases:
+    """Logs (at INFO, shown by `-v`) each phase of a session's work with the time it took."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self._mark = time.perf_counter()
+
+    def done(self, phase: str, detail: str = "") -> None:
+        now = time.perf_counter()
+        if log.isEnabledFor(logging.INFO):
+            extra = f" ({detail})" if detail else ""
+            log.info("%s: %s%s %.0f ms", self.session_id, phase, extra, (now - self._mark) * 1000)
+        self._mark = now
+
+
+class Progress(Protocol):
+    def start(self, total: int) -> None: ...
+
+    def advance(self, outcome: SessionOutcome) -> None: ...
+
+
+@dataclass(frozen=True)
+class ArchiveRequest:
+    selection: SessionSelection = field(default_factory=SessionSelection)
+    dry_run: bool = False
+    rebuild: bool = False
+    delay_ms: int = 500
+
+
+class Archiver:
+    """Archives sessions from the bot's tables into versions and embedded chunks."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        settings: Settings,
+        extractor: Extractor | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.extractor: Extractor = extractor or RulesExtractor()
+        self._embedding: EmbeddingConfig | None = None
+        # Sessions in a row that failed for a fault every session meets (the embedder down).
+        self._global_failures = 0
+        self._failed: dict[str, FailedSession] = {}  # sessions with failed runs in a row
+
+    def run(self, request: ArchiveRequest, progress: Progress | None = None) -> RunReport:
+        """Archive (or plan) every selected session.
+
+        One session's failure never stops the rest (it is held back, see archivist.failures);
+        faults every session meets stop the run after `stop_after_embed_failures` sessions in a
+        row, and a configuration error (a model that is missing or of the wrong dimension) at
+        once, before it writes anything more.
+        """
+        refuse_unarchivable(request.selection.session_ids)
+        self._embedding = self.store.check_ready(self.embedder.model)
+        report = RunReport(
+            dry_run=request.dry_run,
+            embedder=self.embedder.name,
+            embedding_model=self.embedder.model,
+            started_at=datetime.now(UTC),
+        )
+        queue, report.unarchivable = self.store.pending_work(request.selection)
+        self._note_held(report, request.selection)
+        if request.rebuild:
+            self._refuse_rebuild_of_pruned(queue)
+        # A dry run writes nothing, not even its log row.
+        run_id = None
+        if not request.dry_run:
+            self.store.adopt_archived_messages()
+            run_id = self.store.start_run(_arguments(request))
+        if progress:
+            progress.start(len(queue))
+        seen: set[str] = set()
+        attempted = 0
+        while queue:
+            session_id = queue.pop(0)
+            seen.add(session_id)
+            outcome = self._archive_one(session_id, request)
+            report.sessions.append(outcome)
+            if progress:
+                progress.advance(outcome)
+            if self.store.broken:
+                report.notes.append(
+                    f"lost the database connection; {len(queue)} sessions not attempted"
+                )
+                break
+            if self._global_failures >= self.settings.stop_after_embed_failures:
+                report.notes.append(
+                    f"embedding failed for {self._global_failures} sessions in a row; stopped, "
+                    f"{len(queue)} sessions not attempted"
+                )
+                break
+            worked = outcome.status in ("archived", "failed", "planned")
+            attempted += worked
+            if attempted >= request.selection.limit:
+                break
+            if not queue:
+                queue = self._more_sessions(request.selection, seen, attempted)
+            if worked and not request.dry_run and request.delay_ms and queue:
+                time.sleep(request.delay_ms / 1000)
+        report.finished_at = datetime.now(UTC)
+        if run_id is not None and not self.store.broken:
+            counts = {status: report.count(status) for status in get_args(SessionStatus)}
+            failures = {s.session_id: s.reason or "" for s in report.failed}
+            self.store.finish_run(run_id, counts, failures)
+        return report
+
+    def _note_held(self, report: RunReport, selection: SessionSelection) -> None:
+        """Load who failed before; list the sessions the run leaves out after failed runs.
+
+        They are not this run's failures (the runs that failed them said so), so they do not
+        make its exit code; the report, `status` and `doctor` show them.
+        """
+        self._failed = {f.session_id: f for f in self.store.failed_sessions()}
+        now = datetime.now(UTC)
+        named = set(selection.session_ids)
+        report.held = [
+            f for f in self._failed.values() if f.held(now) and f.session_id not in named
+        ]
+
+    def _refuse_rebuild_of_pruned(self, session_ids: Sequence[str]) -> None:
+        """Stop before anything is written if a rebuild would lose archived messages.
+
+        A rebuild recomputes a session from its source messages alone; where the prune job
+        deleted some of them, their archived text and facts would be dropped.
+        """
+        pruned = {s: n for s in session_ids if (n := self.store.pruned_count(s))}
+        if pruned:
+            raise _rebuild_refused(pruned)
+
+    def _more_sessions(
+        self, selection: SessionSelection, seen: set[str], attempted: int
+    ) -> list[str]:
+        """Pending sessions not seen yet, when some seen ones did not count against the limit.
+
+        A session another worker holds (skipped) or has just archived (unchanged) is no work
+        done, so a run with `--max-sessions N` looks further to do N sessions of work.
+        """
+        if selection.session_ids or len(seen) == attempted:
+            return []
+        wider = replace(selection, limit=selection.limit - attempted + len(seen))
+        return [s for s in self.store.pending_sessions(wider) if s not in seen]
+
+    def _archive_one(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
+        started = time.perf_counter()
+        outcome = self._attempt(session_id, request)
+        outcome.seconds = round(time.perf_counter() - started, 3)
+        return outcome
+
+    def _attempt(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
+        try:
+            outcome = self.archive_session(session_id, request.dry_run, request.rebuild)
+        except ConfigError:
+            raise  # wrong for every session alike: stop the run
+        except ArchivistError as exc:
+            if _interrupted(exc):  # Ctrl-C in a database call: stop, do not fail the rest
+                raise KeyboardInterrupt from None
+            line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+            reason = redact(line, self.settings.secrets())  # it goes to the run log too
+            log.info("session %s failed: %s", session_id, reason)
+            failed = SessionOutcome(session_id=session_id, status="failed", reason=reason)
+            if isinstance(exc, LockTimeoutError | ConcurrentUpdateError):
+                return failed  # another session's doing, and passing: the next run retries
+            if self._global_fault(exc):
+                self._global_failures += 1
+            else:
+                if isinstance(exc, EmbedError):
+                    self._global_failures = 0  # the embedder answers: the fault is this input's
+                if not request.dry_run:
+                    self._hold_back(failed)
+            return failed
+        if outcome.embed_calls:
+            self._global_failures = 0
+        if outcome.status == "unchanged" and session_id in self._failed and not request.dry_run:
+            self.store.clear_failure(session_id)  # nothing left to archive: not failing now
+            del self._failed[session_id]
+        return outcome
+
+    def _global_fault(self, exc: Exception) -> bool:
+        """Whether a session's failure is one every session would meet (the database gone, the
+        embedder unreachable or failing whatever it is sent), rather than its own input's.
+
+        An embedding answer that is unusable for this session's texts (NaN, vectors of the
+        wrong length, too few vectors) is the input's fault if the embedder answers a probe.
+        """
+        if self.store.broken or isinstance(exc, EmbedUnavailableError):
+            return True
+        return isinstance(exc, EmbedError) and not self._embedder_answers()
+
+    def _embedder_answers(self) -> bool:
+        """Whether the embedder gives one fitting, finite vector for a probe text."""
+        assert self._embedding is not None
+        try:
+            vectors = self.embedder.embed_batch([_PROBE_TEXT])
+        except ConfigError:
+            raise  # the model is gone: stop the run
+        except EmbedError:
+            return False
+        return (
+            len(vectors) == 1
+            and len(vectors[0]) == self._embedding.dim
+            and bool(np.isfinite(vectors[0]).all())
+        )
+
+    def _hold_back(self, outcome: SessionOutcome) -> None:
+        """Count a session's failed run: runs leave it out for a while, or from now on."""
+        try:
+            record = self.store.record_failure(
+                outcome.session_id,
+                outcome.reason or "",
+                self.settings.failure_backoff_s,
+                self.settings.quarantine_after_failures,
+            )
+        except ArchivistError as exc:  # the run reports the failure all the same
+            log.warning("could not record the failure of %s: %s", outcome.session_id, exc)
+            return
+        self._failed[outcome.session_id] = record
+        outcome.failures, outcome.quarantined = record.failures, record.quarantined
+        if record.quarantined:
+            outcome.reason = (
+                f"{outcome.reason}; quarantined after {record.failures} failed runs "
+                f"(archive it with --session-id {outcome.session_id} once fixed)"
+            )
+
+    def archive_session(self, session_id: str, dry_run: bool, rebuild: bool) -> SessionOutcome:
+        """Bring one session's archive up to date: read it (which takes it), plan, embed,
+        commit; again while more is waiting than one version takes; then let it go.
+
+        Three database calls for a session's version: the read, the commit, the let-go (after
+        the commit has committed, so that no other worker reads the session before it).
+        """
+        read = self._read(session_id, rebuild)
+        if not read.taken:
+            return SessionOutcome(
+                session_id=session_id,
+                status="skipped",
+                reason="another archivist run is working on this session",
+            )
+        try:
+            if read.rebuild and read.pruned:
+                raise _rebuild_refused({session_id: read.pruned})
+            start_version = read.state.version if read.state else 0
+            outcome = SessionOutcome(
+                session_id=session_id,
+                status="unchanged",
+                version_from=start_version,
+                version_to=start_version,
+            )
+            while planned := self._plan(read):
+                plan, candidate_calls = planned
+                self._add_plan(outcome, plan, candidate_calls)
+                if dry_run:
+                    outcome.status = "planned"
+                    outcome.version_to = plan.from_version + 1
+                    outcome.chunks_removed = len(plan.to_remove)
+                    unknown = len(plan.texts_to_embed)
+                    outcome.embed_calls += -(-unknown // self.embedder.batch_size)
+                    break
+                phases = _Phases(session_id)
+                texts = plan.texts_to_embed
+                fresh, calls = self._embed_texts(texts)
+                phases.done("embed", f"{len(texts)} texts, {calls} calls")
+                result = commit(self.store, plan, dict(zip(texts, fresh, strict=True)))
+                phases.done("commit", f"version {result.version}")
+                outcome.status = "archived"
+                outcome.version_to = result.version
+                outcome.chunks_removed += result.chunks_deleted
+                outcome.embed_calls += calls
+                outcome.texts_embedded += len(texts)
+                if not read.pending:
+                    break
+                read = self._read(session_id, rebuild=False)  # still held: taken again
+            return outcome
+        finally:
+            self._let_go(session_id)
+
+    def _read(self, session_id: str, rebuild: bool) -> SessionRead:
+        phases = _Phases(session_id)
+        read = read_session(
+            self.store,
+            session_id,
+            rebuild,
+            self.settings.max_messages_per_version,
+            self.embedder.model,
+            self.settings.turns_per_window,
+        )
+        phases.done(
+            "read",
+            f"{len(read.new)} new, {len(read.late)} late, {len(read.edited)} edited, "
+            f"{len(read.undated)} undated",
+        )
+        return read
+
+    def _plan(self, read: SessionRead) -> tuple[VersionPlan, int] | None:
+        """The next version's plan and the embedding calls its state candidates took."""
+        phases = _Phases(read.session_id)
+        candidates = _Candidates(self._embed_texts)
+        plan = plan_version(
+            read, self._plan_settings(), self.extractor, candidates, phase=phases.done
+        )
+        return (plan, candidates.calls) if plan is not None else None
+
+    def _plan_settings(self) -> PlanSettings:
+        return PlanSettings(
+            model=self.embedder.model,
+            chunk_chars=chunk_chars(
+                self.embedder.model,
+                self.settings.chunk_max_chars,
+                self.settings.embedding_input_tokens,
+            ),
+            turns_per_window=self.settings.turns_per_window,
+            speaker_labels=self.settings.speaker_labels,
+            max_message_chars=self.settings.max_message_chars,
+            state_max_candidates=self.settings.state_max_candidates,
+            thresholds=Thresholds(
+                merge=self.settings.state_merge_threshold,
+                conflict=self.settings.state_conflict_threshold,
+            ),
+        )
+
+    def _let_go(self, session_id: str) -> None:
+        """Let the session go when no commit did; a lost connection lets it go by itself."""
+        if self.store.broken:
+            return
+        try:
+            self.store.let_go_session(session_id)
+        except ArchivistError as exc:
+            if _interrupted(exc):  # Ctrl-C in this call: stop the run
+                raise KeyboardInterrupt from None
+            if self.store.broken:
+                raise  # the database went away: the run reports it on this session
+            log.warning("could not let go of session %s: %s", session_id, exc)  # a claim expires
+
+    def _add_plan(self, outcome: SessionOutcome, plan: VersionPlan, candidate_calls: int) -> None:
+        outcome.new_messages += len(plan.new_messages)
+        outcome.user_id = plan.user_id
+        outcome.multi_user = plan.multi_user
+        outcome.chunks_added += len(plan.to_write)
+        outcome.chunks_kept += len(plan.chunks) - len(plan.to_write)
+        outcome.decisions = [d.text for d in plan.extraction.decisions]
+        outcome.topics = list(plan.extraction.topics)
+        if plan.record.fallback_reason:
+            outcome.extractor_fallback = plan.record.fallback_reason
+        outcome.state_changes += plan.state.result.changes
+        outcome.state_dropped += plan.state.admitted.dropped_refs
+        outcome.embed_calls += candidate_calls
+        outcome.texts_embedded += len(plan.state.texts_embedded)
+        if plan.state.admitted.over_cap:
+            over = plan.state.admitted.over_cap
+            outcome.clipped["state_candidates"] = outcome.clipped.get("state_candidates", 0) + over
+        for name, count in plan.repairs.items():
+            outcome.clipped[name] = outcome.clipped.get(name, 0) + count
+
+    def _embed_texts(self, texts: list[str]) -> tuple[list[Vector], int]:
+        if not texts:
+            return [], 0
+        vectors, calls = embed_documents(self.embedder, texts)
+        assert self._embedding is not None
+        wrong = {len(v) for v in vectors} - {self._embedding.dim}
+        if wrong and self._embedder_answers():
+            raise EmbedError(
+                f"{self.embedder.model} returned {wrong.pop()}-d vectors for some of this "
+                f"session's texts (the database stores {self._embedding.dim}-d ones)"
+            )
+        if wrong:
+            raise DimensionMismatchError(
+                f"{self.embedder.model} returns {wrong.pop()}-d vectors but the database "
+                f"stores {self._embedding.dim}-d ones; use a model of that dimension or a "
+                "database initialised for this one (archivist init --embedding-dim ...), or "
+                f"move this one: archivist reembed --model {self.embedder.model}"
+            )
+        return vectors, calls
+
+
+def _rebuild_refused(pruned: dict[str, int]) -> ConfigError:
+    listed = ", ".join(f"{s} ({n})" for s, n in list(pruned.items())[:5])
+    more = f" and {len(pruned) - 5} more" if len(pruned) > 5 else ""
+    return ConfigError(
+        f"--rebuild refused: {sum(pruned.values())} archived messages of "
+        f"{len(pruned)} sessions are no longer in the source table (pruned): "
+        f"{listed}{more}; a rebuild would drop what they said, so it was not started "
+        "for them. Edited messages need no rebuild: archivist archive archives their "
+        "new text"
+    )
+
+
+class _Candidates:
+    """The planner's `vectors`: embeds state-item candidates, counting the embedder's calls."""
+
+    def __init__(self, embed: Callable[[list[str]], tuple[list[Vector], int]]) -> None:
+        self._embed = embed
+        self.calls = 0
+
+    def __call__(self, texts: list[str]) -> list[Vector]:
+        vectors, calls = self._embed(texts)
+        self.calls += calls
+        return vectors
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether `exc` was raised while a KeyboardInterrupt was being handled (psycopg, cleaning
+    up a query cut by Ctrl-C, raises its own error over it)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _arguments(request: ArchiveRequest) -> dict[str, Any]:
+    selection = request.selection
+    return {
+        "session_ids": list(selection.session_ids),
+        "active_within_days": selection.active_within_days,
+        "max_sessions": selection.limit,
+        "rebuild": request.rebuild,
+        "delay_ms": request.delay_ms,
+    }

@@ -1,0 +1,156 @@
+"""What an archive run costs the database, counted on the Postgres side, and what a session
+that grew embeds.
+
+Statements are counted in the server's own log: `log_statement = 'all'` is set on the test's
+database only, and the lines written during the run are read back with `pg_read_file`
+(pgserver starts Postgres with `-l <pgdata>/log`). Every statement a client sends is one line,
+so a BEGIN or a COMMIT counts like a call. Two runs over 3 and 6 new sessions differ only by
+the sessions: the difference, divided by 3, is what one session costs, whatever the run's own
+fixed statements (readiness, the run log, the session list) are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from sources import T0, SourceDB
+
+from archivist.app import archive
+from archivist.config import Settings
+from archivist.embed.hashing import HashEmbedder
+from archivist.models import RunReport
+from archivist.pipeline import ArchiveRequest
+from archivist.store.postgres import SessionSelection
+
+STATEMENT = re.compile(r"LOG:  (?:statement|execute [^:]*): ")
+TALK = [
+    "Should we move the billing API from Redis to Memcached?",
+    "We decided to switch the billing API from Redis to Memcached.",
+    "Remind me to rotate the Memcached credentials on Friday.",
+    "I'll set up Grafana for the billing API and share the dashboard with Priya.",
+    "Let's go with Terraform; Priya already has an account.",
+    "Deployed: version 12 of the billing API is live on Fly.io.",
+    "Why does Kubernetes keep restarting the pods of the ingest worker?",
+    "The error comes from a missing index; adding it should fix the ingest worker.",
+    "Next step: I'll open a PR that adds Sentry metrics to the ingest worker.",
+    "ok, thanks, that worked.",
+]
+
+
+class CountingEmbedder(HashEmbedder):
+    """The hash embedder, keeping the texts it was asked to embed (a real embedder)."""
+
+    def __init__(self) -> None:
+        super().__init__(dimension=768)
+        self.texts: list[str] = []
+
+    def embed_batch(self, texts: Any) -> Any:
+        self.texts.extend(texts)
+        return super().embed_batch(texts)
+
+
+class StatementLog:
+    """The statements the test database receives, read from the server's log."""
+
+    def __init__(self, admin_url: str, database: str) -> None:
+        self.admin_url, self.database = admin_url, database
+        self.offset = 0
+
+    def __enter__(self) -> StatementLog:
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            conn.execute(f"ALTER DATABASE \"{self.database}\" SET log_statement = 'all'")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            conn.execute(f'ALTER DATABASE "{self.database}" RESET log_statement')
+
+    def _size(self, conn: psycopg.Connection[Any]) -> int:
+        row = conn.execute("SELECT size FROM pg_stat_file('log')").fetchone()
+        return int(row[0]) if row else 0
+
+    def mark(self) -> None:
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            self.offset = self._size(conn)
+
+    def since_mark(self) -> list[str]:
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            end = self._size(conn)
+            row = conn.execute(
+                "SELECT convert_from(pg_read_binary_file('log', %s, %s), 'UTF8')",
+                [self.offset, end - self.offset],
+            ).fetchone()
+        text = str(row[0]) if row else ""
+        return [line for line in text.splitlines() if STATEMENT.search(line)]
+
+
+@pytest.fixture
+def statements(pg_server: str, db_url: str) -> Iterator[StatementLog]:
+    database = psycopg.conninfo.conninfo_to_dict(db_url)["dbname"]
+    with StatementLog(pg_server, str(database)) as log:
+        yield log
+
+
+def run(settings: Settings, embedder: HashEmbedder | None = None) -> RunReport:
+    request = ArchiveRequest(selection=SessionSelection(limit=50), delay_ms=0)
+    return archive(settings, request, embedder=embedder or HashEmbedder())
+
+
+def add_sessions(source: SourceDB, prefix: str, count: int) -> None:
+    for i in range(count):
+        source.add(f"{prefix}-{i}", TALK, start=T0 + timedelta(hours=i))
+
+
+def test_a_session_costs_at_most_three_statements(
+    source: SourceDB, settings: Settings, statements: StatementLog
+) -> None:
+    add_sessions(source, "warm", 1)
+    run(settings)  # the first run also adopts archived messages: not what is measured
+    costs = []
+    for prefix, count in (("three", 3), ("six", 6)):
+        add_sessions(source, prefix, count)
+        statements.mark()
+        report = run(settings)
+        assert [s.status for s in report.sessions] == ["archived"] * count
+        costs.append(len(statements.since_mark()))
+    per_session = (costs[1] - costs[0]) / 3
+    assert per_session <= 3, f"{per_session} statements per session ({costs})"
+    # Nothing is wrapped in BEGIN/COMMIT: one statement, one round trip.
+    statements.mark()
+    add_sessions(source, "nine", 1)
+    run(settings)
+    assert not [s for s in statements.since_mark() if re.search(r": (BEGIN|COMMIT)\b", s)]
+
+
+def test_a_session_that_grew_embeds_only_its_new_turns_and_changed_items(
+    source: SourceDB, settings: Settings
+) -> None:
+    source.add("grown", [f"{t} ({i})" for i in range(4) for t in TALK], start=T0)  # 40
+    full = CountingEmbedder()
+    run(settings, full)
+    stored = {
+        str(content)
+        for (content,) in source.conn.execute("SELECT content FROM jarvis_memory_chunks")
+    }
+    source.add("grown", [f"{t} (later)" for t in TALK[:4]], start=T0 + timedelta(hours=5))
+    grown = CountingEmbedder()
+    run(settings, grown)
+    assert grown.texts, "the new turns are embedded"
+    # No text a stored chunk held is embedded again (an unchanged extraction piece, an item
+    # whose status or references changed, a window's unchanged first piece).
+    assert stored.isdisjoint(grown.texts)
+    rows = source.conn.execute(
+        "SELECT source, content FROM jarvis_memory_chunks WHERE archive_version = 2"
+    ).fetchall()
+    new_by_source: dict[str, set[str]] = {}
+    for kind, content in rows:
+        new_by_source.setdefault(str(kind), set()).add(str(content))
+    # Whatever was embedded is the text of a chunk this version wrote, or a state candidate.
+    written = set().union(*new_by_source.values())
+    assert len(set(grown.texts) - written) <= len(TALK)
+    assert len(grown.texts) < len(full.texts) / 4
