@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from archivist.embed.base import Vector
-from archivist.models import Extraction, Message, SessionState, SessionSummary, Watermark
-from archivist.store.postgres import Store, message_from_row
+from archivist.models import Message, SessionState, SessionSummary
+from archivist.store.postgres import Store, message_from_row, session_state_from_row
 from archivist.store.rpc import parse_vector
 
 
@@ -79,7 +79,7 @@ def parse_read(session_id: str, rebuild: bool, limit: int, row: Mapping[str, Any
     stored = data.get("stored") or []
     return SessionRead(
         session_id=session_id,
-        state=_state(session_id, data.get("state")),
+        state=session_state_from_row(session_id, state) if (state := data.get("state")) else None,
         rebuild=rebuild,
         limit=limit,
         new=new[:limit],
@@ -102,23 +102,6 @@ def parse_read(session_id: str, rebuild: bool, limit: int, row: Mapping[str, Any
         item_vectors=_item_vectors(row),
         users=[str(u) for u in data.get("users") or []],
         pruned=int(data.get("pruned") or 0),
-    )
-
-
-def _state(session_id: str, row: Mapping[str, Any] | None) -> SessionState | None:
-    if row is None:
-        return None
-    return SessionState(
-        session_id=session_id,
-        version=row["version"],
-        watermark=(
-            Watermark(created_at=row["watermark_at"], message_id=row["watermark_id"])
-            if row["watermark_at"]
-            else None
-        ),
-        message_count=row["message_count"],
-        summary_at=row["summary_at"],
-        extraction=Extraction.model_validate(row["extraction"]),
     )
 
 

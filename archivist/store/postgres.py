@@ -315,20 +315,7 @@ class Store:
     def session_state(self, session_id: str) -> SessionState | None:
         """The latest committed version of a session, or None if it was never archived."""
         row = self.call("archivist_session_state", p_session_id=session_id)
-        if row is None:
-            return None
-        return SessionState(
-            session_id=session_id,
-            version=row["version"],
-            watermark=(
-                Watermark(created_at=row["watermark_at"], message_id=row["watermark_id"])
-                if row["watermark_at"]
-                else None
-            ),
-            message_count=row["message_count"],
-            summary_at=row["summary_at"],
-            extraction=Extraction.model_validate(row["extraction"]),
-        )
+        return session_state_from_row(session_id, row) if row is not None else None
 
     def versions(self, session_id: str, limit: int) -> list[ArchivedVersion]:
         """The session's last `limit` versions, oldest first, with their extractions."""
@@ -524,6 +511,22 @@ def message_from_row(session_id: str, r: Mapping[str, Any]) -> Message:
         source_chars=r.get("chars"),
         archived_md5=r.get("archived_md5"),
         archived_chars=r.get("archived_chars"),
+    )
+
+
+def session_state_from_row(session_id: str, row: Mapping[str, Any]) -> SessionState:
+    """A session's latest version as `archivist_session_state` returns it (a JSON object)."""
+    return SessionState(
+        session_id=session_id,
+        version=row["version"],
+        watermark=(
+            Watermark(created_at=row["watermark_at"], message_id=row["watermark_id"])
+            if row["watermark_at"]
+            else None
+        ),
+        message_count=row["message_count"],
+        summary_at=row["summary_at"],
+        extraction=Extraction.model_validate(row["extraction"]),
     )
 
 
