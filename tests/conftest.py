@@ -122,6 +122,23 @@ def supabase_db_url(pg_server: str) -> Iterator[str]:
 
 
 @pytest.fixture
+def env(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The environment of a CLI run against the test database with the offline embedder, set
+    in this process too (for CliRunner); 80 columns, like a plain terminal."""
+    values = {
+        "DATABASE_URL": db_url,
+        "ARCHIVIST_EMBEDDER": "hash",
+        "ARCHIVIST_DELAY_MS": "0",
+        "ARCHIVIST_DATA_DIR": str(tmp_path / "data"),
+        "ARCHIVIST_CONFIG": "",
+        "COLUMNS": "80",
+    }
+    for key, value in values.items():
+        monkeypatch.setenv(key, value)
+    return values
+
+
+@pytest.fixture
 def source(db_url: str) -> Iterator[SourceDB]:
     """The bot's source tables in the test database, with helpers to fill them."""
     with SourceDB.create(db_url) as db:

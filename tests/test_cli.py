@@ -30,19 +30,10 @@ COMMANDS = [
 
 
 @pytest.fixture
-def env(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """Environment for a CLI run against the test database with the offline embedder."""
-    values = {
-        "DATABASE_URL": db_url,
-        "ARCHIVIST_EMBEDDER": "hash",
-        "ARCHIVIST_DELAY_MS": "0",
-        "ARCHIVIST_DATA_DIR": str(tmp_path / "data"),
-        "ARCHIVIST_CONFIG": "",
-        "COLUMNS": "200",
-    }
-    for key, value in values.items():
-        monkeypatch.setenv(key, value)
-    return values
+def env(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """conftest's, on a wide terminal: tables keep whole ids on one line."""
+    monkeypatch.setenv("COLUMNS", "200")
+    return {**env, "COLUMNS": "200"}
 
 
 def invoke(*args: str) -> Any:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,21 +18,6 @@ from typer.testing import CliRunner
 from archivist.cli import cli
 
 LONG_ID = "jarvis-ui-" + "0123456789abcdef" * 5  # longer than any terminal column
-
-
-@pytest.fixture
-def env(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    values = {
-        "DATABASE_URL": db_url,
-        "ARCHIVIST_EMBEDDER": "hash",
-        "ARCHIVIST_DELAY_MS": "0",
-        "ARCHIVIST_DATA_DIR": str(tmp_path / "data"),
-        "ARCHIVIST_CONFIG": "",
-        "COLUMNS": "80",
-    }
-    for key, value in values.items():
-        monkeypatch.setenv(key, value)
-    return values
 
 
 def invoke(*args: str) -> Any:

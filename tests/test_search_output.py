@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,19 +41,6 @@ def test_a_text_without_a_match_gives_its_beginning() -> None:
     assert cut.text.startswith("nothing much") and cut.marks == []
 
 
-@pytest.fixture
-def env(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in {
-        "DATABASE_URL": db_url,
-        "ARCHIVIST_EMBEDDER": "hash",
-        "ARCHIVIST_DELAY_MS": "0",
-        "ARCHIVIST_DATA_DIR": str(tmp_path / "data"),
-        "ARCHIVIST_CONFIG": "",
-        "COLUMNS": "80",
-    }.items():
-        monkeypatch.setenv(key, value)
-
-
 def invoke(*args: str) -> Any:
     result = CliRunner().invoke(cli, list(args))
     assert result.exit_code == 0, result.output
@@ -62,7 +48,7 @@ def invoke(*args: str) -> Any:
 
 
 @pytest.fixture
-def archived(source: SourceDB, env: None) -> SourceDB:
+def archived(source: SourceDB, env: dict[str, str]) -> SourceDB:
     source.add(
         "olive",
         [
