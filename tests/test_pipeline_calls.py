@@ -11,9 +11,12 @@ fixed statements (readiness, the run log, the session list) are.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import psycopg
@@ -27,7 +30,8 @@ from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest
 from archivist.store.postgres import SessionSelection
 
-STATEMENT = re.compile(r"LOG:  (?:statement|execute [^:]*): ")
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
 TALK = [
     "Should we move the billing API from Redis to Memcached?",
     "We decided to switch the billing API from Redis to Memcached.",
@@ -54,46 +58,25 @@ class CountingEmbedder(HashEmbedder):
         return super().embed_batch(texts)
 
 
-class StatementLog:
-    """The statements the test database receives, read from the server's log."""
-
-    def __init__(self, admin_url: str, database: str) -> None:
-        self.admin_url, self.database = admin_url, database
-        self.offset = 0
-
-    def __enter__(self) -> StatementLog:
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            conn.execute(f"ALTER DATABASE \"{self.database}\" SET log_statement = 'all'")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            conn.execute(f'ALTER DATABASE "{self.database}" RESET log_statement')
-
-    def _size(self, conn: psycopg.Connection[Any]) -> int:
-        row = conn.execute("SELECT size FROM pg_stat_file('log')").fetchone()
-        return int(row[0]) if row else 0
-
-    def mark(self) -> None:
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            self.offset = self._size(conn)
-
-    def since_mark(self) -> list[str]:
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            end = self._size(conn)
-            row = conn.execute(
-                "SELECT convert_from(pg_read_binary_file('log', %s, %s), 'UTF8')",
-                [self.offset, end - self.offset],
-            ).fetchone()
-        text = str(row[0]) if row else ""
-        return [line for line in text.splitlines() if STATEMENT.search(line)]
+def _benchkit() -> ModuleType:
+    """The benchmarks' helpers (a script, not a package): their statement counter."""
+    spec = importlib.util.spec_from_file_location("benchkit", SCRIPTS / "benchkit.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture
-def statements(pg_server: str, db_url: str) -> Iterator[StatementLog]:
+def statements(pg_server: str, db_url: str) -> Iterator[Any]:
+    """benchkit's StatementLog on the test's database: `start()`, then `lines()`."""
     database = psycopg.conninfo.conninfo_to_dict(db_url)["dbname"]
-    with StatementLog(pg_server, str(database)) as log:
+    log = _benchkit().StatementLog(pg_server, str(database))
+    log.enable()
+    try:
         yield log
+    finally:
+        log.disable()
 
 
 def run(settings: Settings, embedder: HashEmbedder | None = None) -> RunReport:
@@ -107,24 +90,24 @@ def add_sessions(source: SourceDB, prefix: str, count: int) -> None:
 
 
 def test_a_session_costs_at_most_three_statements(
-    source: SourceDB, settings: Settings, statements: StatementLog
+    source: SourceDB, settings: Settings, statements: Any
 ) -> None:
     add_sessions(source, "warm", 1)
     run(settings)  # the first run also adopts archived messages: not what is measured
     costs = []
     for prefix, count in (("three", 3), ("six", 6)):
         add_sessions(source, prefix, count)
-        statements.mark()
+        statements.start()
         report = run(settings)
         assert [s.status for s in report.sessions] == ["archived"] * count
-        costs.append(len(statements.since_mark()))
+        costs.append(len(statements.lines()))
     per_session = (costs[1] - costs[0]) / 3
     assert per_session <= 3, f"{per_session} statements per session ({costs})"
     # Nothing is wrapped in BEGIN/COMMIT: one statement, one round trip.
-    statements.mark()
+    statements.start()
     add_sessions(source, "nine", 1)
     run(settings)
-    assert not [s for s in statements.since_mark() if re.search(r": (BEGIN|COMMIT)\b", s)]
+    assert not [s for s in statements.lines() if re.search(r": (BEGIN|COMMIT)\b", s)]
 
 
 def test_a_session_that_grew_embeds_only_its_new_turns_and_changed_items(
