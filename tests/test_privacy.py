@@ -237,7 +237,7 @@ def test_doctor_reports_exposure_and_init_removes_it(supabase_db_url: str, tmp_p
     assert exposure and exposure[0].ok
     with psycopg.connect(supabase_db_url, autocommit=True) as conn:
         conn.execute("GRANT SELECT ON jarvis_archive TO anon")
-        conn.execute("GRANT EXECUTE ON FUNCTION archivist_chunk_ids(text, text[]) TO authenticated")
+        conn.execute("GRANT EXECUTE ON FUNCTION archivist_versions(text, integer) TO authenticated")
         conn.execute("ALTER TABLE jarvis_memory_chunks DISABLE ROW LEVEL SECURITY")
     doctor = run_archivist(["doctor", "--json"], env)
     assert doctor.returncode == 1
@@ -245,7 +245,7 @@ def test_doctor_reports_exposure_and_init_removes_it(supabase_db_url: str, tmp_p
     assert list(failed) == ["exposure"]
     detail = failed["exposure"]["detail"]
     assert "anon: SELECT on jarvis_archive" in detail
-    assert "authenticated: EXECUTE on archivist_chunk_ids(text,text[])" in detail
+    assert "authenticated: EXECUTE on archivist_versions(text,integer)" in detail
     assert "jarvis_memory_chunks: no row level security" in detail
     assert "archivist init" in failed["exposure"]["fix"]
     assert run_archivist(["init"], env).returncode == 0

@@ -184,7 +184,7 @@ def test_a_signed_in_user_reads_and_searches_only_their_own_rows(
             conn.rollback()
         as_role(conn, "authenticated", user_claims(user))
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            conn.execute("SELECT archivist_chunk_ids('a-1', NULL)")
+            conn.execute("SELECT archivist_versions('a-1', 10)")
         conn.rollback()
         definers = conn.execute(
             "SELECT count(*) FROM archivist_functions() f JOIN pg_proc p ON p.oid = f "

@@ -46,15 +46,6 @@ AS $$
     WHERE EXISTS (SELECT 1 FROM last)
 $$;
 
--- Ids of a session's chunks in the given slots (every slot if null): {id: slot}.
-CREATE OR REPLACE FUNCTION archivist_chunk_ids(p_session_id text, p_slots text[]) RETURNS jsonb
-LANGUAGE sql STABLE
-AS $$
-    SELECT coalesce(jsonb_object_agg(c.id::text, c.slot), '{}')
-    FROM jarvis_memory_chunks c
-    WHERE c.session_id = p_session_id AND (p_slots IS NULL OR c.slot = ANY (p_slots))
-$$;
-
 -- A session's last p_limit versions, oldest first: [{version, version_at, extractor,
 -- extractor_version, extraction}].
 CREATE OR REPLACE FUNCTION archivist_versions(p_session_id text, p_limit integer) RETURNS jsonb
@@ -66,18 +57,4 @@ AS $$
           WHERE a.session_id = p_session_id
           ORDER BY a.version DESC
           LIMIT greatest(p_limit, 0)) v
-$$;
-
--- The stored vectors of a session's state items under one model: [{uid, content, embedding}],
--- so reconciliation compares with them without embedding unchanged items again.
-CREATE OR REPLACE FUNCTION archivist_state_item_vectors(p_session_id text, p_model text)
-RETURNS jsonb
-LANGUAGE sql STABLE
-AS $$
-    SELECT coalesce(jsonb_agg(jsonb_build_object(
-               'uid', c.metadata ->> 'uid',
-               'content', c.content,
-               'embedding', to_jsonb(c.embedding::real[]))), '[]')
-    FROM jarvis_memory_chunks c
-    WHERE c.session_id = p_session_id AND c.source = 'state_item' AND c.embedding_model = p_model
 $$;
