@@ -252,6 +252,29 @@ def test_archive_search_filters(archived: Settings) -> None:
     assert deploy.version == 1 and deploy.span.turn_count == 4
 
 
+def test_archive_search_rows_carry_the_stored_arrays_unless_filtered(
+    source: SourceDB, archived: Settings
+) -> None:
+    """Unfiltered arrays come straight from the extraction; a filter narrows only its own."""
+    query = (
+        "SELECT r.decisions, r.entities, r.actions, r.state_items, a.extraction "
+        "FROM search_jarvis_archive({}) r JOIN jarvis_archive a "
+        "ON a.session_id = r.session_id AND a.version = r.version"
+    )
+    keys = ("decisions", "entities", "actions", "state_items")
+    with psycopg.connect(source.url) as conn:
+        rows = conn.execute(query.format("")).fetchall()
+        assert len(rows) == 3 and all(any(row[i] for row in rows) for i in range(4))
+        for *arrays, stored in rows:
+            assert arrays == [stored.get(k, []) for k in keys]
+        filtered = query.format("p_decision => 'vercel', p_entity => 'Vercel'")
+        [(decisions, entities, actions, items, stored)] = conn.execute(filtered).fetchall()
+    assert decisions == [d for d in stored["decisions"] if "vercel" in d["text"].lower()]
+    assert entities == [e for e in stored["entities"] if e["name"].lower() == "vercel"]
+    assert len(entities) < len(stored["entities"])
+    assert [actions, items] == [stored["actions"], stored["state_items"]]
+
+
 def test_archive_search_topics_any_and_all(archived: Settings) -> None:
     topics = {h.session_id: h.topics for h in archive_search(settings=archived).hits}
     first, second = topics["cache"][0], topics["oauth"][0]

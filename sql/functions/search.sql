@@ -403,7 +403,11 @@ AS $$ SELECT replace(replace(replace(p_text, '\', '\\'), '%', '\%'), '_', '\_') 
 
 -- p_item_types / p_item_statuses: a version matches when one of its state items has one of
 -- the types (if given) and one of the statuses (if given); each row carries the state items
--- that matched (all of them without these filters). p_user_id: only that user's versions.
+-- that matched (all of them without these filters). Likewise decisions, entities and actions:
+-- the matching ones under their filter, else the stored array as it is (expanding and
+-- re-aggregating four arrays per row cost more than the rest of a topic search).
+-- p_user_id: only that user's versions. Nothing is computed for a filter not given: the
+-- per-call cost is the point of this function's shape (scripts/bench_search.py).
 -- Parameters of the statement it builds:
 -- $1 topic documents (any), $2 topics document (all), $3 entity key document, $4 entity name,
 -- $5 decision pattern, $6 action pattern, $7 session ids, $8 since, $9 until, $10 limit,
@@ -428,87 +432,90 @@ CREATE OR REPLACE FUNCTION search_jarvis_archive(
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
-    v_topics jsonb[] := ARRAY(SELECT jsonb_build_object('topics', jsonb_build_array(lower(btrim(t))))
-                              FROM unnest(p_topics) t WHERE btrim(t) <> '');
-    v_all    jsonb := jsonb_build_object('topics', (SELECT jsonb_agg(lower(btrim(t)))
-                                                    FROM unnest(p_topics) t
-                                                    WHERE btrim(t) <> ''));
-    v_entity text := lower(btrim(p_entity));
-    v_by_key boolean := position(':' IN coalesce(p_entity, '')) > 0;
-    v_key    jsonb := jsonb_build_object('entities', jsonb_build_array(
-                          jsonb_build_object('key', lower(btrim(p_entity)))));
-    v_decision text := '%' || archivist_like_escape(p_decision) || '%';
-    v_action   text := '%' || archivist_like_escape(p_action) || '%';
-    v_match_decision constant text := 'd ->> ''text'' ILIKE $5';
-    v_match_entity   text := CASE WHEN v_by_key THEN 'e ->> ''key'' = $4'
-                                  ELSE 'lower(e ->> ''name'') = $4' END;
-    v_match_action   constant text := 'x ->> ''description'' ILIKE $6';
-    v_types    text[] := ARRAY(SELECT lower(btrim(t)) FROM unnest(p_item_types) t
-                               WHERE btrim(t) <> '');
-    v_statuses text[] := ARRAY(SELECT lower(btrim(t)) FROM unnest(p_item_statuses) t
-                               WHERE btrim(t) <> '');
-    v_items    boolean := cardinality(v_types) > 0 OR cardinality(v_statuses) > 0;
-    v_match_item constant text := '(cardinality($11) = 0 OR i ->> ''type'' = ANY ($11)) AND '
-                                  '(cardinality($12) = 0 OR i ->> ''status'' = ANY ($12))';
-    v_where  text[] := ARRAY['true'];
+    v_topic    text;
+    v_topics   jsonb[] := '{}';  -- one {"topics": [t]} per topic given
+    v_all      jsonb := '[]';    -- all the topics, for p_all_topics
+    v_entity   text := lower(btrim(p_entity));
+    v_by_key   boolean := position(':' IN coalesce(p_entity, '')) > 0;
+    v_types    text[] := '{}';
+    v_statuses text[] := '{}';
+    v_match    text;
+    -- The latest versions by their flag (sql/040): no join, and their own partial indexes.
+    v_where    text := CASE WHEN p_all_versions THEN 'true' ELSE 'a.is_latest' END;
+    v_decisions text := 'coalesce(a.extraction -> ''decisions'', ''[]'')';
+    v_entities  text := 'coalesce(a.extraction -> ''entities'', ''[]'')';
+    v_actions   text := 'coalesce(a.extraction -> ''actions'', ''[]'')';
+    v_items     text := 'coalesce(a.extraction -> ''state_items'', ''[]'')';
 BEGIN
+    FOREACH v_topic IN ARRAY coalesce(p_topics, '{}') LOOP
+        CONTINUE WHEN coalesce(btrim(v_topic), '') = '';
+        v_topic := lower(btrim(v_topic));
+        v_topics := v_topics || jsonb_build_object('topics', jsonb_build_array(v_topic));
+        v_all := v_all || to_jsonb(v_topic);
+    END LOOP;
     IF cardinality(v_topics) > 0 THEN
-        v_where := v_where || CASE WHEN p_all_topics THEN 'a.extraction @> $2'
-                                   ELSE 'a.extraction @> ANY ($1)' END;
+        v_where := v_where || CASE WHEN p_all_topics THEN ' AND a.extraction @> $2'
+                                   ELSE ' AND a.extraction @> ANY ($1)' END;
     END IF;
     IF p_entity IS NOT NULL THEN
-        v_where := v_where || CASE WHEN v_by_key THEN 'a.extraction @> $3'
-            ELSE format('EXISTS (SELECT 1 FROM jsonb_array_elements(a.extraction -> ''entities'') e '
-                        'WHERE %s)', v_match_entity) END;
+        v_match := CASE WHEN v_by_key THEN 'e ->> ''key'' = $4'
+                        ELSE 'lower(e ->> ''name'') = $4' END;
+        v_where := v_where || CASE WHEN v_by_key THEN ' AND a.extraction @> $3'
+            ELSE format(' AND EXISTS (SELECT 1 FROM jsonb_array_elements('
+                        'a.extraction -> ''entities'') e WHERE %s)', v_match) END;
+        v_entities := format('coalesce((SELECT jsonb_agg(e) FROM jsonb_array_elements('
+                             'a.extraction -> ''entities'') e WHERE %s), ''[]'')', v_match);
     END IF;
     IF p_decision IS NOT NULL THEN
-        v_where := v_where || format('EXISTS (SELECT 1 FROM jsonb_array_elements('
-                                     'a.extraction -> ''decisions'') d WHERE %s)', v_match_decision);
+        v_match := 'd ->> ''text'' ILIKE $5';
+        v_where := v_where || format(' AND EXISTS (SELECT 1 FROM jsonb_array_elements('
+                                     'a.extraction -> ''decisions'') d WHERE %s)', v_match);
+        v_decisions := format('coalesce((SELECT jsonb_agg(d) FROM jsonb_array_elements('
+                              'a.extraction -> ''decisions'') d WHERE %s), ''[]'')', v_match);
     END IF;
     IF p_action IS NOT NULL THEN
-        v_where := v_where || format('EXISTS (SELECT 1 FROM jsonb_array_elements('
-                                     'a.extraction -> ''actions'') x WHERE %s)', v_match_action);
+        v_match := 'x ->> ''description'' ILIKE $6';
+        v_where := v_where || format(' AND EXISTS (SELECT 1 FROM jsonb_array_elements('
+                                     'a.extraction -> ''actions'') x WHERE %s)', v_match);
+        v_actions := format('coalesce((SELECT jsonb_agg(x) FROM jsonb_array_elements('
+                            'a.extraction -> ''actions'') x WHERE %s), ''[]'')', v_match);
     END IF;
-    IF v_items THEN
-        v_where := v_where || format('EXISTS (SELECT 1 FROM jsonb_array_elements('
-                                     'a.extraction -> ''state_items'') i WHERE %s)', v_match_item);
+    IF p_item_types IS NOT NULL OR p_item_statuses IS NOT NULL THEN
+        v_types := ARRAY(SELECT lower(btrim(t)) FROM unnest(p_item_types) t
+                         WHERE btrim(t) <> '');
+        v_statuses := ARRAY(SELECT lower(btrim(t)) FROM unnest(p_item_statuses) t
+                            WHERE btrim(t) <> '');
+    END IF;
+    IF cardinality(v_types) > 0 OR cardinality(v_statuses) > 0 THEN
+        v_match := '(cardinality($11) = 0 OR i ->> ''type'' = ANY ($11)) AND '
+                   '(cardinality($12) = 0 OR i ->> ''status'' = ANY ($12))';
+        v_where := v_where || format(' AND EXISTS (SELECT 1 FROM jsonb_array_elements('
+                                     'a.extraction -> ''state_items'') i WHERE %s)', v_match);
+        v_items := format('coalesce((SELECT jsonb_agg(i) FROM jsonb_array_elements('
+                          'coalesce(a.extraction -> ''state_items'', ''[]'')) i WHERE %s), ''[]'')',
+                          v_match);
     END IF;
     IF p_session_ids IS NOT NULL THEN
-        v_where := v_where || 'a.session_id = ANY ($7)'::text;
+        v_where := v_where || ' AND a.session_id = ANY ($7)';
     END IF;
     IF p_since IS NOT NULL THEN
-        v_where := v_where || '(a.span ->> ''last_turn_at'')::timestamptz >= $8'::text;
+        v_where := v_where || ' AND (a.span ->> ''last_turn_at'')::timestamptz >= $8';
     END IF;
     IF p_until IS NOT NULL THEN
-        v_where := v_where || '(a.span ->> ''first_turn_at'')::timestamptz <= $9'::text;
+        v_where := v_where || ' AND (a.span ->> ''first_turn_at'')::timestamptz <= $9';
     END IF;
     IF p_user_id IS NOT NULL THEN
-        v_where := v_where || 'a.user_id = $13'::text;
+        v_where := v_where || ' AND a.user_id = $13';
     END IF;
-    RETURN QUERY EXECUTE format(
-        'SELECT a.session_id, a.version, a.version_at, a.span, '
-        '       a.extraction ->> ''summary'', a.extraction -> ''topics'', '
-        '       coalesce((SELECT jsonb_agg(d) FROM jsonb_array_elements(a.extraction -> ''decisions'') d '
-        '                 WHERE %s), ''[]''), '
-        '       coalesce((SELECT jsonb_agg(e) FROM jsonb_array_elements(a.extraction -> ''entities'') e '
-        '                 WHERE %s), ''[]''), '
-        '       coalesce((SELECT jsonb_agg(x) FROM jsonb_array_elements(a.extraction -> ''actions'') x '
-        '                 WHERE %s), ''[]''), '
-        '       coalesce((SELECT jsonb_agg(i) FROM jsonb_array_elements('
-        '                 coalesce(a.extraction -> ''state_items'', ''[]'')) i '
-        '                 WHERE %s), ''[]'') '
-        'FROM %s %s '
-        'ORDER BY a.version_at DESC, a.session_id, a.version DESC LIMIT $10',
-        CASE WHEN p_decision IS NULL THEN 'true' ELSE v_match_decision END,
-        CASE WHEN p_entity IS NULL THEN 'true' ELSE v_match_entity END,
-        CASE WHEN p_action IS NULL THEN 'true' ELSE v_match_action END,
-        CASE WHEN v_items THEN v_match_item ELSE 'true' END,
-        -- The latest versions by their flag (sql/040): no join, and their own partial indexes.
-        CASE WHEN p_all_versions THEN 'jarvis_archive a WHERE'
-             ELSE 'jarvis_archive a WHERE a.is_latest AND' END,
-        array_to_string(v_where, ' AND '))
-    USING v_topics, v_all, v_key, v_entity, v_decision, v_action, p_session_ids,
-          p_since, p_until, least(greatest(coalesce(p_limit, 20), 1), 20), v_types, v_statuses,
-          p_user_id;
+    RETURN QUERY EXECUTE
+        'SELECT a.session_id, a.version, a.version_at, a.span, a.extraction ->> ''summary'', '
+        'a.extraction -> ''topics'', ' || v_decisions || ', ' || v_entities || ', '
+        || v_actions || ', ' || v_items || ' FROM jarvis_archive a WHERE ' || v_where
+        || ' ORDER BY a.version_at DESC, a.session_id, a.version DESC LIMIT $10'
+    USING v_topics, jsonb_build_object('topics', v_all),
+          jsonb_build_object('entities', jsonb_build_array(jsonb_build_object('key', v_entity))),
+          v_entity, '%' || archivist_like_escape(p_decision) || '%',
+          '%' || archivist_like_escape(p_action) || '%', p_session_ids, p_since, p_until,
+          least(greatest(coalesce(p_limit, 20), 1), 20), v_types, v_statuses, p_user_id;
 END;
 $$;
