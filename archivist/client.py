@@ -50,7 +50,7 @@ from archivist.search import (
 from archivist.state.history import History, history
 from archivist.state.view import StateView, state_view
 from archivist.store.pool import PooledRpc
-from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection, Store
+from archivist.store.postgres import Conn, EmbeddingConfig, PostgresStore, SessionSelection, Store
 from archivist.store.rpc import Rpc
 from archivist.when import parse_time
 
@@ -257,29 +257,40 @@ class Archivist:
         request = request or ArchiveRequest(
             SessionSelection(limit=self.settings.max_sessions), delay_ms=self.settings.delay_ms
         )
-        with self._run_store() as store:
+        with self._run_stores() as (store, commit_store):
             if self.settings.uses_embedded_database and (
                 store.schema_problem() or store.recorded_embedding() is None
             ):
                 wanted = EmbeddingConfig(self._embedder.model, self.settings.embedding_dim)
                 store.init(wanted)
             extractor = make_extractor(self.settings)
-            return Archiver(store, self._embedder, self.settings, extractor).run(request, progress)
+            archiver = Archiver(store, self._embedder, self.settings, extractor, commit_store)
+            return archiver.run(request, progress)
 
     @contextmanager
-    def _run_store(self) -> Iterator[Store]:
-        """The store of a run: over Postgres one connection for the whole run, which holds its
-        session locks and notices when the database goes away; over REST the shared one."""
+    def _run_stores(self) -> Iterator[tuple[Store, Store | None]]:
+        """The stores of a run: the one it reads sessions on, and the one its commits use
+        beside it (see archivist.pipeline.commit.Committer).
+
+        Over Postgres the run reads on one connection for the whole run, which holds its
+        session locks and notices when the database goes away, and commits on a second one
+        (none if the pool allows one connection: the commits then wait their turn). Over REST
+        both are the shared store: its calls are independent requests.
+        """
         if not isinstance(self._rpc, PooledRpc):
-            yield self._store
+            yield self._store, self._store
             return
-        with self._rpc.connection() as conn:
-            yield PostgresStore(
-                conn,
-                self.settings.sources,
-                self.settings.max_message_chars,
-                self.settings.timeouts,
-            )
+        with ExitStack() as stack:
+            count = min(2, self.settings.pool_max_size)
+            stores = [
+                self._run_store(stack.enter_context(self._rpc.connection())) for _ in range(count)
+            ]
+            yield stores[0], stores[1] if count > 1 else None
+
+    def _run_store(self, conn: Conn) -> PostgresStore:
+        return PostgresStore(
+            conn, self.settings.sources, self.settings.max_message_chars, self.settings.timeouts
+        )
 
 
 def memory_search(

@@ -137,3 +137,39 @@ def test_a_session_that_grew_embeds_only_its_new_turns_and_changed_items(
     written = set().union(*new_by_source.values())
     assert len(set(grown.texts) - written) <= len(TALK)
     assert len(grown.texts) < len(full.texts) / 4
+
+
+def _calls(lines: list[str], function: str) -> list[tuple[int, str]]:
+    """(log position, backend pid) of each statement that calls `function`."""
+    return [
+        (n, pid.group(1))
+        for n, line in enumerate(lines)
+        if function in line and (pid := re.search(r"\[(\d+)\]", line))
+    ]
+
+
+@pytest.mark.parametrize("pool", [4, 1])
+def test_a_session_commits_beside_the_next_ones_read(
+    source: SourceDB, settings: Settings, statements: Any, pool: int
+) -> None:
+    """Commits go over a connection of their own, so the next session is read (and planned)
+    while the last one commits; it is let go only after. With one connection allowed, the
+    commits take turns with the reads on it."""
+    settings = settings.model_copy(update={"pool_max_size": pool})
+    add_sessions(source, "warm", 1)
+    run(settings)
+    add_sessions(source, "two", 2)
+    statements.start()
+    report = run(settings)
+
+    assert [s.status for s in report.sessions] == ["archived", "archived"]
+    lines = statements.lines()
+    reads = _calls(lines, "archivist_read_session")
+    commits = _calls(lines, "archivist_commit_version")
+    let_gos = _calls(lines, "archivist_let_go_session")
+    assert len(reads) == len(commits) == len(let_gos) == 2
+    assert reads[1][0] < let_gos[0][0]  # the second session read before the first let go
+    assert all(n_commit < n_let_go for (n_commit, _), (n_let_go, _) in zip(commits, let_gos))
+    read_pids, commit_pids = {pid for _, pid in reads}, {pid for _, pid in commits}
+    assert len(read_pids) == len(commit_pids) == 1
+    assert (read_pids == commit_pids) == (pool == 1)

@@ -1,10 +1,11 @@
-"""One archive run: pick sessions, then per session read -> plan -> embed -> commit.
+"""One archive run: pick sessions, then per session read -> plan -> embed -> commit -> let go.
 
-A session costs at most three database calls per version: one read that takes the session and
-returns everything its next version needs (archivist.pipeline.reading), a pure plan
-(archivist.pipeline.planning), the embedding of the texts no stored chunk has, and one commit
-that writes the version, its chunks and the watermark and lets the session go
-(archivist.pipeline.commit); a let-go call only when no commit let it go. A dry run builds
+A session costs three database calls per version: one read that takes the session and returns
+everything its next version needs (archivist.pipeline.reading), a pure plan
+(archivist.pipeline.planning), the embedding of the texts no stored chunk has, one commit that
+writes the version, its chunks and the watermark (archivist.pipeline.commit), and a let-go once
+the commit has committed. The commit of one session runs beside the reading, planning and
+embedding of the next (`Committer`): the database writes while Python plans. A dry run builds
 exactly the same plan and stops before embedding and writing. A session with more new
 messages than `max_messages_per_version` gets several consecutive versions in the same run, so
 memory stays bounded whatever the session's size.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, get_args
@@ -35,11 +37,11 @@ from archivist.errors import (
 from archivist.extract.base import Extractor, RulesExtractor
 from archivist.failures import FailedSession, refuse_unarchivable
 from archivist.models import RunReport, SessionOutcome, SessionStatus
-from archivist.pipeline.commit import commit
+from archivist.pipeline.commit import Committer, commit
 from archivist.pipeline.planning import PlanSettings, VersionPlan, plan_version
 from archivist.pipeline.reading import SessionRead, read_session
 from archivist.state.reconcile import Thresholds
-from archivist.store.postgres import EmbeddingConfig, SessionSelection, Store
+from archivist.store.postgres import CommitResult, EmbeddingConfig, SessionSelection, Store
 from archivist.store.rpc import LockTimeoutError
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,18 @@ class ArchiveRequest:
     delay_ms: int = 500
 
 
+@dataclass
+class _Committing:
+    """A session whose last version is planned and embedded and waits for (or is in) its
+    commit; the session stays taken until the commit has committed."""
+
+    outcome: SessionOutcome
+    plan: VersionPlan
+    fresh: dict[str, Vector]
+    started: float  # perf_counter() when the session's work began
+    result: Future[CommitResult] | None = None
+
+
 class Archiver:
     """Archives sessions from the bot's tables into versions and embedded chunks."""
 
@@ -86,11 +100,15 @@ class Archiver:
         embedder: Embedder,
         settings: Settings,
         extractor: Extractor | None = None,
+        commit_store: Store | None = None,
     ) -> None:
+        """`commit_store`: a store the commits can use while the run reads on `store` (another
+        connection, or independent requests); without one, each commit waits its turn."""
         self.store = store
         self.embedder = embedder
         self.settings = settings
         self.extractor: Extractor = extractor or RulesExtractor()
+        self._commit_store = commit_store
         self._embedding: EmbeddingConfig | None = None
         # Sessions in a row that failed for a fault every session meets (the embedder down).
         self._global_failures = 0
@@ -123,40 +141,96 @@ class Archiver:
             run_id = self.store.start_run(_arguments(request))
         if progress:
             progress.start(len(queue))
-        seen: set[str] = set()
-        attempted = 0
-        while queue:
-            session_id = queue.pop(0)
-            seen.add(session_id)
-            outcome = self._archive_one(session_id, request)
-            report.sessions.append(outcome)
-            if progress:
-                progress.advance(outcome)
-            if self.store.broken:
-                report.notes.append(
-                    f"lost the database connection; {len(queue)} sessions not attempted"
-                )
-                break
-            if self._global_failures >= self.settings.stop_after_embed_failures:
-                report.notes.append(
-                    f"embedding failed for {self._global_failures} sessions in a row; stopped, "
-                    f"{len(queue)} sessions not attempted"
-                )
-                break
-            worked = outcome.status in ("archived", "failed", "planned")
-            attempted += worked
-            if attempted >= request.selection.limit:
-                break
-            if not queue:
-                queue = self._more_sessions(request.selection, seen, attempted)
-            if worked and not request.dry_run and request.delay_ms and queue:
-                time.sleep(request.delay_ms / 1000)
+        self._loop(queue, request, report, progress)
         report.finished_at = datetime.now(UTC)
-        if run_id is not None and not self.store.broken:
+        if run_id is not None and not self._broken:
             counts = {status: report.count(status) for status in get_args(SessionStatus)}
             failures = {s.session_id: s.reason or "" for s in report.failed}
             self.store.finish_run(run_id, counts, failures)
         return report
+
+    def _loop(
+        self,
+        queue: list[str],
+        request: ArchiveRequest,
+        report: RunReport,
+        progress: Progress | None,
+    ) -> None:
+        """Work through the queue, each session's commit running beside the next one's work.
+
+        Outcomes are reported in queue order: a session's is reported once its commit is done,
+        and whether the run goes on is decided on it before the next session's commit starts.
+        """
+        committer = Committer(self.store, self._commit_store)
+        committing: _Committing | None = None
+        seen: set[str] = set()
+        attempted = 0
+        try:
+            while queue:
+                session_id = queue.pop(0)
+                seen.add(session_id)
+                work = self._start(session_id, request)
+                planned = isinstance(work, _Committing)
+                if committing is not None:
+                    done, committing = committing, None
+                    self._add(report, progress, self._settle(done))
+                    if self._stops(report, len(queue) + planned):
+                        if isinstance(work, _Committing):
+                            self._let_go(session_id)  # planned, never written: nothing lost
+                        else:
+                            self._add(report, progress, work)  # it ended already
+                        break
+                if isinstance(work, _Committing):
+                    work.result = committer.submit(work.plan, work.fresh)
+                    committing = work
+                else:
+                    self._add(report, progress, work)
+                    if self._stops(report, len(queue)):
+                        break
+                worked = isinstance(work, _Committing) or work.status in (
+                    "archived",
+                    "failed",
+                    "planned",
+                )
+                attempted += worked
+                if attempted >= request.selection.limit:
+                    break
+                if not queue:
+                    queue = self._more_sessions(request.selection, seen, attempted)
+                if worked and not request.dry_run and request.delay_ms and queue:
+                    time.sleep(request.delay_ms / 1000)
+            if committing is not None:
+                done, committing = committing, None
+                self._add(report, progress, self._settle(done))
+                self._stops(report, 0)
+        finally:
+            committer.close()
+            if committing is not None:  # interrupted while it committed: it is done now
+                self._let_go(committing.outcome.session_id)
+
+    @staticmethod
+    def _add(report: RunReport, progress: Progress | None, outcome: SessionOutcome) -> None:
+        report.sessions.append(outcome)
+        if progress:
+            progress.advance(outcome)
+
+    def _stops(self, report: RunReport, waiting: int) -> bool:
+        """Whether the run must stop after the outcome just added; notes why."""
+        if self._broken:
+            report.notes.append(f"lost the database connection; {waiting} sessions not attempted")
+            return True
+        if self._global_failures >= self.settings.stop_after_embed_failures:
+            report.notes.append(
+                f"embedding failed for {self._global_failures} sessions in a row; stopped, "
+                f"{waiting} sessions not attempted"
+            )
+            return True
+        return False
+
+    @property
+    def _broken(self) -> bool:
+        """Whether a connection of the run lost the database for good."""
+        return self.store.broken or (self._commit_store is not None and self._commit_store.broken)
 
     def _note_held(self, report: RunReport, selection: SessionSelection) -> None:
         """Load who failed before; list the sessions the run leaves out after failed runs.
@@ -194,40 +268,62 @@ class Archiver:
         wider = replace(selection, limit=selection.limit - attempted + len(seen))
         return [s for s in self.store.pending_sessions(wider) if s not in seen]
 
-    def _archive_one(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
+    def _start(self, session_id: str, request: ArchiveRequest) -> SessionOutcome | _Committing:
+        """A session's work up to its last commit: its outcome when it needs none (or failed),
+        else the planned and embedded version that waits for it."""
         started = time.perf_counter()
-        outcome = self._attempt(session_id, request)
-        outcome.seconds = round(time.perf_counter() - started, 3)
+        try:
+            work = self._prepare(session_id, request.dry_run, request.rebuild, started)
+        except ArchivistError as exc:
+            work = self._failure(session_id, exc, request.dry_run)
+        outcome = work.outcome if isinstance(work, _Committing) else work
+        if outcome.embed_calls and outcome.status != "failed":
+            self._global_failures = 0  # the embedder answered
+        if isinstance(work, SessionOutcome):
+            self._finished(work, request.dry_run, started)
+        return work
+
+    def _settle(self, work: _Committing) -> SessionOutcome:
+        """Wait for the session's commit, let the session go and return its outcome."""
+        outcome = work.outcome
+        assert work.result is not None
+        try:
+            try:
+                self._count_commit(outcome, work.result.result())
+            finally:
+                self._let_go(outcome.session_id)
+        except ArchivistError as exc:
+            outcome = self._failure(outcome.session_id, exc, dry_run=False)
+        self._finished(outcome, False, work.started)
         return outcome
 
-    def _attempt(self, session_id: str, request: ArchiveRequest) -> SessionOutcome:
-        try:
-            outcome = self.archive_session(session_id, request.dry_run, request.rebuild)
-        except ConfigError:
-            raise  # wrong for every session alike: stop the run
-        except ArchivistError as exc:
-            if _interrupted(exc):  # Ctrl-C in a database call: stop, do not fail the rest
-                raise KeyboardInterrupt from None
-            line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-            reason = redact(line, self.settings.secrets())  # it goes to the run log too
-            log.info("session %s failed: %s", session_id, reason)
-            failed = SessionOutcome(session_id=session_id, status="failed", reason=reason)
-            if isinstance(exc, LockTimeoutError | ConcurrentUpdateError):
-                return failed  # another session's doing, and passing: the next run retries
-            if self._global_fault(exc):
-                self._global_failures += 1
-            else:
-                if isinstance(exc, EmbedError):
-                    self._global_failures = 0  # the embedder answers: the fault is this input's
-                if not request.dry_run:
-                    self._hold_back(failed)
-            return failed
-        if outcome.embed_calls:
-            self._global_failures = 0
-        if outcome.status == "unchanged" and session_id in self._failed and not request.dry_run:
+    def _finished(self, outcome: SessionOutcome, dry_run: bool, started: float) -> None:
+        outcome.seconds = round(time.perf_counter() - started, 3)
+        session_id = outcome.session_id
+        if outcome.status == "unchanged" and session_id in self._failed and not dry_run:
             self.store.clear_failure(session_id)  # nothing left to archive: not failing now
             del self._failed[session_id]
-        return outcome
+
+    def _failure(self, session_id: str, exc: ArchivistError, dry_run: bool) -> SessionOutcome:
+        """The outcome of a session that failed, counted and held back as its cause says."""
+        if isinstance(exc, ConfigError):
+            raise exc  # wrong for every session alike: stop the run
+        if _interrupted(exc):  # Ctrl-C in a database call: stop, do not fail the rest
+            raise KeyboardInterrupt from None
+        line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+        reason = redact(line, self.settings.secrets())  # it goes to the run log too
+        log.info("session %s failed: %s", session_id, reason)
+        failed = SessionOutcome(session_id=session_id, status="failed", reason=reason)
+        if isinstance(exc, LockTimeoutError | ConcurrentUpdateError):
+            return failed  # another session's doing, and passing: the next run retries
+        if self._global_fault(exc):
+            self._global_failures += 1
+        else:
+            if isinstance(exc, EmbedError):
+                self._global_failures = 0  # the embedder answers: the fault is this input's
+            if not dry_run:
+                self._hold_back(failed)
+        return failed
 
     def _global_fault(self, exc: Exception) -> bool:
         """Whether a session's failure is one every session would meet (the database gone, the
@@ -275,12 +371,15 @@ class Archiver:
                 f"(archive it with --session-id {outcome.session_id} once fixed)"
             )
 
-    def archive_session(self, session_id: str, dry_run: bool, rebuild: bool) -> SessionOutcome:
-        """Bring one session's archive up to date: read it (which takes it), plan, embed,
-        commit; again while more is waiting than one version takes; then let it go.
+    def _prepare(
+        self, session_id: str, dry_run: bool, rebuild: bool, started: float
+    ) -> SessionOutcome | _Committing:
+        """Read the session (which takes it), plan and embed its next version; commit each
+        version but the last while more is waiting than one version takes.
 
-        Three database calls for a session's version: the read, the commit, the let-go (after
-        the commit has committed, so that no other worker reads the session before it).
+        The last version comes back uncommitted, the session still taken: the caller commits
+        it and lets the session go after the commit has committed, so that no other worker
+        reads the session before its new version is visible. Any other end lets it go here.
         """
         read = self._read(session_id, rebuild)
         if not read.taken:
@@ -289,6 +388,7 @@ class Archiver:
                 status="skipped",
                 reason="another archivist run is working on this session",
             )
+        handed_over = False
         try:
             if read.rebuild and read.pruned:
                 raise _rebuild_refused({session_id: read.pruned})
@@ -311,21 +411,26 @@ class Archiver:
                     break
                 phases = _Phases(session_id)
                 texts = plan.texts_to_embed
-                fresh, calls = self._embed_texts(texts)
+                vectors, calls = self._embed_texts(texts)
                 phases.done("embed", f"{len(texts)} texts, {calls} calls")
-                result = commit(self.store, plan, dict(zip(texts, fresh, strict=True)))
-                phases.done("commit", f"version {result.version}")
-                outcome.status = "archived"
-                outcome.version_to = result.version
-                outcome.chunks_removed += result.chunks_deleted
                 outcome.embed_calls += calls
                 outcome.texts_embedded += len(texts)
+                fresh = dict(zip(texts, vectors, strict=True))
                 if not read.pending:
-                    break
+                    handed_over = True
+                    return _Committing(outcome, plan, fresh, started)
+                self._count_commit(outcome, commit(self.store, plan, fresh))
                 read = self._read(session_id, rebuild=False)  # still held: taken again
             return outcome
         finally:
-            self._let_go(session_id)
+            if not handed_over:
+                self._let_go(session_id)
+
+    @staticmethod
+    def _count_commit(outcome: SessionOutcome, result: CommitResult) -> None:
+        outcome.status = "archived"
+        outcome.version_to = result.version
+        outcome.chunks_removed += result.chunks_deleted
 
     def _read(self, session_id: str, rebuild: bool) -> SessionRead:
         phases = _Phases(session_id)
