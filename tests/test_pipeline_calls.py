@@ -169,7 +169,8 @@ def test_a_session_commits_beside_the_next_ones_read(
     let_gos = _calls(lines, "archivist_let_go_session")
     assert len(reads) == len(commits) == len(let_gos) == 2
     assert reads[1][0] < let_gos[0][0]  # the second session read before the first let go
-    assert all(n_commit < n_let_go for (n_commit, _), (n_let_go, _) in zip(commits, let_gos))
+    pairs = zip(commits, let_gos, strict=True)
+    assert all(n_commit < n_let_go for (n_commit, _), (n_let_go, _) in pairs)
     read_pids, commit_pids = {pid for _, pid in reads}, {pid for _, pid in commits}
     assert len(read_pids) == len(commit_pids) == 1
     assert (read_pids == commit_pids) == (pool == 1)
