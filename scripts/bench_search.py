@@ -44,7 +44,9 @@ Measured, in this order:
 6. Index use inside the plpgsql functions: the per-transaction scan counters
    (`pg_stat_get_xact_numscans`, `pg_stat_xact_user_tables`) around a single call, on a fresh
    connection and on a connection that already made many calls (where plpgsql would switch a
-   statically planned query to a generic plan; the search functions build statements per call).
+   statically planned query to a generic plan; the memory searches build statements per call,
+   `search_jarvis_archive` forces a custom plan): a rare topic should read the latest-version
+   GIN index, a common one walk the latest-version index on version_at.
 
 Slow cases stop after `--budget` seconds (and at least 20 queries); `n` says how many ran.
 Progress goes to stderr; the result table (or `--json`) goes to stdout.
@@ -946,6 +948,12 @@ def index_use_checks(
         (
             ARCHIVE_FN.format(args="p_topics => %s"),
             [[band_topics(bands, "rare")[0]]],
+            archive_idx,
+            archive_tables,
+        ),
+        (
+            ARCHIVE_FN.format(args="p_topics => %s"),
+            [[band_topics(bands, "common")[0]]],
             archive_idx,
             archive_tables,
         ),

@@ -20,12 +20,14 @@
 -- search_jarvis_archive(...): structured filters over the latest version of each session (or
 --   every version), at most 20 rows, newest first; containment filters use the GIN index.
 --
--- Plans: each function builds its statement from the filters actually given and runs it with
--- EXECUTE ... USING, which plans it for those values every time: only the predicates that
--- apply, each in a form its index serves. (Written as `(param IS NULL OR predicate)` inside
--- plpgsql, one generic plan serves every call and uses neither the GIN index on extraction
--- nor the session index: at 100k rows a search by a rare topic took 31 ms instead of 0.24 ms;
--- measured in scripts/bench_search.py.)
+-- Plans: a search must be planned for the values it is given: only the predicates that apply,
+-- each in a form its index serves. (One generic plan for every call uses neither the GIN index
+-- on extraction nor the session index: at 100k rows a search by a rare topic took 31 ms
+-- instead of 0.24 ms; measured in scripts/bench_search.py.) The memory searches build their
+-- statement from the filters given and run it with EXECUTE ... USING, planned every time.
+-- search_jarvis_archive runs one static statement with `plan_cache_mode = force_custom_plan`:
+-- each call plans it with its values as constants, so a filter not given, `(v IS NULL OR ...)`,
+-- folds away before planning, and no statement text is built or parsed per call.
 
 CREATE OR REPLACE FUNCTION archivist_iterative_scan_available() RETURNS boolean
 LANGUAGE sql STABLE
@@ -406,12 +408,12 @@ AS $$ SELECT replace(replace(replace(p_text, '\', '\\'), '%', '\%'), '_', '\_') 
 -- that matched (all of them without these filters). Likewise decisions, entities and actions:
 -- the matching ones under their filter, else the stored array as it is (expanding and
 -- re-aggregating four arrays per row cost more than the rest of a topic search).
--- p_user_id: only that user's versions. Nothing is computed for a filter not given: the
--- per-call cost is the point of this function's shape (scripts/bench_search.py).
--- Parameters of the statement it builds:
--- $1 topic documents (any), $2 topics document (all), $3 entity key document, $4 entity name,
--- $5 decision pattern, $6 action pattern, $7 session ids, $8 since, $9 until, $10 limit,
--- $11 item types, $12 item statuses, $13 user id.
+-- p_user_id: only that user's versions.
+-- A filter not given is NULL in its variable, and its predicate and CASE branch fold away in
+-- the plan of that call (see "Plans" above). Whatever is left, the planner picks by the
+-- values: for a common topic it walks jarvis_archive_latest_at_idx newest first and stops at
+-- the limit; for a rare one it reads the matches from the GIN index and sorts them. A generic
+-- plan would have to pick one of the two for every topic, hence force_custom_plan.
 CREATE OR REPLACE FUNCTION search_jarvis_archive(
     p_topics       text[] DEFAULT NULL,
     p_all_topics   boolean DEFAULT false,
@@ -430,92 +432,99 @@ CREATE OR REPLACE FUNCTION search_jarvis_archive(
                  summary text, topics jsonb, decisions jsonb, entities jsonb, actions jsonb,
                  state_items jsonb)
 LANGUAGE plpgsql STABLE
+SET plan_cache_mode = force_custom_plan
 AS $$
 DECLARE
     v_topic    text;
-    v_topics   jsonb[] := '{}';  -- one {"topics": [t]} per topic given
-    v_all      jsonb := '[]';    -- all the topics, for p_all_topics
+    v_any      jsonb[] := '{}';  -- one {"topics": [t]} per topic given (any of them)
+    v_all      jsonb := '[]';    -- {"topics": [all of them]} (p_all_topics)
     v_entity   text := lower(btrim(p_entity));
-    v_by_key   boolean := position(':' IN coalesce(p_entity, '')) > 0;
-    v_types    text[] := '{}';
-    v_statuses text[] := '{}';
-    v_match    text;
-    -- The latest versions by their flag (sql/040): no join, and their own partial indexes.
-    v_where    text := CASE WHEN p_all_versions THEN 'true' ELSE 'a.is_latest' END;
-    v_decisions text := 'coalesce(a.extraction -> ''decisions'', ''[]'')';
-    v_entities  text := 'coalesce(a.extraction -> ''entities'', ''[]'')';
-    v_actions   text := 'coalesce(a.extraction -> ''actions'', ''[]'')';
-    v_items     text := 'coalesce(a.extraction -> ''state_items'', ''[]'')';
+    v_key      jsonb;            -- {"entities": [{"key": ...}]} for an entity key ("tool:x")
+    v_name     text;             -- else the entity's name
+    v_decision text := '%' || archivist_like_escape(p_decision) || '%';
+    v_action   text := '%' || archivist_like_escape(p_action) || '%';
+    v_types    text[];
+    v_statuses text[];
 BEGIN
     FOREACH v_topic IN ARRAY coalesce(p_topics, '{}') LOOP
         CONTINUE WHEN coalesce(btrim(v_topic), '') = '';
         v_topic := lower(btrim(v_topic));
-        v_topics := v_topics || jsonb_build_object('topics', jsonb_build_array(v_topic));
+        v_any := v_any || jsonb_build_object('topics', jsonb_build_array(v_topic));
         v_all := v_all || to_jsonb(v_topic);
     END LOOP;
-    IF cardinality(v_topics) > 0 THEN
-        v_where := v_where || CASE WHEN p_all_topics THEN ' AND a.extraction @> $2'
-                                   ELSE ' AND a.extraction @> ANY ($1)' END;
+    IF cardinality(v_any) = 0 THEN
+        v_any := NULL;
+        v_all := NULL;
+    ELSIF p_all_topics THEN
+        v_any := NULL;
+        v_all := jsonb_build_object('topics', v_all);
+    ELSE
+        v_all := NULL;
     END IF;
-    IF p_entity IS NOT NULL THEN
-        v_match := CASE WHEN v_by_key THEN 'e ->> ''key'' = $4'
-                        ELSE 'lower(e ->> ''name'') = $4' END;
-        v_where := v_where || CASE WHEN v_by_key THEN ' AND a.extraction @> $3'
-            ELSE format(' AND EXISTS (SELECT 1 FROM jsonb_array_elements('
-                        'a.extraction -> ''entities'') e WHERE %s)', v_match) END;
-        v_entities := format('coalesce((SELECT jsonb_agg(e) FROM jsonb_array_elements('
-                             'a.extraction -> ''entities'') e WHERE %s), ''[]'')', v_match);
-    END IF;
-    IF p_decision IS NOT NULL THEN
-        v_match := 'd ->> ''text'' ILIKE $5';
-        v_where := v_where || format(' AND EXISTS (SELECT 1 FROM jsonb_array_elements('
-                                     'a.extraction -> ''decisions'') d WHERE %s)', v_match);
-        v_decisions := format('coalesce((SELECT jsonb_agg(d) FROM jsonb_array_elements('
-                              'a.extraction -> ''decisions'') d WHERE %s), ''[]'')', v_match);
-    END IF;
-    IF p_action IS NOT NULL THEN
-        v_match := 'x ->> ''description'' ILIKE $6';
-        v_where := v_where || format(' AND EXISTS (SELECT 1 FROM jsonb_array_elements('
-                                     'a.extraction -> ''actions'') x WHERE %s)', v_match);
-        v_actions := format('coalesce((SELECT jsonb_agg(x) FROM jsonb_array_elements('
-                            'a.extraction -> ''actions'') x WHERE %s), ''[]'')', v_match);
+    IF position(':' IN v_entity) > 0 THEN
+        v_key := jsonb_build_object('entities', jsonb_build_array(
+                     jsonb_build_object('key', v_entity)));
+    ELSE
+        v_name := v_entity;
     END IF;
     IF p_item_types IS NOT NULL OR p_item_statuses IS NOT NULL THEN
         v_types := ARRAY(SELECT lower(btrim(t)) FROM unnest(p_item_types) t
                          WHERE btrim(t) <> '');
         v_statuses := ARRAY(SELECT lower(btrim(t)) FROM unnest(p_item_statuses) t
                             WHERE btrim(t) <> '');
+        IF cardinality(v_types) = 0 AND cardinality(v_statuses) = 0 THEN
+            v_types := NULL;  -- only blanks: no item filter
+        END IF;
     END IF;
-    IF cardinality(v_types) > 0 OR cardinality(v_statuses) > 0 THEN
-        v_match := '(cardinality($11) = 0 OR i ->> ''type'' = ANY ($11)) AND '
-                   '(cardinality($12) = 0 OR i ->> ''status'' = ANY ($12))';
-        v_where := v_where || format(' AND EXISTS (SELECT 1 FROM jsonb_array_elements('
-                                     'a.extraction -> ''state_items'') i WHERE %s)', v_match);
-        v_items := format('coalesce((SELECT jsonb_agg(i) FROM jsonb_array_elements('
-                          'coalesce(a.extraction -> ''state_items'', ''[]'')) i WHERE %s), ''[]'')',
-                          v_match);
-    END IF;
-    IF p_session_ids IS NOT NULL THEN
-        v_where := v_where || ' AND a.session_id = ANY ($7)';
-    END IF;
-    IF p_since IS NOT NULL THEN
-        v_where := v_where || ' AND (a.span ->> ''last_turn_at'')::timestamptz >= $8';
-    END IF;
-    IF p_until IS NOT NULL THEN
-        v_where := v_where || ' AND (a.span ->> ''first_turn_at'')::timestamptz <= $9';
-    END IF;
-    IF p_user_id IS NOT NULL THEN
-        v_where := v_where || ' AND a.user_id = $13';
-    END IF;
-    RETURN QUERY EXECUTE
-        'SELECT a.session_id, a.version, a.version_at, a.span, a.extraction ->> ''summary'', '
-        'a.extraction -> ''topics'', ' || v_decisions || ', ' || v_entities || ', '
-        || v_actions || ', ' || v_items || ' FROM jarvis_archive a WHERE ' || v_where
-        || ' ORDER BY a.version_at DESC, a.session_id, a.version DESC LIMIT $10'
-    USING v_topics, jsonb_build_object('topics', v_all),
-          jsonb_build_object('entities', jsonb_build_array(jsonb_build_object('key', v_entity))),
-          v_entity, '%' || archivist_like_escape(p_decision) || '%',
-          '%' || archivist_like_escape(p_action) || '%', p_session_ids, p_since, p_until,
-          least(greatest(coalesce(p_limit, 20), 1), 20), v_types, v_statuses, p_user_id;
+    RETURN QUERY
+    SELECT a.session_id, a.version, a.version_at, a.span, a.extraction ->> 'summary',
+           a.extraction -> 'topics',
+           CASE WHEN v_decision IS NULL THEN coalesce(a.extraction -> 'decisions', '[]')
+                ELSE coalesce((SELECT jsonb_agg(d)
+                               FROM jsonb_array_elements(a.extraction -> 'decisions') d
+                               WHERE d ->> 'text' ILIKE v_decision), '[]') END,
+           CASE WHEN v_entity IS NULL THEN coalesce(a.extraction -> 'entities', '[]')
+                ELSE coalesce((SELECT jsonb_agg(e)
+                               FROM jsonb_array_elements(a.extraction -> 'entities') e
+                               WHERE CASE WHEN v_key IS NULL THEN lower(e ->> 'name')
+                                          ELSE e ->> 'key' END = v_entity), '[]') END,
+           CASE WHEN v_action IS NULL THEN coalesce(a.extraction -> 'actions', '[]')
+                ELSE coalesce((SELECT jsonb_agg(x)
+                               FROM jsonb_array_elements(a.extraction -> 'actions') x
+                               WHERE x ->> 'description' ILIKE v_action), '[]') END,
+           CASE WHEN v_types IS NULL THEN coalesce(a.extraction -> 'state_items', '[]')
+                ELSE coalesce((SELECT jsonb_agg(i)
+                               FROM jsonb_array_elements(
+                                        coalesce(a.extraction -> 'state_items', '[]')) i
+                               WHERE (cardinality(v_types) = 0 OR i ->> 'type' = ANY (v_types))
+                                 AND (cardinality(v_statuses) = 0
+                                      OR i ->> 'status' = ANY (v_statuses))), '[]') END
+    FROM jarvis_archive a
+    -- The latest versions by their flag (sql/040): no join, and their own partial indexes.
+    WHERE (p_all_versions OR a.is_latest)
+      AND (v_any IS NULL OR a.extraction @> ANY (v_any))
+      AND (v_all IS NULL OR a.extraction @> v_all)
+      AND (v_key IS NULL OR a.extraction @> v_key)
+      AND (v_name IS NULL OR EXISTS (SELECT 1
+                                     FROM jsonb_array_elements(a.extraction -> 'entities') e
+                                     WHERE lower(e ->> 'name') = v_name))
+      AND (v_decision IS NULL OR EXISTS (SELECT 1
+                                         FROM jsonb_array_elements(a.extraction -> 'decisions') d
+                                         WHERE d ->> 'text' ILIKE v_decision))
+      AND (v_action IS NULL OR EXISTS (SELECT 1
+                                       FROM jsonb_array_elements(a.extraction -> 'actions') x
+                                       WHERE x ->> 'description' ILIKE v_action))
+      AND (v_types IS NULL OR EXISTS (SELECT 1
+                                      FROM jsonb_array_elements(a.extraction -> 'state_items') i
+                                      WHERE (cardinality(v_types) = 0
+                                             OR i ->> 'type' = ANY (v_types))
+                                        AND (cardinality(v_statuses) = 0
+                                             OR i ->> 'status' = ANY (v_statuses))))
+      AND (p_session_ids IS NULL OR a.session_id = ANY (p_session_ids))
+      AND (p_since IS NULL OR (a.span ->> 'last_turn_at')::timestamptz >= p_since)
+      AND (p_until IS NULL OR (a.span ->> 'first_turn_at')::timestamptz <= p_until)
+      AND (p_user_id IS NULL OR a.user_id = p_user_id)
+    ORDER BY a.version_at DESC, a.session_id, a.version DESC
+    LIMIT least(greatest(coalesce(p_limit, 20), 1), 20);
 END;
 $$;
