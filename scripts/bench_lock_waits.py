@@ -4,8 +4,9 @@ On one embedded Postgres (PostgreSQL 16, pgvector), with the archivist's functio
 leaves them (lock_timeout_s 10, statement_timeout_s 600, the searches 15 s):
 
 - a search called as SQL by a bot, directly (`SELECT * FROM match_jarvis_memory_chunks(...)`
-  on a connection without a statement_timeout) and over REST (tests/postgrest_double.py, which
-  applies a function's statement_timeout to the request's transaction like PostgREST 12.2),
+  on a connection without a statement_timeout) and over REST
+  (tests/support/postgrest_double.py, which applies a function's statement_timeout to the
+  request's transaction like PostgREST 12.2),
   while another session holds ACCESS EXCLUSIVE on jarvis_memory_chunks;
 - an archive run in which one session's row of jarvis_archive_sessions is held FOR UPDATE by
   another session: the seconds that session takes to fail, and the run's total.
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from bench_archive import Server  # noqa: E402
 from benchkit import embedded_server  # noqa: E402
-from postgrest_double import SERVICE_KEY, PostgrestDouble  # noqa: E402
+from support.postgrest_double import SERVICE_KEY, PostgrestDouble  # noqa: E402
 
 from archivist.app import archive, init_database  # noqa: E402
 from archivist.config import Settings  # noqa: E402

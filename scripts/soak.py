@@ -4,7 +4,7 @@ nothing was lost and nothing doubled.
 A throw-away embedded Postgres (pgserver) in a temporary directory holds a generated corpus
 that grows between runs (new messages, late arrivals, summary updates). Each round starts
 `python -m archivist archive` and kills it after a random delay; at the end one run goes to
-completion and tests/invariants.py checks every session.
+completion and tests/support/invariants.py checks every session.
 
     make soak                                   (50 kills)
     ARCHIVIST_SOAK_KILLS=200 ARCHIVIST_FAULT_SEED=7 python scripts/soak.py
@@ -28,14 +28,14 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from benchkit import embedded_server  # noqa: E402
-from faults import (  # noqa: E402
+from support.faults import (  # noqa: E402
     Corpus,
     archivist_env,
     create_sources,
     kill_at_random,
     run_to_completion,
 )
-from invariants import summary, violations  # noqa: E402
+from support.invariants import summary, violations  # noqa: E402
 
 from archivist.config import Settings  # noqa: E402
 from archivist.store.postgres import EmbeddingConfig, PostgresStore  # noqa: E402

@@ -11,9 +11,9 @@ from typing import Any
 
 import psycopg
 import pytest
-from ollama_server import ollama_server  # noqa: F401  (fixture)
-from postgrest_double import SERVICE_KEY, PostgrestDouble
-from sources import SourceDB
+from support.ollama_server import ollama, ollama_server  # noqa: F401  (fixtures)
+from support.postgrest_double import SERVICE_KEY, PostgrestDouble
+from support.sources import SourceDB
 
 from archivist.config import Settings
 from archivist.store.postgres import EmbeddingConfig, PostgresStore

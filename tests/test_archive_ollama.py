@@ -8,8 +8,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from ollama_server import OllamaTestServer
-from sources import SourceDB, run_archivist
+from support.ollama_server import OllamaTestServer
+from support.sources import SourceDB, run_archivist
 
 from archivist.config import Settings
 from archivist.store.postgres import EmbeddingConfig, PostgresStore

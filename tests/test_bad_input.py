@@ -1,5 +1,5 @@
 """Bad source data, one class per row: each is archived correctly or skipped with a reason in
-the run report; never a crash, never a silent loss (tests/invariants.py checks every row).
+the run report; never a crash, never a silent loss (tests/support/invariants.py checks every row).
 
 NUL bytes cannot reach the archivist from Postgres: `text` refuses U+0000 (the test shows the
 database refusing it) so the cleaner's NUL stripping, kept for other transports, is checked on
@@ -16,8 +16,8 @@ from pathlib import Path
 import psycopg
 import pytest
 from conftest import HASH_768
-from invariants import violations
-from sources import T0, SourceDB
+from support.invariants import violations
+from support.sources import T0, SourceDB
 
 from archivist.app import archive, check_prune
 from archivist.config import Settings

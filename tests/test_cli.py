@@ -8,7 +8,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from sources import SourceDB, run_archivist
+from support.sources import SourceDB, run_archivist
 from typer.testing import CliRunner
 
 from archivist.cli import cli

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import psycopg
 import pytest
-from sources import T0, SourceDB
+from support.sources import T0, SourceDB
 
 from archivist import memory_search
 from archivist.client import Archivist

@@ -11,8 +11,8 @@ from typing import Any
 
 import psycopg
 import pytest
-from faults import Corpus, archivist_env, create_sources, start_archive
-from invariants import violations
+from support.faults import Corpus, archivist_env, create_sources, start_archive
+from support.invariants import violations
 
 from archivist.app import archive
 from archivist.config import Settings

@@ -11,8 +11,8 @@ import random
 from pathlib import Path
 
 import psycopg
-from faults import Corpus, archivist_env, create_sources, kill_at_random, run_to_completion
-from invariants import summary, violations
+from support.faults import Corpus, archivist_env, create_sources, kill_at_random, run_to_completion
+from support.invariants import summary, violations
 
 CI_KILLS = 6
 

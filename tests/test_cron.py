@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from invariants import violations
-from ollama_server import OllamaTestServer
-from sources import T0, SourceDB
+from support.invariants import violations
+from support.ollama_server import OllamaTestServer
+from support.sources import T0, SourceDB
 
 from archivist.config import Settings
 from archivist.store.postgres import EmbeddingConfig, PostgresStore

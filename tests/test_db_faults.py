@@ -12,9 +12,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from faults import archivist_env, run_archive
-from invariants import violations
-from sources import T0, SourceDB
+from support.faults import archivist_env, run_archive
+from support.invariants import violations
+from support.sources import T0, SourceDB
 
 
 @pytest.fixture

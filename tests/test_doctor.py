@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import psycopg
-from ollama_server import OllamaTestServer
-from sources import SourceDB, run_cli
+from support.ollama_server import OllamaTestServer
+from support.sources import SourceDB, run_cli
 
 from archivist.config import Settings
 from archivist.doctor import run_doctor

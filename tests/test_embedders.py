@@ -1,5 +1,5 @@
 """The embedders: the offline hash embedder, and the Ollama embedder through the real `ollama`
-client over real HTTP against the Ollama test double (tests/ollama_server.py)."""
+client over real HTTP against the Ollama test double (tests/support/ollama_server.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from ollama_server import OllamaTestServer
+from support.ollama_server import OllamaTestServer
 
 from archivist.embed.base import Embedder, Vector, embed_documents
 from archivist.embed.hashing import HashEmbedder

@@ -15,8 +15,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from postgrest_double import PostgrestDouble
-from sources import SourceDB
+from support.postgrest_double import PostgrestDouble
+from support.sources import SourceDB
 
 REPO = Path(__file__).resolve().parents[1]
 BLOCKER = '''

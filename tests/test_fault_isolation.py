@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ollama_server import OllamaTestServer
-from sources import T0, SourceDB
+from support.ollama_server import OllamaTestServer
+from support.sources import T0, SourceDB
 
 from archivist.config import Settings
 from archivist.store.postgres import EmbeddingConfig, PostgresStore
@@ -163,7 +163,7 @@ SHORT_ID = f"{LONG_ID[:24]}…{LONG_ID[-8:]}"
 def test_a_session_id_too_long_is_refused_and_never_echoed(
     source: SourceDB, settings: Settings, tmp_path: Path
 ) -> None:
-    from sources import run_cli
+    from support.sources import run_cli
 
     source.add(LONG_ID, ["hello", "hi"])
     source.add("fine", ["hello", "hi"])

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from invariants import summary, violations
-from sources import T0, SourceDB
+from support.invariants import summary, violations
+from support.sources import T0, SourceDB
 
 from archivist.app import archive
 from archivist.config import Settings

@@ -12,8 +12,8 @@ from typing import Any
 
 import ollama
 import pytest
-from ollama_server import OllamaTestServer
-from sources import SourceDB, run_archivist
+from support.ollama_server import OllamaTestServer
+from support.sources import SourceDB, run_archivist
 
 from archivist.config import Settings
 from archivist.doctor import run_doctor

@@ -18,9 +18,9 @@ import httpx
 import psycopg
 import pytest
 from conftest import HASH_768
-from faults import archivist_env, run_archive
-from postgrest_double import SERVICE_KEY, PostgrestDouble
-from sources import SourceDB
+from support.faults import archivist_env, run_archive
+from support.postgrest_double import SERVICE_KEY, PostgrestDouble
+from support.sources import SourceDB
 
 from archivist.app import archive
 from archivist.config import DatabaseTimeouts, Settings

@@ -21,8 +21,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
-from ollama_server import OllamaTestServer
-from sources import T0, SourceDB, run_archivist
+from support.ollama_server import OllamaTestServer
+from support.sources import T0, SourceDB, run_archivist
 
 from archivist.app import archive
 from archivist.client import Archivist
@@ -56,13 +56,6 @@ TOOLS = {
     "session_history": (SessionQuery, History),
 }
 _databases = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def ollama() -> Iterator[OllamaTestServer]:
-    server = OllamaTestServer()
-    yield server
-    server.close()
 
 
 @pytest.fixture(scope="module")

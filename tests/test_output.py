@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 import pytest
-from sources import T0, SourceDB, run_archivist
+from support.sources import T0, SourceDB, run_archivist
 from typer.testing import CliRunner
 
 from archivist.cli import cli

@@ -21,7 +21,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from sources import T0, SourceDB
+from support.sources import T0, SourceDB
 
 from archivist.app import archive
 from archivist.config import Settings

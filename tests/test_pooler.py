@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sources import SourceDB, run_cli
+from support.sources import SourceDB, run_cli
 
 from archivist.config import Settings
 from archivist.store.connection import connect, looks_like_pooler, uses_pooler

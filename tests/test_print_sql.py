@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 import psycopg
-from catalog import catalog
-from sources import run_archivist
+from support.catalog import catalog
+from support.sources import run_archivist
 
 from archivist.store.migrate import functions_checksum, load_definitions, load_migrations
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import psycopg
 import pytest
-from catalog import catalog, init_as_main_did
 from conftest import HASH_768, SUPABASE_DEFAULTS, _fresh_database
-from postgrest_double import PostgrestDouble
-from sources import SourceDB, run_archivist
+from support.catalog import catalog, init_as_main_did
+from support.postgrest_double import PostgrestDouble
+from support.sources import SourceDB, run_archivist
 
 from archivist import memory_search
 from archivist.app import archive

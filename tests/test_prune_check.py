@@ -7,7 +7,7 @@ import subprocess
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sources import T0, SourceDB, run_cli
+from support.sources import T0, SourceDB, run_cli
 
 from archivist.app import archive, check_prune
 from archivist.config import Settings

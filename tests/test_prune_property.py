@@ -21,7 +21,7 @@ import psycopg
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from sources import T0, SourceDB
+from support.sources import T0, SourceDB
 
 from archivist.app import archive, check_prune
 from archivist.config import Settings

@@ -12,8 +12,8 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from invariants import violations
-from sources import T0, SourceDB, run_cli
+from support.invariants import violations
+from support.sources import T0, SourceDB, run_cli
 
 from archivist import memory_search
 from archivist.app import archive, check_prune

@@ -28,7 +28,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from ollama_server import OllamaTestServer
+from support.ollama_server import OllamaTestServer
 
 from archivist.config import SourceTables
 from archivist.demo import NEXT_COMMANDS, _load_samples, sample_conversations
@@ -104,13 +104,6 @@ def test_the_demo_suggests_the_commands_the_readme_shows() -> None:
     readme_commands = {c for b in BLOCKS for _, c in b.commands}
     for arguments, _ in NEXT_COMMANDS:
         assert any(c.startswith(f"archivist {arguments}") for c in readme_commands), arguments
-
-
-@pytest.fixture(scope="module")
-def ollama() -> Iterator[OllamaTestServer]:
-    server = OllamaTestServer()
-    yield server
-    server.close()
 
 
 @pytest.fixture(scope="module")

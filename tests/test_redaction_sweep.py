@@ -20,9 +20,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import psycopg
 import pytest
-from ollama_server import OllamaTestServer
-from postgrest_double import PostgrestDouble
-from sources import SourceDB
+from support.ollama_server import OllamaTestServer
+from support.postgrest_double import PostgrestDouble
+from support.sources import SourceDB
 
 PASSWORD = "Pw-5ecret-7731"
 KEY = "eyJhbGciOiJIUzI1NiJ9.service-role-5ecret-key"

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ollama_server import OllamaTestServer
-from sources import SourceDB, run_archivist, run_cli
+from support.ollama_server import OllamaTestServer
+from support.sources import SourceDB, run_archivist, run_cli
 
 from archivist.chunking import chunk_id
 from archivist.config import Settings

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from sources import T0, SourceDB, run_cli
+from support.sources import T0, SourceDB, run_cli
 
 from archivist import ArchiveFilters, archive_search, memory_search
 from archivist.app import archive

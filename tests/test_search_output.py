@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from sources import SourceDB
+from support.sources import SourceDB
 from typer.testing import CliRunner
 
 from archivist.cli import cli

@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from postgrest_double import SERVICE_KEY, PostgrestDouble
-from sources import T0, SourceDB
+from support.postgrest_double import SERVICE_KEY, PostgrestDouble
+from support.sources import T0, SourceDB
 
 from archivist.app import archive
 from archivist.config import Settings

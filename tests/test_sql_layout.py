@@ -11,9 +11,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from catalog import BEFORE, catalog, init_as_main_did
-from postgrest_double import PostgrestDouble
-from sources import run_archivist
+from support.catalog import BEFORE, catalog, init_as_main_did
+from support.postgrest_double import PostgrestDouble
+from support.sources import run_archivist
 
 from archivist.config import Settings
 from archivist.doctor import run_doctor

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from sources import T0, SourceDB
+from support.sources import T0, SourceDB
 from test_archive import CountingEmbedder, run
 
 from archivist.config import Settings

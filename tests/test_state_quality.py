@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any, get_args
 
 import pytest
-from ollama_server import OllamaTestServer
+from support.ollama_server import OllamaTestServer
 
 from archivist.extract.llm import OllamaExtractor
 from archivist.state.items import ItemType

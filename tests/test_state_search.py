@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from sources import SourceDB
+from support.sources import SourceDB
 from test_archive import run
 from test_cli import env, invoke  # noqa: F401  (env is a fixture)
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sources import T0, SourceDB
+from support.sources import T0, SourceDB
 from test_archive import run
 from test_cli import env, invoke  # noqa: F401  (env is a fixture)
 

@@ -6,7 +6,7 @@ import json
 from datetime import timedelta
 
 import pytest
-from sources import T0, SourceDB, run_cli
+from support.sources import T0, SourceDB, run_cli
 
 from archivist.app import archive, status
 from archivist.config import Settings

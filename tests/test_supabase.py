@@ -9,8 +9,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from postgrest_double import SERVICE_KEY, PostgrestDouble
-from sources import SourceDB, run_cli
+from support.postgrest_double import SERVICE_KEY, PostgrestDouble
+from support.sources import SourceDB, run_cli
 
 from archivist.app import archive
 from archivist.backends import open_store

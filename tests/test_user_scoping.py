@@ -14,9 +14,9 @@ from typing import Any
 import psycopg
 import pytest
 from conftest import SUPABASE_DEFAULTS, _fresh_database
-from postgrest_double import PostgrestDouble
 from rich.console import Console
-from sources import SourceDB, run_archivist
+from support.postgrest_double import PostgrestDouble
+from support.sources import SourceDB, run_archivist
 
 from archivist.app import archive, init_database
 from archivist.cli.output import Output

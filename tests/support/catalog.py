@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 
 # sql/001-009 as main held them at commit 493e2bf, when migrations still held the functions.
-BEFORE = Path(__file__).parent / "fixtures" / "sql_493e2bf"
+BEFORE = Path(__file__).parent.parent / "fixtures" / "sql_493e2bf"
 
 CATALOG_QUERIES = {
     "tables": """

@@ -446,3 +446,13 @@ def ollama_server() -> Iterator[OllamaTestServer]:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture(scope="module")
+def ollama() -> Iterator[OllamaTestServer]:
+    """One Ollama test double shared by a module's tests (which leave its faults alone)."""
+    server = OllamaTestServer()
+    try:
+        yield server
+    finally:
+        server.close()
