@@ -5,6 +5,12 @@ messages only changes the last, partial window and adds new ones; earlier window
 text and therefore their ids and embeddings. A window longer than the chunk size is cut into
 pieces at message boundaries (a single long message into several pieces).
 
+The extraction is cut the same way, by what it holds rather than by position: the summary and
+topics (which change with nearly every version) go in one head piece together with the newest
+decisions and actions, and the older facts in groups whose ends depend on their own content
+(`extraction_pieces`). A version that adds or changes a fact therefore changes the head and
+the group holding that fact, not every piece after it.
+
 Each turn is rendered as `Speaker: text`, the speaker being the role's label (`User`,
 `Assistant`, or whatever `speaker_labels` maps a role to, e.g. a person's name), as people ask
 ("what did Maya say about ..."); a role without a label is rendered as it is stored.
@@ -23,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from archivist.models import Chunk, ChunkSource, Extraction, Message, Span
 from archivist.state.items import StateItem
@@ -43,6 +50,10 @@ MODEL_INPUT_TOKENS: dict[str, int] = {
 CHARS_PER_TOKEN = 3.4  # measured; see the module docstring
 _SPECIAL_TOKENS = 2  # [CLS] and [SEP] (or the model's equivalents) take two places
 DEFAULT_SPEAKERS: dict[str, str] = {"user": "User", "assistant": "Assistant"}
+# An extraction group holds at least GROUP_LEAST of a chunk's characters, then ends after each
+# further fact with a chance of its length over GROUP_TARGET of them (see `_groups`).
+GROUP_LEAST = 1 / 8
+GROUP_TARGET = 1 / 3
 
 
 def chunk_chars(model: str, max_chars: int, input_tokens: int | None = None) -> int:
@@ -95,10 +106,12 @@ def _make_chunks(
     pieces: Sequence[tuple[str, dict[str, object]]],
     model: str,
     version: int,
+    positional: bool = True,
 ) -> list[Chunk]:
+    """Chunks of `pieces`; their ids cover each piece's place among them if `positional`."""
     return [
         Chunk(
-            id=chunk_id(session_id, source, slot, i, text, model),
+            id=chunk_id(session_id, source, slot, i if positional else 0, text, model),
             session_id=session_id,
             source=source,
             slot=slot,
@@ -144,27 +157,110 @@ def summary_chunks(
     return _make_chunks(session_id, "session_summary", SUMMARY_SLOT, pieces, model, version)
 
 
-def render_extraction(extraction: Extraction) -> str:
-    """The searchable text of an extraction (no counters, so it changes only with its facts)."""
-    lines = [f"Summary: {extraction.summary}"] if extraction.summary else []
+def _boundary_draw(key: str) -> float:
+    """A number in [0, 1) fixed by `key` alone (the same in every process and version)."""
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest()) / 2**64
+
+
+@dataclass(frozen=True)
+class _Section:
+    """Lines of one kind of fact, oldest first: each line's text and the key its place in the
+    pieces is decided by (its fact without what may change about it, e.g. an action's outcome)."""
+
+    units: list[tuple[str, str]]  # (key, rendered unit)
+    prefix: str = ""  # put before a group's units (e.g. "Entities: ")
+    joiner: str = "\n"
+
+    def render(self, units: Sequence[str]) -> str:
+        return self.prefix + self.joiner.join(units)
+
+
+def _groups(section: _Section, max_chars: int) -> tuple[list[str], str | None]:
+    """The section's closed groups, and its open last group (None if it has none).
+
+    Once a group holds GROUP_LEAST of `max_chars`, it ends after a unit whose key draws below
+    the unit's length over GROUP_TARGET of `max_chars` (so a group holds about their sum
+    whatever its units' lengths); it also ends before a unit that would take it over
+    `max_chars`. Where a group ends depends only on the units since the previous end: a
+    changed, inserted or removed unit changes its own group (and the next, if the end moves),
+    never the groups elsewhere. An action's key is its description, so an action marked done
+    changes its group's text but not where the group ends.
+    """
+    target, least = max_chars * GROUP_TARGET, max_chars * GROUP_LEAST
+    closed: list[str] = []
+    group: list[str] = []
+    for key, unit in section.units:
+        if group and len(section.render([*group, unit])) > max_chars:
+            closed.append(section.render(group))
+            group = []
+        group.append(unit)
+        size = len(section.render(group))
+        if size >= least and _boundary_draw(key) < len(unit) / target:
+            closed.append(section.render(group))
+            group = []
+    return closed, (section.render(group) if group else None)
+
+
+def extraction_pieces(extraction: Extraction, max_chars: int) -> list[str]:
+    """The searchable text of an extraction, as pieces of at most `max_chars` that stay the same
+    while the facts they hold do (no counters: a piece changes only with its facts).
+
+    The head piece holds the summary and topics, which change with nearly every version, and
+    the newest decisions and actions (each section's open last group), where a version's new
+    ones are appended; older decisions and actions, entities and preferences sit in groups cut
+    where their content says (see `_groups`). So a version that appends decisions and actions
+    changes the head and, now and then, closes one group per section; one that changes an
+    older fact (an action done) changes the group holding it.
+    """
+    head = [f"Summary: {extraction.summary}"] if extraction.summary else []
     if extraction.topics:
-        lines.append("Topics: " + ", ".join(extraction.topics))
-    lines += [f"Decision: {d.text}" for d in extraction.decisions]
-    lines += [f"Action ({a.outcome or 'noted'}): {a.description}" for a in extraction.actions]
-    if extraction.entities:
-        lines.append("Entities: " + ", ".join(e.name for e in extraction.entities))
-    lines += [f"Preference: {p}" for p in extraction.preferences_inferred]
-    return "\n".join(lines)
+        head.append("Topics: " + ", ".join(extraction.topics))
+    growing = [
+        _Section([(d.text, f"Decision: {d.text}") for d in extraction.decisions]),
+        _Section(
+            [
+                (a.description, f"Action ({a.outcome or 'noted'}): {a.description}")
+                for a in extraction.actions
+            ]
+        ),
+    ]
+    settled = [
+        _Section([(e.key, e.name) for e in extraction.entities], "Entities: ", ", "),
+        _Section([(p, f"Preference: {p}") for p in extraction.preferences_inferred]),
+    ]
+    head_text = "\n".join(head)
+    groups: list[str] = []
+    for section in growing:
+        closed, open_group = _groups(section, max_chars)
+        groups += closed
+        if open_group is None:
+            continue
+        if len(head_text) + 1 + len(open_group) <= max_chars:
+            head_text = f"{head_text}\n{open_group}" if head_text else open_group
+        else:
+            groups.append(open_group)
+    for section in settled:
+        closed, open_group = _groups(section, max_chars)
+        groups += [*closed, *([open_group] if open_group else [])]
+    pieces = split_text(head_text, max_chars) if head_text else []
+    for group in groups:
+        pieces += split_text(group, max_chars)
+    return list(dict.fromkeys(pieces))
 
 
 def extraction_chunks(
     session_id: str, extraction: Extraction, model: str, version: int, max_chars: int
 ) -> list[Chunk]:
-    """The extraction rendered as text, as one or more chunks."""
-    text = render_extraction(extraction)
+    """The extraction's pieces (`extraction_pieces`) as chunks.
+
+    A piece's id does not depend on its place among the pieces, so a piece that stays the same
+    keeps its row when a group is added before it.
+    """
     coverage = _span_coverage(extraction.span)
-    pieces = [(p, coverage) for p in split_text(text, max_chars)]
-    return _make_chunks(session_id, "archive_extraction", EXTRACTION_SLOT, pieces, model, version)
+    pieces = [(p, coverage) for p in extraction_pieces(extraction, max_chars)]
+    return _make_chunks(
+        session_id, "archive_extraction", EXTRACTION_SLOT, pieces, model, version, positional=False
+    )
 
 
 def window_chunks(

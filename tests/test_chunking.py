@@ -1,4 +1,5 @@
-"""Turn chunks: speakers rendered as people name them, sizes cut to what the model reads."""
+"""Chunks: speakers rendered as people name them, sizes cut to what the model reads, extraction
+pieces that change only with the facts they hold."""
 
 from __future__ import annotations
 
@@ -6,10 +7,17 @@ from datetime import UTC, datetime
 
 import pytest
 
-from archivist.chunking import chunk_chars, render_turn, state_item_chunks, window_chunks
+from archivist.chunking import (
+    chunk_chars,
+    extraction_chunks,
+    extraction_pieces,
+    render_turn,
+    state_item_chunks,
+    window_chunks,
+)
 from archivist.config import load_settings
 from archivist.errors import ConfigError
-from archivist.models import Message
+from archivist.models import Action, Decision, Entity, Extraction, Message
 from archivist.state.items import StateItem
 
 AT = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -53,3 +61,111 @@ def test_speaker_labels_from_the_environment_are_json() -> None:
     assert settings.speaker_labels == {"user": "Maya"}
     with pytest.raises(ConfigError, match="speaker_labels"):
         load_settings(environ={"ARCHIVIST_SPEAKER_LABELS": "Maya"})
+
+
+# -- extraction pieces: cut by what they hold, so a version changes only the pieces it touches --
+
+TOOLS = ["Redis", "Kafka", "Sentry", "Grafana", "Terraform", "Celery", "Nginx", "dbt"]
+
+
+def extraction(decisions: int = 40, actions: int = 40) -> Extraction:
+    return Extraction(
+        session_id="s",
+        summary="Moving the billing API to Memcached; Priya reviews the plan.",
+        topics=["billing api", "caching", "deployment"],
+        decisions=[
+            Decision(text=f"Use {TOOLS[i % 8]} for service {i} with a {i * 37 % 900} s timeout")
+            for i in range(decisions)
+        ],
+        actions=[
+            Action(
+                description=f"Open a PR that adds {TOOLS[i % 8]} metrics to job {i}",
+                outcome="planned",
+            )
+            for i in range(actions)
+        ],
+        entities=[Entity(type="tool", name=t, key=f"tool:{t.lower()}") for t in TOOLS],
+        preferences_inferred=["short answers with code examples"],
+    )
+
+
+def changed(before: Extraction, after: Extraction, max_chars: int = 1500) -> list[str]:
+    """The pieces of `after` that `before` does not have (the texts a version embeds)."""
+    old = set(extraction_pieces(before, max_chars))
+    return [p for p in extraction_pieces(after, max_chars) if p not in old]
+
+
+def test_extraction_pieces_hold_every_fact_once_within_the_size() -> None:
+    ex = extraction()
+    pieces = extraction_pieces(ex, 1500)
+    assert len(pieces) >= 4 and all(len(p) <= 1500 for p in pieces)
+    assert pieces[0].startswith("Summary: Moving the billing API")  # the head comes first
+    lines = [line for p in pieces for line in p.splitlines()]
+    for fact in [f"Decision: {d.text}" for d in ex.decisions] + [
+        f"Action (planned): {a.description}" for a in ex.actions
+    ]:
+        assert lines.count(fact) == 1, fact
+    names = [n for line in lines if line.startswith("Entities: ") for n in line[10:].split(", ")]
+    assert names == TOOLS
+    assert extraction_pieces(ex, 1500) == pieces  # the same facts, the same pieces
+
+
+def test_appending_a_decision_changes_the_head_and_at_most_the_group_it_closes() -> None:
+    before = extraction()
+    new = Decision(text="Switch the ingest worker from Docker to FastAPI")
+    after = before.model_copy(update={"decisions": [*before.decisions, new]})
+    fresh = changed(before, after)
+    # Cut by position, every piece after the new line moved; here at most two pieces change:
+    # the head (which holds the newest decisions) and a group the new decision closed.
+    assert 1 <= len(fresh) <= 2
+    assert any(f"Decision: {new.text}" in p for p in fresh)
+    assert all(f"Decision: {new.text}" in p or p.startswith("Summary: ") for p in fresh)
+
+
+def test_an_older_action_done_changes_only_the_piece_that_holds_it() -> None:
+    before = extraction()
+    done = before.actions[0].model_copy(update={"outcome": "done"})
+    after = before.model_copy(update={"actions": [done, *before.actions[1:]]})
+    assert changed(before, after) == [
+        p for p in extraction_pieces(after, 1500) if f"Action (done): {done.description}" in p
+    ]
+    assert len(changed(before, after)) == 1 and len(changed(after, before)) == 1
+
+
+def test_inserting_or_dropping_an_old_decision_leaves_the_other_groups_alone() -> None:
+    before = extraction()
+    inserted = Decision(text="Keep the nightly ETL on Airflow until March")
+    middle = [*before.decisions[:12], inserted, *before.decisions[12:]]
+    for after in (
+        before.model_copy(update={"decisions": middle}),
+        before.model_copy(update={"decisions": before.decisions[1:]}),  # a capped list's oldest
+    ):
+        fresh = changed(before, after)
+        assert 1 <= len(fresh) <= 2  # its group, and the next if an end moved
+        assert len(extraction_pieces(after, 1500)) - len(fresh) >= 3  # the rest kept
+
+
+def test_a_new_summary_changes_only_the_head() -> None:
+    before = extraction()
+    after = before.model_copy(update={"summary": "Billing moved; Grafana dashboards next."})
+    assert changed(before, after) == [extraction_pieces(after, 1500)[0]]
+
+
+def test_extraction_pieces_fit_a_small_model_and_a_long_summary() -> None:
+    ex = extraction().model_copy(update={"summary": "word " * 400})
+    for max_chars in (300, 860):
+        pieces = extraction_pieces(ex, max_chars)
+        assert all(0 < len(p) <= max_chars for p in pieces)
+        assert len(set(pieces)) == len(pieces)
+    assert extraction_pieces(Extraction(session_id="s"), 1500) == []
+
+
+def test_an_extraction_chunk_keeps_its_id_when_a_group_is_added_before_it() -> None:
+    before = extraction()
+    extra = [Decision(text=f"Retire the legacy cron host number {i}") for i in range(15)]
+    after = before.model_copy(update={"decisions": [*extra, *before.decisions]})
+    ids = lambda ex: {c.content: c.id for c in extraction_chunks("s", ex, "m", 1, 1500)}  # noqa: E731
+    old, new = ids(before), ids(after)
+    kept = set(old) & set(new)
+    assert len(new) > len(old) and len(kept) >= 3
+    assert all(old[text] == new[text] for text in kept)

@@ -178,6 +178,53 @@ def test_a_session_that_grew_embeds_only_its_new_turns_and_changed_texts() -> No
     assert plan.to_remove <= set(first_ids := {c.id for c in first.chunks}) and first_ids
 
 
+TOOLS = ["Redis", "Kafka", "Sentry", "Grafana", "Terraform", "Celery", "Nginx", "Airflow"]
+SERVICES = [
+    "billing API", "auth service", "web app", "ingest worker", "search backend", "nightly ETL",
+    "mobile API", "admin dashboard", "notification queue", "reporting job", "payment gateway",
+]  # fmt: skip
+
+
+def fact(i: int) -> Message:
+    """A message with a decision (even i) or a planned action (odd i) of its own."""
+    tool, service = TOOLS[i % len(TOOLS)], SERVICES[(i // len(TOOLS)) % len(SERVICES)]
+    role, text = (
+        ("user", f"Let's use {tool} for the {service}.")
+        if i % 2 == 0
+        else ("assistant", f"Next step: I'll set up {tool} for the {service}.")
+    )
+    return Message(
+        id=str(i), session_id=SID, role=role, content=text, created_at=T0 + timedelta(minutes=i)
+    )
+
+
+def test_a_grown_session_embeds_the_extractions_head_and_only_pieces_with_new_facts() -> None:
+    vectors = Recorder()
+    read = first_read(0)
+    read.new = [fact(i) for i in range(80)]
+    first = plan_version(read, settings(), RulesExtractor(), vectors)
+    assert first is not None
+    grown = archived(read, first, vectors)
+    grown.new = [fact(i) for i in range(80, 88)]
+    plan = plan_version(grown, settings(), RulesExtractor(), vectors)
+    assert plan is not None
+    pieces = [c for c in plan.chunks if c.source == "archive_extraction"]
+    embedded = [c.content for c in plan.to_embed if c.source == "archive_extraction"]
+    new_facts = [
+        line
+        for text in embedded
+        for line in text.splitlines()
+        if line.startswith(("Decision: ", "Action ("))
+        and line not in {x for c in first.chunks for x in c.content.splitlines()}
+    ]
+    assert len(pieces) >= 3 and new_facts  # a long extraction, and new facts in it
+    assert embedded[0].startswith("Summary: ")  # the head: summary, topics, newest facts
+    # Every other piece embedded holds a new fact; the pieces with none keep their rows.
+    assert all(any(f in text for f in new_facts) for text in embedded[1:])
+    kept = [c for c in pieces if c.id in plan.existing]
+    assert len(kept) >= len(pieces) - 3
+
+
 def test_a_last_window_with_an_edited_message_is_left_as_archived() -> None:
     vectors = Recorder()
     read = first_read(10)

@@ -27,7 +27,7 @@ from typing import Any
 
 import psycopg
 
-from archivist.chunking import render_extraction, split_text
+from archivist.chunking import extraction_pieces
 from archivist.models import Extraction
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -129,8 +129,8 @@ def _chunk_membership(conn: Conn, chunk_max_chars: int) -> list[str]:
         "SELECT s.session_id, a.extraction FROM jarvis_archive_sessions s "
         "JOIN jarvis_archive a ON a.id = s.archive_id"
     ):
-        text = render_extraction(Extraction.model_validate(extraction))
-        if sorted(stored.get(sid, [])) != sorted(split_text(text, chunk_max_chars)):
+        pieces = extraction_pieces(Extraction.model_validate(extraction), chunk_max_chars)
+        if sorted(stored.get(sid, [])) != sorted(pieces):
             found.append(f"{sid}: extraction chunks are not the latest extraction's text")
     return found
 
