@@ -205,17 +205,18 @@ def extraction_pieces(extraction: Extraction, max_chars: int) -> list[str]:
     """The searchable text of an extraction, as pieces of at most `max_chars` that stay the same
     while the facts they hold do (no counters: a piece changes only with its facts).
 
-    The head piece holds the summary and topics, which change with nearly every version, and
-    the newest decisions and actions (each section's open last group), where a version's new
-    ones are appended; older decisions and actions, entities and preferences sit in groups cut
-    where their content says (see `_groups`). So a version that appends decisions and actions
-    changes the head and, now and then, closes one group per section; one that changes an
-    older fact (an action done) changes the group holding it.
+    Each section (decisions, actions, entities, preferences) is cut into groups where its
+    content says (`_groups`); a section's last, open group is where a version appends. The head
+    piece holds the summary and topics, which change with nearly every version, and as many
+    open groups as fit, decisions' and actions' first (they grow most often); open groups that
+    do not fit share pieces of their own. So a version that appends decisions and actions
+    changes the head and, now and then, closes a group; one that changes an older fact (an
+    action done) changes the group holding it. A small extraction is one piece.
     """
     head = [f"Summary: {extraction.summary}"] if extraction.summary else []
     if extraction.topics:
         head.append("Topics: " + ", ".join(extraction.topics))
-    growing = [
+    sections = [
         _Section([(d.text, f"Decision: {d.text}") for d in extraction.decisions]),
         _Section(
             [
@@ -223,29 +224,35 @@ def extraction_pieces(extraction: Extraction, max_chars: int) -> list[str]:
                 for a in extraction.actions
             ]
         ),
-    ]
-    settled = [
         _Section([(e.key, e.name) for e in extraction.entities], "Entities: ", ", "),
         _Section([(p, f"Preference: {p}") for p in extraction.preferences_inferred]),
     ]
-    head_text = "\n".join(head)
-    groups: list[str] = []
-    for section in growing:
-        closed, open_group = _groups(section, max_chars)
-        groups += closed
+    closed: list[str] = []
+    spilled: list[str] = []
+    for section in sections:
+        groups, open_group = _groups(section, max_chars)
+        closed += groups
         if open_group is None:
             continue
-        if len(head_text) + 1 + len(open_group) <= max_chars:
-            head_text = f"{head_text}\n{open_group}" if head_text else open_group
+        if len("\n".join([*head, open_group])) <= max_chars:
+            head.append(open_group)
         else:
-            groups.append(open_group)
-    for section in settled:
-        closed, open_group = _groups(section, max_chars)
-        groups += [*closed, *([open_group] if open_group else [])]
-    pieces = split_text(head_text, max_chars) if head_text else []
-    for group in groups:
-        pieces += split_text(group, max_chars)
+            spilled.append(open_group)
+    pieces = split_text("\n".join(head), max_chars) if head else []
+    for text in [*_packed(spilled, max_chars), *closed]:
+        pieces += split_text(text, max_chars)
     return list(dict.fromkeys(pieces))
+
+
+def _packed(texts: Sequence[str], max_chars: int) -> list[str]:
+    """`texts` joined by lines into as few pieces of at most `max_chars` as keep their order."""
+    pieces: list[str] = []
+    for text in texts:
+        if pieces and len(pieces[-1]) + 1 + len(text) <= max_chars:
+            pieces[-1] += "\n" + text
+        else:
+            pieces.append(text)
+    return pieces
 
 
 def extraction_chunks(
