@@ -175,13 +175,14 @@ def test_exit_3_prune_check_not_safe(archived: SourceDB) -> None:
 
 
 def test_exit_130_interrupted(source: SourceDB) -> None:
-    """Ctrl-C right after a commit lands in a database call: the run stops there (it does not
+    """Ctrl-C once a session is committed, wherever it lands (a database call, the commit under
+    way beside the run, planning, the pause between sessions): the run stops there (it does not
     fail every remaining session on the interrupted connection), committed sessions kept."""
-    # Enough sessions that the run cannot finish before the signal lands (a session is three
-    # quick calls now).
+    # 300 sessions with 50 ms between them: at least 15 s of run, so the signal lands in it
+    # even when a loaded machine is slow to run this test's polling.
     for n in range(300):
         source.add(f"s{n:03d}", [f"message {n}", "reply"])
-    env = env_for(source, ARCHIVIST_EMBEDDER="hash")
+    env = env_for(source, ARCHIVIST_EMBEDDER="hash", ARCHIVIST_DELAY_MS="50")
     process = subprocess.Popen(
         [sys.executable, "-m", "archivist", "archive", "--quiet"],
         env={**_inherited(), **env, "ARCHIVIST_CONFIG": ""},
