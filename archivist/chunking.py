@@ -7,9 +7,11 @@ pieces at message boundaries (a single long message into several pieces).
 
 The extraction is cut the same way, by what it holds rather than by position: the summary and
 topics (which change with nearly every version) go in one head piece together with the newest
-decisions and actions, and the older facts in groups whose ends depend on their own content
-(`extraction_pieces`). A version that adds or changes a fact therefore changes the head and
-the group holding that fact, not every piece after it.
+entities and preferences, and the older ones in groups whose ends depend on their own content
+(`extraction_pieces`). A version therefore changes the head and only a group whose facts
+changed, not every piece after it. Decisions and actions are not in these pieces: they are
+state items, whose chunks hold them once (in the extraction, every new decision re-embedded
+the pieces around it).
 
 Each turn is rendered as `Speaker: text`, the speaker being the role's label (`User`,
 `Assistant`, or whatever `speaker_labels` maps a role to, e.g. a person's name), as people ask
@@ -205,25 +207,18 @@ def extraction_pieces(extraction: Extraction, max_chars: int) -> list[str]:
     """The searchable text of an extraction, as pieces of at most `max_chars` that stay the same
     while the facts they hold do (no counters: a piece changes only with its facts).
 
-    Each section (decisions, actions, entities, preferences) is cut into groups where its
-    content says (`_groups`); a section's last, open group is where a version appends. The head
-    piece holds the summary and topics, which change with nearly every version, and as many
-    open groups as fit, decisions' and actions' first (they grow most often); open groups that
-    do not fit share pieces of their own. So a version that appends decisions and actions
-    changes the head and, now and then, closes a group; one that changes an older fact (an
-    action done) changes the group holding it. A small extraction is one piece.
+    Each section (entities, preferences) is cut into groups where its content says
+    (`_groups`); a section's last, open group is where a version appends. The head piece holds
+    the summary and topics, which change with nearly every version, and as many open groups as
+    fit; open groups that do not fit share pieces of their own. So a version that appends
+    facts changes the head and, now and then, closes a group; one that drops an older fact
+    changes the group holding it. A small extraction is one piece. Decisions and actions are
+    left to the state items' chunks (see the module docstring).
     """
     head = [f"Summary: {extraction.summary}"] if extraction.summary else []
     if extraction.topics:
         head.append("Topics: " + ", ".join(extraction.topics))
     sections = [
-        _Section([(d.text, f"Decision: {d.text}") for d in extraction.decisions]),
-        _Section(
-            [
-                (a.description, f"Action ({a.outcome or 'noted'}): {a.description}")
-                for a in extraction.actions
-            ]
-        ),
         _Section([(e.key, e.name) for e in extraction.entities], "Entities: ", ", "),
         _Section([(p, f"Preference: {p}") for p in extraction.preferences_inferred]),
     ]

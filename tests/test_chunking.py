@@ -68,7 +68,7 @@ def test_speaker_labels_from_the_environment_are_json() -> None:
 TOOLS = ["Redis", "Kafka", "Sentry", "Grafana", "Terraform", "Celery", "Nginx", "dbt"]
 
 
-def extraction(decisions: int = 40, actions: int = 40) -> Extraction:
+def extraction(decisions: int = 40, entities: int = 200, preferences: int = 40) -> Extraction:
     return Extraction(
         session_id="s",
         summary="Moving the billing API to Memcached; Priya reviews the plan.",
@@ -78,14 +78,16 @@ def extraction(decisions: int = 40, actions: int = 40) -> Extraction:
             for i in range(decisions)
         ],
         actions=[
-            Action(
-                description=f"Open a PR that adds {TOOLS[i % 8]} metrics to job {i}",
-                outcome="planned",
-            )
-            for i in range(actions)
+            Action(description=f"Open a PR that adds {TOOLS[i % 8]} metrics to job {i}")
+            for i in range(decisions)
         ],
-        entities=[Entity(type="tool", name=t, key=f"tool:{t.lower()}") for t in TOOLS],
-        preferences_inferred=["short answers with code examples"],
+        entities=[
+            Entity(type="tool", name=f"{TOOLS[i % 8]} {i}", key=f"tool:{TOOLS[i % 8].lower()}_{i}")
+            for i in range(entities)
+        ],
+        preferences_inferred=[
+            f"answers about {TOOLS[i % 8]} job {i} with code examples" for i in range(preferences)
+        ],
     )
 
 
@@ -101,44 +103,47 @@ def test_extraction_pieces_hold_every_fact_once_within_the_size() -> None:
     assert len(pieces) >= 4 and all(len(p) <= 1500 for p in pieces)
     assert pieces[0].startswith("Summary: Moving the billing API")  # the head comes first
     lines = [line for p in pieces for line in p.splitlines()]
-    for fact in [f"Decision: {d.text}" for d in ex.decisions] + [
-        f"Action (planned): {a.description}" for a in ex.actions
-    ]:
+    for fact in [f"Preference: {p}" for p in ex.preferences_inferred]:
         assert lines.count(fact) == 1, fact
     names = [n for line in lines if line.startswith("Entities: ") for n in line[10:].split(", ")]
-    assert names == TOOLS
+    assert sorted(names) == sorted(e.name for e in ex.entities)  # each once (the open group
+    # of a section goes to the head, so pieces are not in list order)
+    # Decisions and actions are embedded once, as state items, not again in the extraction.
+    assert not [line for line in lines if line.startswith(("Decision: ", "Action"))]
     assert extraction_pieces(ex, 1500) == pieces  # the same facts, the same pieces
 
 
-def test_appending_a_decision_changes_the_head_and_at_most_the_group_it_closes() -> None:
-    before = extraction()
-    new = Decision(text="Switch the ingest worker from Docker to FastAPI")
-    after = before.model_copy(update={"decisions": [*before.decisions, new]})
-    fresh = changed(before, after)
-    # Cut by position, every piece after the new line moved; here at most two pieces change:
-    # the head (which holds the newest decisions) and a group the new decision closed.
-    assert 1 <= len(fresh) <= 2
-    assert any(f"Decision: {new.text}" in p for p in fresh)
-    assert all(f"Decision: {new.text}" in p or p.startswith("Summary: ") for p in fresh)
-
-
-def test_an_older_action_done_changes_only_the_piece_that_holds_it() -> None:
+def test_new_or_changed_decisions_and_actions_change_no_extraction_piece() -> None:
     before = extraction()
     done = before.actions[0].model_copy(update={"outcome": "done"})
-    after = before.model_copy(update={"actions": [done, *before.actions[1:]]})
-    assert changed(before, after) == [
-        p for p in extraction_pieces(after, 1500) if f"Action (done): {done.description}" in p
-    ]
-    assert len(changed(before, after)) == 1 and len(changed(after, before)) == 1
+    after = before.model_copy(
+        update={
+            "decisions": [*before.decisions, Decision(text="Switch the ingest worker to Go")],
+            "actions": [done, *before.actions[1:]],
+        }
+    )
+    assert changed(before, after) == []
 
 
-def test_inserting_or_dropping_an_old_decision_leaves_the_other_groups_alone() -> None:
+def test_appending_a_preference_changes_the_head_and_at_most_the_group_it_closes() -> None:
     before = extraction()
-    inserted = Decision(text="Keep the nightly ETL on Airflow until March")
-    middle = [*before.decisions[:12], inserted, *before.decisions[12:]]
+    new = "answers in French"
+    after = before.model_copy(update={"preferences_inferred": [*before.preferences_inferred, new]})
+    fresh = changed(before, after)
+    # Cut by position, every piece after the new line moved; here at most two pieces change:
+    # the head (which holds the newest groups) and a group the new line closed.
+    assert 1 <= len(fresh) <= 2
+    assert any(f"Preference: {new}" in p for p in fresh)
+    assert all(f"Preference: {new}" in p or p.startswith("Summary: ") for p in fresh)
+
+
+def test_inserting_or_dropping_an_old_entity_leaves_the_other_groups_alone() -> None:
+    before = extraction()
+    inserted = Entity(type="tool", name="Airflow", key="tool:airflow")
+    middle = [*before.entities[:60], inserted, *before.entities[60:]]
     for after in (
-        before.model_copy(update={"decisions": middle}),
-        before.model_copy(update={"decisions": before.decisions[1:]}),  # a capped list's oldest
+        before.model_copy(update={"entities": middle}),
+        before.model_copy(update={"entities": before.entities[1:]}),  # a capped list's oldest
     ):
         fresh = changed(before, after)
         assert 1 <= len(fresh) <= 2  # its group, and the next if an end moved
@@ -162,8 +167,10 @@ def test_extraction_pieces_fit_a_small_model_and_a_long_summary() -> None:
 
 def test_an_extraction_chunk_keeps_its_id_when_a_group_is_added_before_it() -> None:
     before = extraction()
-    extra = [Decision(text=f"Retire the legacy cron host number {i}") for i in range(15)]
-    after = before.model_copy(update={"decisions": [*extra, *before.decisions]})
+    extra = [f"plain text for the legacy cron host number {i}" for i in range(15)]
+    after = before.model_copy(
+        update={"preferences_inferred": [*extra, *before.preferences_inferred]}
+    )
     ids = lambda ex: {c.content: c.id for c in extraction_chunks("s", ex, "m", 1, 1500)}  # noqa: E731
     old, new = ids(before), ids(after)
     kept = set(old) & set(new)

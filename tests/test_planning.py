@@ -198,7 +198,7 @@ def fact(i: int) -> Message:
     )
 
 
-def test_a_grown_session_embeds_the_extractions_head_and_only_pieces_with_new_facts() -> None:
+def test_a_grown_session_embeds_its_new_turns_new_items_and_one_summary() -> None:
     vectors = Recorder()
     read = first_read(0)
     read.new = [fact(i) for i in range(80)]
@@ -208,21 +208,22 @@ def test_a_grown_session_embeds_the_extractions_head_and_only_pieces_with_new_fa
     grown.new = [fact(i) for i in range(80, 88)]
     plan = plan_version(grown, settings(), RulesExtractor(), vectors)
     assert plan is not None
-    pieces = [c for c in plan.chunks if c.source == "archive_extraction"]
-    embedded = [c.content for c in plan.to_embed if c.source == "archive_extraction"]
-    new_facts = [
-        line
-        for text in embedded
-        for line in text.splitlines()
-        if line.startswith(("Decision: ", "Action ("))
-        and line not in {x for c in first.chunks for x in c.content.splitlines()}
-    ]
-    assert len(pieces) >= 3 and new_facts  # a long extraction, and new facts in it
-    assert embedded[0].startswith("Summary: ")  # the head: summary, topics, newest facts
-    # Every other piece embedded holds a new fact; the pieces with none keep their rows.
-    assert all(any(f in text for f in new_facts) for text in embedded[1:])
-    kept = [c for c in pieces if c.id in plan.existing]
-    assert len(kept) >= len(pieces) - 3
+    stored = {c.content for c in first.chunks}
+    embedded = {
+        c.source: [x.content for x in plan.to_embed if x.source == c.source] for c in plan.to_embed
+    }
+    assert not stored & {c.content for c in plan.to_embed}
+    # Of the extraction, only its head: the summary and topics (decisions and actions are
+    # state items, embedded once as such).
+    assert [t.split("\n")[0][:9] for t in embedded.get("archive_extraction", [])] == ["Summary: "]
+    assert embedded["session_turn"]  # the new turns
+    new_items = {i.text for i in plan.extraction.state_items} - {
+        i.text for i in first.extraction.state_items
+    }
+    assert new_items and set(plan.state.texts_embedded) >= new_items - stored
+    assert set(embedded) <= {"archive_extraction", "session_turn"} | (
+        {"state_item"} if new_items else set()
+    )
 
 
 def test_a_last_window_with_an_edited_message_is_left_as_archived() -> None:
