@@ -167,7 +167,7 @@ def _boundary_draw(key: str) -> float:
 @dataclass(frozen=True)
 class _Section:
     """Lines of one kind of fact, oldest first: each line's text and the key its place in the
-    pieces is decided by (its fact without what may change about it, e.g. an action's outcome)."""
+    pieces is decided by (its fact without what may change about it, e.g. an entity's name)."""
 
     units: list[tuple[str, str]]  # (key, rendered unit)
     prefix: str = ""  # put before a group's units (e.g. "Entities: ")
@@ -185,8 +185,8 @@ def _groups(section: _Section, max_chars: int) -> tuple[list[str], str | None]:
     whatever its units' lengths); it also ends before a unit that would take it over
     `max_chars`. Where a group ends depends only on the units since the previous end: a
     changed, inserted or removed unit changes its own group (and the next, if the end moves),
-    never the groups elsewhere. An action's key is its description, so an action marked done
-    changes its group's text but not where the group ends.
+    never the groups elsewhere. An entity's key is its `type:slug`, so an entity shown under
+    another name changes its group's text but not where the group ends.
     """
     target, least = max_chars * GROUP_TARGET, max_chars * GROUP_LEAST
     closed: list[str] = []
