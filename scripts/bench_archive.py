@@ -77,21 +77,6 @@ T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 MESSAGE_STEP = timedelta(seconds=45)
 SESSION_STAGGER = timedelta(minutes=3)
 
-SOURCE_DDL = """
-CREATE TABLE session_messages (
-    id bigint PRIMARY KEY,
-    session_id text NOT NULL,
-    role text,
-    content text,
-    created_at timestamptz
-);
-CREATE INDEX ON session_messages (session_id, created_at, id);
-CREATE TABLE session_summaries (
-    session_id text PRIMARY KEY,
-    summary_text text,
-    updated_at timestamptz
-);
-"""
 MESSAGE_COLUMNS = "id, session_id, role, content, created_at"
 MESSAGE_TYPES = ["int8", "text", "text", "text", "timestamptz"]
 CHUNK_COLUMNS = (
@@ -262,7 +247,7 @@ class Server(benchkit.Server):
         """A database with the source tables and the archivist's migrations applied."""
         self.create(TEMPLATE_DB)
         with psycopg.connect(self.url(TEMPLATE_DB), autocommit=True) as conn:
-            conn.execute(SOURCE_DDL)
+            conn.execute(benchkit.SOURCE_DDL)
             PostgresStore(conn, Settings().sources).init(EMBEDDING)
 
     def clone(self, name: str) -> str:

@@ -85,7 +85,7 @@ for _path in (SCRIPTS_DIR, TESTS_DIR):
         sys.path.insert(0, str(_path))
 
 import retrieval_set as rs  # noqa: E402  (a sibling script)
-from benchkit import embedded_server  # noqa: E402  (a sibling script)
+from benchkit import SOURCE_DDL, embedded_server  # noqa: E402  (a sibling script)
 
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 EMBEDDERS = ("hash", "minilm", "ollama")
@@ -94,22 +94,6 @@ LIMIT = 10
 BM25_WINDOW = 4
 MINILM_MODEL = "all-minilm"
 MINILM_DIM = 384
-
-SOURCE_DDL = """
-CREATE TABLE session_messages (
-    id bigint PRIMARY KEY,
-    session_id text NOT NULL,
-    role text,
-    content text,
-    created_at timestamptz
-);
-CREATE INDEX ON session_messages (session_id, created_at, id);
-CREATE TABLE session_summaries (
-    session_id text PRIMARY KEY,
-    summary_text text,
-    updated_at timestamptz
-);
-"""
 
 
 # -- the scorer ---------------------------------------------------------------------------------
