@@ -52,6 +52,30 @@ CREATE TABLE IF NOT EXISTS archivist_migrations (
     applied_at timestamptz NOT NULL DEFAULT now()
 )"""
 
+# pgvector goes into Supabase's `extensions` schema where one exists (Supabase's linter flags an
+# extension in public, extension_in_public); elsewhere sql/001_tables.sql creates it in the
+# current schema. An extension already installed stays where it is: it may be another's too.
+_VECTOR_HOME = """
+DO $archivist_vector$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')
+       AND EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'extensions') THEN
+        CREATE EXTENSION vector SCHEMA extensions;
+    END IF;
+END;
+$archivist_vector$"""
+
+# pgvector's schema on this transaction's search_path (after the rest: the current schema, where
+# the archivist's tables go, stays first), so the migrations and functions name its types and
+# operators unqualified wherever it lives. The functions themselves run with a fixed
+# search_path (sql/policy.sql).
+_VECTOR_ON_PATH = """
+SELECT set_config('search_path',
+                  concat_ws(', ', nullif(current_setting('search_path'), ''),
+                            quote_ident(n.nspname)), true)
+FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+WHERE e.extname = 'vector' AND n.nspname <> ALL (current_schemas(false))"""
+
 # sha256 of sql/001-009 as main held them before functions moved to sql/functions/ (commit
 # 493e2bf; the files are kept in tests/fixtures/sql_493e2bf for the upgrade test).
 CHECKSUMS_BEFORE_REORGANISATION = {
@@ -191,9 +215,11 @@ def apply_schema(
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
         conn.execute(_CREATE_TABLE)
         pending_migrations(schema_records(conn).migrations)  # an edited one stops it here
+        conn.execute(_VECTOR_HOME)
     for migration in load_migrations():
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+            conn.execute(_VECTOR_ON_PATH)
             row = conn.execute(
                 "SELECT checksum FROM archivist_migrations WHERE name = %s", [migration.name]
             ).fetchone()
@@ -213,6 +239,7 @@ def apply_schema(
     # wrote from obsolete ones by the transaction id on their catalog rows.
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+        conn.execute(_VECTOR_ON_PATH)
         conn.execute(_policy_timeouts(timeouts).encode())
         if access is not None:
             conn.execute(_record(ACCESS_KEY, access).encode())
@@ -313,9 +340,14 @@ def migration_script(
         f"SELECT pg_advisory_xact_lock({_LOCK_KEY});",
         _CREATE_TABLE.strip() + ";",
         _DUE.strip(),
+        _VECTOR_HOME.strip() + ";",
     ]
     for migration in load_migrations():
-        parts += [f"\n-- ==== {migration.name} ====", _guarded(migration)]
+        parts += [
+            f"\n-- ==== {migration.name} ====",
+            _VECTOR_ON_PATH.strip() + ";",
+            _guarded(migration),
+        ]
     parts += [
         "\n-- ==== the timeouts the policy gives the functions ====",
         _policy_timeouts(timeouts) + ";",

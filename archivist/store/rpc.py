@@ -210,8 +210,12 @@ class PsycopgRpc:
         one plain catalog read (pgvector's own `register_vector` opens a transaction per type)."""
         if self.conn.adapters.types.get("vector") is not None:
             return
+        # By the extension, not the search_path: pgvector may live in a schema (Supabase's
+        # `extensions`) that this connection's search_path does not list.
         row = self.conn.execute(
-            "SELECT t.oid, t.typarray FROM pg_type t WHERE t.oid = to_regtype('vector')"
+            "SELECT t.oid, t.typarray FROM pg_type t JOIN pg_extension e "
+            "ON e.extname = 'vector' AND t.typnamespace = e.extnamespace "
+            "WHERE t.typname = 'vector'"
         ).fetchone()
         if row is None:
             raise MissingFunctionError("the vector extension is missing; run: archivist init")
