@@ -9,6 +9,7 @@ from archivist.client import Archivist
 from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.errors import ConfigError
+from archivist.forget import ForgetReport, ForgetRequest
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest, Progress
 from archivist.prune_check import PruneCheck
@@ -65,6 +66,12 @@ def archive(
     """Run the archivist once. The embedded database is initialised on first use."""
     with Archivist(settings, embedder) as client:
         return client.archive(request, progress)
+
+
+def forget(settings: Settings, request: ForgetRequest) -> ForgetReport:
+    """Erase sessions, a user or messages from the archive and its run reports."""
+    with Archivist(settings) as client:
+        return client.forget(request)
 
 
 def check_prune(settings: Settings, older_than: timedelta) -> PruneCheck:

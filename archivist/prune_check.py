@@ -14,6 +14,9 @@ one of three reasons:
 
 Undated messages (no usable created_at) are selected by no age-based prune but are counted at
 risk until the archive holds their current text.
+
+Messages forgotten on request (`archivist forget`: their session, their user or they) are
+nothing to protect: never at risk, and counted apart (`forgotten_messages`).
 """
 
 from __future__ import annotations
@@ -61,6 +64,10 @@ class PruneCheck(BaseModel):
     messages_unarchived: int = 0
     messages_edited: int = 0
     messages_truncated: int = 0
+    forgotten_messages: int = Field(
+        0, description="messages older than the cutoff forgotten on request: nothing to protect"
+    )
+    forgotten_sessions: int = Field(0, description="the sessions those messages belong to")
     reasons: list[str] = Field(
         default_factory=list, description="why it is not safe and what to do, one line each"
     )
@@ -73,6 +80,7 @@ def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> 
     watermarks = store.watermarks([r["session_id"] for r in rows])
     messages, sessions = store.messages_before(cutoff)
     undated = sum(n for _, n in store.undated_uncovered())
+    forgotten_messages, forgotten_sessions = store.forgotten_before(cutoff)
     at_risk = [_session(row, watermarks.get(row["session_id"])) for row in rows]
     totals = {reason: sum(getattr(s, reason) for s in at_risk) for reason in REASONS}
     return PruneCheck(
@@ -86,6 +94,8 @@ def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> 
         messages_unarchived=totals["unarchived"],
         messages_edited=totals["edited"],
         messages_truncated=totals["truncated"],
+        forgotten_messages=forgotten_messages,
+        forgotten_sessions=forgotten_sessions,
         reasons=_advice(totals, undated, max_message_chars),
     )
 

@@ -125,12 +125,18 @@ def prune_result(out: Output, result: PruneCheck) -> None:
         out.json(result.model_dump_json(indent=2))
         return
     cutoff = result.cutoff.isoformat(timespec="seconds")
+    forgotten = (
+        f"; {result.forgotten_messages} more ({result.forgotten_sessions} sessions) were "
+        "forgotten on request: nothing to protect"
+        if result.forgotten_messages
+        else ""
+    )
     if result.safe:
         if not out.quiet:
             out.out.print(
                 f"[green]safe[/green]: the archive holds the current text of all "
-                f"{result.messages_older} messages older than {cutoff} "
-                f"({result.sessions_older} sessions)"
+                f"{result.messages_older - result.forgotten_messages} messages older than "
+                f"{cutoff} ({result.sessions_older} sessions){forgotten}"
             )
         return
     verdict = (

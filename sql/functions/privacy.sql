@@ -11,7 +11,7 @@ AS $$
       AND c.relname IN ('archivist_meta', 'archivist_migrations', 'archivist_runs',
                         'archivist_session_claims', 'archivist_reembed_staging',
                         'archivist_message_hashes', 'archivist_session_failures',
-                        'archivist_own_functions',
+                        'archivist_own_functions', 'archivist_forgotten',
                         'jarvis_archive', 'jarvis_archive_sessions', 'jarvis_memory_chunks')
     ORDER BY c.relname
 $$;
