@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from archivist.failures import MAX_SESSION_ID_BYTES
 from archivist.models import Watermark
 from archivist.store.postgres import Store
 
@@ -45,6 +46,9 @@ class SessionAtRisk(BaseModel):
     truncated: int = Field(0, description="messages archived cut at max_message_chars")
     message_ids: dict[Reason, list[str]] = Field(
         default_factory=dict, description=f"reason -> the first {MAX_IDS_LISTED} ids, oldest first"
+    )
+    id_too_long: bool = Field(
+        False, description="its id is over 1024 bytes: the archive cannot hold it, ever"
     )
     reason: str = Field("", description="the reasons in one line, with ids")
 
@@ -96,7 +100,7 @@ def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> 
         messages_truncated=totals["truncated"],
         forgotten_messages=forgotten_messages,
         forgotten_sessions=forgotten_sessions,
-        reasons=_advice(totals, undated, max_message_chars),
+        reasons=_advice(totals, undated, max_message_chars, sum(s.id_too_long for s in at_risk)),
     )
 
 
@@ -113,12 +117,17 @@ def _session(row: dict[str, Any], watermark: Watermark | None) -> SessionAtRisk:
         edited=int(row["edited"]),
         truncated=int(row["truncated"]),
         message_ids={r: found for r, found in ids.items() if found},
+        id_too_long=bool(row.get("id_too_long")),
     )
     session.reason = "; ".join(
         f"{getattr(session, r)} {_WHAT[r]} ({_listed(ids[r], getattr(session, r))})"
         for r in REASONS
         if getattr(session, r)
     )
+    if session.id_too_long:
+        session.reason = f"session id over {MAX_SESSION_ID_BYTES} bytes, never archived; " + (
+            session.reason
+        )
     return session
 
 
@@ -135,8 +144,16 @@ def _listed(ids: list[str], count: int) -> str:
     return f"ids {shown}" + (f" and {more} more" if more > 0 else "")
 
 
-def _advice(totals: dict[Reason, int], undated: int, max_message_chars: int) -> list[str]:
+def _advice(
+    totals: dict[Reason, int], undated: int, max_message_chars: int, too_long: int
+) -> list[str]:
     lines = []
+    if too_long:
+        lines.append(
+            f"{too_long} sessions have ids over {MAX_SESSION_ID_BYTES} bytes, which the archive "
+            "cannot hold: their messages are never archived; keep them, or give the sessions "
+            "shorter ids in the bot"
+        )
     if totals["unarchived"]:
         lines.append(f"{totals['unarchived']} messages are not archived: run archivist archive")
     if totals["edited"]:

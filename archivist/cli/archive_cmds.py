@@ -241,7 +241,8 @@ def archive(
             report = operations.archive(settings, request, progress)
     reports.save(report)
     render_run.run_report(out, report)
-    raise typer.Exit(1 if report.failed or report.notes else 0)
+    # A session it could not archive (an id too long to hold) is a failure too: never silent.
+    raise typer.Exit(1 if report.failed or report.notes or report.unarchivable.count else 0)
 
 
 def _program() -> str:

@@ -296,9 +296,9 @@ $$;
 -- hold whole, and why: `unarchived` (no version archived it), `edited` (archived, but its text
 -- changed since: edited, or deleted and inserted again with the same id) or `truncated`
 -- (archived cut at max_message_chars). A JSON array, oldest first, of
--- {session_id, count, oldest, unarchived, edited, truncated, ids: {reason: [id, ...]}} with at
--- most p_max_ids ids per reason (oldest first), an id too long to archive shortened
--- (archivist_display_id). prune-check reports it; status counts it.
+-- {session_id, id_too_long, count, oldest, unarchived, edited, truncated, ids: {reason: [id, ...]}}
+-- with at most p_max_ids ids per reason (oldest first), an id too long to archive shortened
+-- (archivist_display_id) and flagged. prune-check reports it; status counts it.
 CREATE OR REPLACE FUNCTION archivist_messages_at_risk(
     p_sources jsonb, p_cutoff timestamptz, p_max_ids integer
 ) RETURNS jsonb
@@ -318,6 +318,7 @@ BEGIN
         'SELECT coalesce(jsonb_agg(x.o ORDER BY x.oldest, x.s), ''[]'') FROM ('
         '  SELECT g.s, min(g.t) AS oldest, jsonb_build_object('
         '    ''session_id'', archivist_display_id(g.s), '
+        '    ''id_too_long'', NOT archivist_session_id_fits(g.s), '
         '    ''count'', count(*), ''oldest'', min(g.t), '
         '    ''unarchived'', count(*) FILTER (WHERE g.reason = ''unarchived''), '
         '    ''edited'', count(*) FILTER (WHERE g.reason = ''edited''), '
