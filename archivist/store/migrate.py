@@ -26,6 +26,7 @@ they are read from the repository's top-level `sql/`.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -93,6 +94,57 @@ CHECKSUMS_BEFORE_REORGANISATION = {
 
 class EditedMigrationError(ConfigError):
     """An applied migration's file no longer has the text the database applied."""
+
+
+class NoAccessError(ConfigError):
+    """The role cannot read the archivist's tables or call its functions: a grant is missing
+    (or the key is the wrong one), which `init` would not fix."""
+
+
+INSUFFICIENT_PRIVILEGE = "42501"  # SQLSTATE of "permission denied"
+
+# Whether the role can read archivist_migrations: SELECT granted, and row level security (on
+# every archivist table, with no policy for other roles: sql/policy.sql) not hiding its rows.
+# Without it, the table would look empty, as if no migration was applied. Also who the role is,
+# and the role to grant it: the service role where one exists, else the tables' owner.
+_ACCESS = """
+SELECT current_user::text,
+       CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'service_role')
+            THEN 'service_role' ELSE pg_get_userbyid(c.relowner)::text END,
+       has_table_privilege(c.oid, 'SELECT')
+       AND (NOT c.relrowsecurity OR r.rolsuper OR r.rolbypassrls
+            OR pg_has_role(c.relowner, 'USAGE'))
+FROM pg_class c JOIN pg_roles r ON r.rolname = current_user
+WHERE c.oid = to_regclass('archivist_migrations')"""
+
+
+def no_access(role: str | None, grant: str | None = None) -> NoAccessError:
+    """The one line for a role without access: who it is and what to grant."""
+    if role is None:  # over REST: the role of the key
+        return NoAccessError(
+            "this key's role has no access to the archive (use the service role's key: "
+            "SUPABASE_SERVICE_ROLE_KEY)"
+        )
+    name, target = _ident(role), _ident(grant or "service_role")
+    return NoAccessError(
+        f"role {role} has no access to the archive (grant it: GRANT {target} TO {name}; or use "
+        "the service role)"
+    )
+
+
+def _ident(name: str) -> str:
+    """A role name as SQL spells it: bare when it can be, else quoted."""
+    if re.fullmatch(r"[a-z_][a-z0-9_$]*", name):
+        return name
+    return sql.Identifier(name).as_string(None)
+
+
+def access_problem(conn: Conn) -> NoAccessError | None:
+    """The error for a role that cannot read the archive, or None (also before any init)."""
+    row = conn.execute(_ACCESS).fetchone()
+    if row is None or row[2]:
+        return None
+    return no_access(str(row[0]), str(row[1]))
 
 
 @dataclass(frozen=True)
@@ -185,6 +237,8 @@ def schema_records(conn: Conn) -> SchemaRecords:
     ).fetchone()
     migrations: dict[str, str] = {}
     meta: dict[str, str] = {}
+    if row and row[0] and (problem := access_problem(conn)) is not None:
+        raise problem
     if row and row[0]:
         migrations = {
             str(name): str(checksum)
