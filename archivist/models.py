@@ -272,6 +272,11 @@ class RunReport(BaseModel):
     error: str | None = Field(
         None, description="why the run stopped before it could finish (set only then)"
     )
+    text_left_out: bool = Field(
+        False,
+        description="decisions, topics and state-change texts were left out (report files, "
+        "unless report_text is set): ids and counts only",
+    )
 
     @property
     def failed(self) -> list[SessionOutcome]:

@@ -85,10 +85,11 @@ def archived(report: dict[str, Any]) -> list[str]:
 
 
 def test_forget_a_session_everywhere_for_good(
-    source: SourceDB, env: dict[str, str], tmp_path: Path
+    source: SourceDB, env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url = env["DATABASE_URL"]
     reports = tmp_path / "reports"
+    monkeypatch.setenv("ARCHIVIST_REPORT_TEXT", "1")  # reports with text, to be rewritten
     source.add(OLIVE, OLIVE_CHAT)
     source.add(PINE, PINE_CHAT)
     first = invoke("archive", "--json", "--report-dir", str(reports))
@@ -251,6 +252,29 @@ def test_forget_one_message_and_the_session_is_archived_again_without_it(
     assert refused.exit_code == 2
     assert "forget the whole session instead" in refused.output
     assert traces(url, "rotate it")  # nothing was removed
+
+
+def test_report_files_keep_ids_and_counts_and_text_only_when_asked(
+    source: SourceDB, env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source.add(OLIVE, OLIVE_CHAT)
+    plain, texts = tmp_path / "plain", tmp_path / "texts"
+    first = invoke("archive", "--json", "--report-dir", str(plain))
+    assert first.exit_code == 0, first.output
+    printed = json.loads(first.stdout)  # what --json prints for a person keeps the text
+    assert printed["text_left_out"] is False and printed["sessions"][0]["topics"]
+    [saved] = [json.loads(p.read_text()) for p in plain.glob("archive-*.json")]
+    assert saved["text_left_out"] is True
+    assert [s["session_id"] for s in saved["sessions"]] == [OLIVE]
+    assert saved["sessions"][0]["topics"] == [] and saved["sessions"][0]["decisions"] == []
+    assert saved["sessions"][0]["chunks_added"] == printed["sessions"][0]["chunks_added"]
+    assert in_reports(plain, "zanzibarquokka") == []
+
+    monkeypatch.setenv("ARCHIVIST_REPORT_TEXT", "1")
+    source.add(OLIVE, ["zanzibarquokka also needs a staging site."], start=T0 + timedelta(hours=1))
+    again = invoke("archive", "--json", "--report-dir", str(texts))
+    assert again.exit_code == 0, again.output
+    assert in_reports(texts, "zanzibarquokka")
 
 
 @pytest.mark.parametrize(

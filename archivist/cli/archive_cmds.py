@@ -109,6 +109,7 @@ class _Reports:
         self.folder = folder
         self.dry_run = dry_run
         self.keep: int = Settings.model_fields["report_keep"].default
+        self.text = False
         self.started = datetime.now(UTC)
         self.settings: Settings | None = None
         self.ready = False
@@ -118,6 +119,7 @@ class _Reports:
         self.settings = settings
         self.folder = self.folder or settings.report_dir
         self.keep = settings.report_keep
+        self.text = settings.report_text
         if self.folder is not None:
             prepare_report_dir(self.folder)
             self.ready = True
@@ -128,7 +130,7 @@ class _Reports:
         try:
             if not self.ready:
                 prepare_report_dir(self.folder)
-            path = save_report(self.folder, report, self.keep)
+            path = save_report(self.folder, report, self.keep, self.text)
         except (OSError, ValueError) as exc:
             self.out.error(f"cannot write the run report in {self.folder}: {exc}")
             return
