@@ -60,3 +60,35 @@ def test_pgvector_goes_to_the_extensions_schema_and_everything_still_works(
     again = run_archivist(["init", "--json"], env)
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["applied"] == []
+
+
+def test_pgvector_moved_to_extensions_by_hand_works_after_init(
+    source: SourceDB, db_url: str, tmp_path: Path
+) -> None:
+    env = {
+        "DATABASE_URL": db_url,
+        "ARCHIVIST_EMBEDDER": "hash",
+        "ARCHIVIST_DELAY_MS": "0",
+        "ARCHIVIST_DATA_DIR": str(tmp_path / "data"),
+    }
+    source.add("olive", ["let's deploy the frontend on Vercel", "ok, Vercel it is"])
+    assert run_archivist(["archive"], env).returncode == 0
+    # What docs/forget-and-privacy.md tells a Supabase user whose pgvector an older init put in
+    # public: move it, then init.
+    source.conn.execute("CREATE SCHEMA extensions; ALTER EXTENSION vector SET SCHEMA extensions")
+    init = run_archivist(["init", "--json"], env)
+    assert init.returncode == 0, init.stderr
+    source.add("plum", ["the plum app ships on Friday", "Friday it is"])
+    assert run_archivist(["archive"], env).returncode == 0
+    found = run_archivist(["memory-search", "Vercel frontend", "--json"], env)
+    assert found.returncode == 0, found.stderr
+    assert {h["session_id"] for h in json.loads(found.stdout)["hits"]} >= {"olive"}
+    paths = {
+        c
+        for (config,) in source.conn.execute(
+            "SELECT p.proconfig FROM archivist_functions() f JOIN pg_proc p ON p.oid = f"
+        )
+        for c in config
+        if c.startswith("search_path=")
+    }
+    assert paths == {"search_path=public, extensions, pg_temp"}
