@@ -277,6 +277,21 @@ def test_report_files_keep_ids_and_counts_and_text_only_when_asked(
     assert in_reports(texts, "zanzibarquokka")
 
 
+def test_a_session_a_rest_worker_holds_is_not_forgotten_under_it(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add(OLIVE, OLIVE_CHAT)
+    assert invoke("archive").exit_code == 0
+    source.conn.execute(
+        "INSERT INTO archivist_session_claims VALUES (%s, 'worker-1', now() + interval '5 min')",
+        [OLIVE],
+    )
+    refused = invoke("forget", "--session-id", OLIVE)
+    assert refused.exit_code == 1, refused.output
+    assert f"session {OLIVE} is being archived right now (claimed)" in refused.output
+    assert traces(env["DATABASE_URL"], "zanzibarquokka")  # nothing was removed
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [

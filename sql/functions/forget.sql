@@ -165,7 +165,7 @@ BEGIN
                    WHERE c.session_id = v_session AND c.expires_at > now()) THEN
             RAISE EXCEPTION 'archivist: session % is being archived right now (claimed); run '
                 'forget again when that run has finished', archivist_display_id(v_session)
-                USING ERRCODE = '55P03';
+                USING ERRCODE = '55006';  -- object in use (55P03 would read as a lock timeout)
         END IF;
     END LOOP;
 
