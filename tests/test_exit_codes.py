@@ -67,6 +67,7 @@ def test_exit_0_success_and_read_only_commands_need_no_embedder(archived: Source
         ["archive-search", "--topic", "vercel", "--since", "3650d"],
         ["search", "Vercel frontend"],
         ["config"],
+        ["forget", "--session-id", "olive", "--dry-run"],
         ["archive", "--embedder", "hash"],
     ):
         assert code(args, env) == 0, args

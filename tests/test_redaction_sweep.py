@@ -43,6 +43,7 @@ BAD_DSN_COMMANDS = [
     ["reembed", "--model", "hash-384", "--dim", "384"],
     ["config"],
     ["mcp"],
+    ["forget", "--session-id", "olive", "--dry-run"],
 ]
 
 
