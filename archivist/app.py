@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from archivist.backends import make_embedder, open_postgres_store, open_store
+from archivist.chunking import chunk_chars
 from archivist.client import Archivist
 from archivist.config import Settings
 from archivist.embed.base import Embedder
@@ -108,4 +109,7 @@ def reembed_chunks(
             "cannot do; run it with DATABASE_URL set to the database's direct connection"
         )
     with open_postgres_store(settings) as store:
-        return reembed(store, embedder, dim, settings.embed_batch_size, progress)
+        pieces = chunk_chars(
+            embedder.model, settings.chunk_max_chars, settings.embedding_input_tokens
+        )
+        return reembed(store, embedder, dim, settings.embed_batch_size, progress, pieces)

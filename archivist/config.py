@@ -143,6 +143,9 @@ class Settings(BaseModel):
     max_messages_per_version: int = Field(2000, ge=1)
     max_message_chars: int = Field(20_000, ge=100)
     chunk_max_chars: int = Field(1500, ge=200)
+    # A turn window is indexed whole up to this many characters (its vector pools pieces of
+    # chunk_max_chars); only a longer one is cut. Search hits show excerpts of it instead.
+    window_max_chars: int = Field(16_000, ge=200)
     turns_per_window: int = Field(4, ge=1, le=100)
     # The embedding model's input length in tokens, when chunking's table does not know it
     # (chunks are cut to what the model reads; see archivist/chunking.py).

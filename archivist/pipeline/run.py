@@ -461,11 +461,8 @@ class Archiver:
     def _plan_settings(self) -> PlanSettings:
         return PlanSettings(
             model=self.embedder.model,
-            chunk_chars=chunk_chars(
-                self.embedder.model,
-                self.settings.chunk_max_chars,
-                self.settings.embedding_input_tokens,
-            ),
+            chunk_chars=self._piece_chars(),
+            window_chars=self.settings.window_max_chars,
             turns_per_window=self.settings.turns_per_window,
             speaker_labels=self.settings.speaker_labels,
             max_message_chars=self.settings.max_message_chars,
@@ -509,10 +506,15 @@ class Archiver:
         for name, count in plan.repairs.items():
             outcome.clipped[name] = outcome.clipped.get(name, 0) + count
 
+    def _piece_chars(self) -> int:
+        """The most characters the model reads at once (a longer text is embedded in pieces)."""
+        s = self.settings
+        return chunk_chars(self.embedder.model, s.chunk_max_chars, s.embedding_input_tokens)
+
     def _embed_texts(self, texts: list[str]) -> tuple[list[Vector], int]:
         if not texts:
             return [], 0
-        vectors, calls = embed_documents(self.embedder, texts)
+        vectors, calls = embed_documents(self.embedder, texts, self._piece_chars())
         assert self._embedding is not None
         wrong = {len(v) for v in vectors} - {self._embedding.dim}
         if wrong and self._embedder_answers():
