@@ -161,6 +161,8 @@ class Settings(BaseModel):
     archive_search_max_rows: int = Field(20, ge=1, le=20)
     search_timeout_s: float = Field(15.0, gt=0)
     search_query_max_chars: int = Field(8000, ge=1)
+    # A memory hit longer than this shows an excerpt: every turn of it, cut around what matched.
+    search_hit_max_chars: int = Field(1100, ge=100, le=100_000)
     # Ranking: "vector" (cosine only), "text" (full text only) or "hybrid" (reciprocal rank
     # fusion of both, with an optional recency factor of the given half-life).
     search_mode: SearchMode = "hybrid"

@@ -39,6 +39,18 @@ class MemoryHit(BaseModel):
     score: float | None = Field(None, description="the ranking score the hits are ordered by")
     created_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
+    content_chars: int = Field(
+        0,
+        description="the length of the whole chunk; more than len(content) when content is an "
+        "excerpt (a chunk longer than search_hit_max_chars: every turn of it, cut around what "
+        "matched)",
+    )
+    superseded_by: str | None = Field(
+        None,
+        description="the id of a newer hit in these results on the same subject (it matched "
+        "most of the same query words, about a later time): it may update this one, and ranks "
+        "above it",
+    )
 
 
 class MemorySearchResult(BaseModel):
@@ -112,6 +124,7 @@ def memory_hit(row: dict[str, Any]) -> MemoryHit:
         session_id=row["session_id"],
         source=row["source"],
         content=row["content"],
+        content_chars=len(row["content"]),
         message_ids=[str(m) for m in metadata.get("message_ids") or []],
         similarity=row["similarity"],
         score=row.get("score", row["similarity"]),
