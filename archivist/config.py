@@ -37,7 +37,7 @@ from pydantic import (
 from archivist.errors import ConfigError
 
 SearchMode = Literal["vector", "text", "hybrid"]
-_ALIASES = {
+ENV_ALIASES = {
     "DATABASE_URL": "database_url",
     "OLLAMA_HOST": "ollama_host",
     "SUPABASE_URL": "supabase_url",
@@ -289,7 +289,7 @@ def explain_settings(
     for key, value in _from_toml(path, required).items():
         for name in _flat_keys(key, value):
             origins[name] = f"toml {path}"
-    for name, field in _ALIASES.items():
+    for name, field in ENV_ALIASES.items():
         if env.get(name):
             origins[field] = _env_origin(name)
     for name, value in env.items():
@@ -366,7 +366,7 @@ def _from_toml(path: Path | None, required: bool) -> dict[str, Any]:
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    for name, field in _ALIASES.items():
+    for name, field in ENV_ALIASES.items():
         if env.get(name):
             values[field] = env[name]
     for name, value in env.items():

@@ -1,11 +1,13 @@
-"""The README cannot rot: every shell command in its code blocks runs, as written.
+"""The documentation cannot rot: every shell command in the code blocks of README.md and
+docs/*.md runs, as written.
 
 The blocks run in a fresh folder set up as a checkout is after `make demo` (the Makefile's demo
 recipe, run here against the Ollama test server, with `.venv` pointing at the virtualenv that
-runs the tests), in order, each block in its own `bash` with nothing configured but the Ollama
-host. Fences without a language (or sh/bash/shell) are shell; `text`, `json`, `crontab`,
-`ini` and the rest are not run. A comment on the line before a block changes how it runs (the
-markers are documented in the README's Development section):
+runs the tests), file by file (README.md first) and in order, each block in its own `bash`
+with nothing configured but the Ollama host. Fences without a language (or sh/bash/shell)
+are shell; `text`, `json`, `crontab`, `ini` and the rest are not run. A comment on the line
+before a block changes how it runs (the markers are documented in docs/internals.md, under
+Development):
 
     <!-- readme-test: skip (why) -->     not run
     <!-- readme-test: exit N -->         each command must exit N (default 0)
@@ -36,12 +38,14 @@ from archivist.store.postgres import PostgresStore
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md"))]
 SHELL_FENCES = {"", "sh", "bash", "shell"}
 MARKER = re.compile(r"<!--\s*readme-test:\s*(.*?)\s*-->")
 
 
 @dataclass(frozen=True)
 class Block:
+    path: str  # relative to the repository root
     line: int  # of the opening fence, 1-based
     marker: str | None
     commands: list[tuple[int, str]]  # (line, command) with continuations joined
@@ -52,8 +56,8 @@ class Block:
         return int(match.group(1)) if match else 0
 
 
-def shell_blocks(text: str) -> list[Block]:
-    """The README's shell blocks, with the marker on the line before each (if any)."""
+def shell_blocks(text: str, path: str = "README.md") -> list[Block]:
+    """A document's shell blocks, with the marker on the line before each (if any)."""
     lines = text.splitlines()
     blocks: list[Block] = []
     i = 0
@@ -66,7 +70,12 @@ def shell_blocks(text: str) -> list[Block]:
         previous = MARKER.fullmatch(lines[i - 1].strip()) if i else None
         if fence.group(1) in SHELL_FENCES:
             blocks.append(
-                Block(i + 1, previous.group(1) if previous else None, _commands(lines, i + 1, end))
+                Block(
+                    path,
+                    i + 1,
+                    previous.group(1) if previous else None,
+                    _commands(lines, i + 1, end),
+                )
             )
         i = end + 1
     return blocks
@@ -89,19 +98,23 @@ def _commands(lines: list[str], start: int, end: int) -> list[tuple[int, str]]:
     return commands
 
 
-BLOCKS = shell_blocks(README.read_text())
+BLOCKS = [
+    block
+    for document in DOCUMENTS
+    for block in shell_blocks(document.read_text(), str(document.relative_to(ROOT)))
+]
 
 
 def test_markers_are_known_and_every_skip_says_why() -> None:
     for block in BLOCKS:
         marker = block.marker
         assert marker is None or re.fullmatch(r"skip \(.+\)|exit \d+|own-database", marker), (
-            f"README.md:{block.line}: unknown marker {marker!r}"
+            f"{block.path}:{block.line}: unknown marker {marker!r}"
         )
 
 
 def test_the_demo_suggests_the_commands_the_readme_shows() -> None:
-    readme_commands = {c for b in BLOCKS for _, c in b.commands}
+    readme_commands = {c for b in BLOCKS if b.path == "README.md" for _, c in b.commands}
     for arguments, _ in NEXT_COMMANDS:
         assert any(c.startswith(f"archivist {arguments}") for c in readme_commands), arguments
 
@@ -180,7 +193,7 @@ def _script(block: Block) -> str:
     for line, command in block.commands:
         if block.marker == "own-database" and re.match(r"export DATABASE_URL=", command):
             continue
-        where = shlex.quote(f"README.md:{line}: {command}")
+        where = shlex.quote(f"{block.path}:{line}: {command}")
         lines += [
             command,
             f'rc=$?; if [ "$rc" -ne {block.expected_exit} ]; then '
@@ -189,7 +202,7 @@ def _script(block: Block) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[f"README.md:{b.line}" for b in BLOCKS])
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"{b.path}:{b.line}" for b in BLOCKS])
 def test_readme_block_runs_as_written(
     block: Block, checkout: Path, ollama: OllamaTestServer, request: pytest.FixtureRequest
 ) -> None:
@@ -208,3 +221,32 @@ def test_readme_block_runs_as_written(
     )
     assert done.returncode == 0, f"{done.stderr}\n--- stdout:\n{done.stdout[-2000:]}"
     assert "Traceback" not in done.stderr
+
+
+def test_the_readme_fits_on_a_few_screens() -> None:
+    assert len(README.read_text().splitlines()) <= 200
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _anchors(text: str) -> set[str]:
+    """GitHub's anchors for a document's headings."""
+    headings = re.findall(r"^#+ (.+)$", _outside_fences(text), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def _outside_fences(text: str) -> str:
+    return re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
+def test_every_link_between_documents_resolves(document: Path) -> None:
+    for target in LINK.findall(_outside_fences(document.read_text())):
+        if re.match(r"[a-z]+:", target):
+            continue
+        page, _, anchor = target.partition("#")
+        path = (document.parent / page).resolve() if page else document
+        assert path.is_file(), f"{document.name}: link to a missing file {target}"
+        if anchor and path.suffix == ".md":
+            assert anchor in _anchors(path.read_text()), f"{document.name}: no heading {target}"
