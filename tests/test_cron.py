@@ -190,7 +190,7 @@ def test_env_file_syntax_and_the_real_environment_winning(
     [
         ("NOT A SETTING LINE", "line 2: not a KEY=VALUE line"),
         ("ARCHIVIST_EMBEDDER='hash", "line 2: unterminated or stray quote"),
-        ("ARCHIVIST_TYPO=1", "invalid setting typo"),
+        ("ARCHIVIST_TYPO=1", "unknown setting ARCHIVIST_TYPO"),
     ],
 )
 def test_a_bad_env_file_is_one_line_and_exit_2(tmp_path: Path, line: str, problem: str) -> None:
