@@ -56,8 +56,20 @@ class Block:
         return int(match.group(1)) if match else 0
 
 
-def shell_blocks(text: str, path: str = "README.md") -> list[Block]:
-    """A document's shell blocks, with the marker on the line before each (if any)."""
+@dataclass(frozen=True)
+class PythonBlock:
+    path: str
+    line: int
+    names: list[str]  # the variables that must hold something after it ran
+    code: list[str]
+
+
+def shell_blocks(
+    text: str, path: str = "README.md", python: list[PythonBlock] | None = None
+) -> list[Block]:
+    """A document's shell blocks, with the marker on the line before each (if any); its
+    `python` blocks marked `finds` go to `python`."""
+    python = [] if python is None else python
     lines = text.splitlines()
     blocks: list[Block] = []
     i = 0
@@ -68,6 +80,10 @@ def shell_blocks(text: str, path: str = "README.md") -> list[Block]:
             continue
         end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
         previous = MARKER.fullmatch(lines[i - 1].strip()) if i else None
+        if fence.group(1) == "python" and previous and previous.group(1).startswith("finds "):
+            python.append(
+                PythonBlock(path, i + 1, previous.group(1).split()[1:], lines[i + 1 : end])
+            )
         if fence.group(1) in SHELL_FENCES:
             blocks.append(
                 Block(
@@ -98,10 +114,11 @@ def _commands(lines: list[str], start: int, end: int) -> list[tuple[int, str]]:
     return commands
 
 
+PYTHON_BLOCKS: list[PythonBlock] = []
 BLOCKS = [
     block
     for document in DOCUMENTS
-    for block in shell_blocks(document.read_text(), str(document.relative_to(ROOT)))
+    for block in shell_blocks(document.read_text(), str(document.relative_to(ROOT)), PYTHON_BLOCKS)
 ]
 
 
@@ -172,9 +189,10 @@ def _env(folder: Path, ollama: OllamaTestServer) -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def own_database(pg_server: str) -> Iterator[str]:
-    """A fresh database holding the sample conversations (not archived): `DATABASE_URL`."""
+    """A fresh database holding the sample conversations (not archived), one per block:
+    `DATABASE_URL`."""
     name = "readme_own"
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
@@ -185,6 +203,13 @@ def own_database(pg_server: str) -> Iterator[str]:
     yield url
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+FINDS = re.compile(r"archivist (memory-search|archive-search|search|state|history) ")
+NOT_EMPTY = (
+    "import json, sys; d = json.load(sys.stdin); "
+    "sys.exit(0 if any(d.get(k) for k in ('hits', 'sessions', 'items', 'versions')) else 1)"
+)
 
 
 def _script(block: Block) -> str:
@@ -199,6 +224,13 @@ def _script(block: Block) -> str:
             f'rc=$?; if [ "$rc" -ne {block.expected_exit} ]; then '
             f'echo "exit $rc, expected {block.expected_exit}: "{where} >&2; exit 97; fi',
         ]
+        if block.marker is None and FINDS.match(command):
+            # An example run on the demo must find something, not only exit 0.
+            bare = command.split("  #")[0].split(" #")[0].rstrip()
+            lines.append(
+                f"{bare} --json 2>/dev/null | python -c {shlex.quote(NOT_EMPTY)} || "
+                f'{{ echo "found nothing: "{where} >&2; exit 98; }}'
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -250,3 +282,24 @@ def test_every_link_between_documents_resolves(document: Path) -> None:
         assert path.is_file(), f"{document.name}: link to a missing file {target}"
         if anchor and path.suffix == ".md":
             assert anchor in _anchors(path.read_text()), f"{document.name}: no heading {target}"
+
+
+@pytest.mark.parametrize("block", PYTHON_BLOCKS, ids=[f"{b.path}:{b.line}" for b in PYTHON_BLOCKS])
+def test_python_example_finds_something_in_the_demo(
+    block: PythonBlock, checkout: Path, ollama: OllamaTestServer
+) -> None:
+    check = [f"assert {name}, {name + ' found nothing'!r}" for name in block.names]
+    done = subprocess.run(
+        [str(checkout / ".venv" / "bin" / "python"), "-c", "\n".join([*block.code, *check])],
+        cwd=checkout,
+        env=_env(checkout, ollama),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"{block.path}:{block.line}: {done.stderr}"
+    assert "reading the demo database" in done.stderr
+
+
+def test_every_python_example_that_reads_is_checked() -> None:
+    assert any(b.path == "docs/mcp-and-python.md" for b in PYTHON_BLOCKS)
