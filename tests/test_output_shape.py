@@ -66,3 +66,15 @@ def test_print_cutoff_prints_only_the_checked_cutoff_when_safe(source: SourceDB)
     )
     assert unsafe.returncode == 3 and unsafe.stdout == "", unsafe.stdout
     assert unsafe.stderr.startswith("not safe:"), unsafe.stderr
+
+
+def test_a_search_header_shows_the_query_on_one_short_line(source: SourceDB) -> None:
+    source.add("one", ["we moved the cache to Memcached"], T0)
+    assert run_archivist(["archive"], env_for(source)).returncode == 0
+    query = "Memcached\n" + "lattice gauge " * 600  # a pasted page, 8,000+ characters
+    done = run_archivist(["memory-search", query], env_for(source))
+    assert done.returncode == 0, done.stderr
+    header = done.stdout.splitlines()[0]
+    assert re.match(r"\d+ hits? for 'Memcached lattice gauge", header), header
+    assert len(header) <= 140, header
+    assert "times UTC" in header
