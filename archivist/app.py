@@ -35,7 +35,7 @@ def init_database(
     their own rows (True), or makes it private again (False); None keeps what is recorded.
     """
     access = _access(settings, allow_authenticated)
-    with open_store(settings) as store:
+    with open_store(settings, create=True) as store:
         return store.init(embedding_config(settings, make_embedder(settings)), access)
 
 
@@ -63,8 +63,9 @@ def archive(
     progress: Progress | None = None,
     embedder: Embedder | None = None,
 ) -> RunReport:
-    """Run the archivist once. The embedded database is initialised on first use."""
-    with Archivist(settings, embedder) as client:
+    """Run the archivist once. The embedded database is created on first use, except by a dry
+    run, which writes nothing."""
+    with Archivist(settings, embedder, create=not request.dry_run) as client:
         return client.archive(request, progress)
 
 

@@ -8,13 +8,14 @@ result models, so fields the search adds (score parts) appear with -v without ch
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
 from rich.markup import escape
 from rich.text import Text
 
-from archivist.cli.output import Output
+from archivist.cli.output import Output, people_time, plural, short_line
 from archivist.search import (
     ArchiveFilters,
     ArchiveHit,
@@ -67,7 +68,8 @@ def _number(value: Any) -> str:
 
 
 def _when(hit: MemoryHit) -> str:
-    return str(hit.metadata.get("last_at") or hit.created_at.isoformat())[:16].replace("T", " ")
+    last = hit.metadata.get("last_at")
+    return people_time(datetime.fromisoformat(last) if last else hit.created_at)
 
 
 def _memory_hit(out: Output, n: int, hit: MemoryHit, terms: list[str], indent: str = "") -> None:
@@ -98,8 +100,8 @@ def memory_result(out: Output, result: MemorySearchResult) -> None:
     count = len(result.hits)
     out.out.print(
         escape(
-            f"{count} {'hit' if count == 1 else 'hits'} for {result.query!r} ({result.mode} "
-            f"search, ranked by {ranked})"
+            f"{plural(count, 'hit')} for {short_line(result.query)!r} ({result.mode} "
+            f"search, ranked by {ranked}; times UTC)"
         )
     )
     for n, hit in enumerate(result.hits, start=1):
@@ -139,11 +141,12 @@ def archive_result(out: Output, result: ArchiveSearchResult, filters: ArchiveFil
     if out.quiet:
         return
     count = len(result.hits)
-    out.out.print(f"{count} {'session matches' if count == 1 else 'sessions match'}")
+    matches = "session matches" if count == 1 else "sessions match"
+    out.out.print(f"{count} {matches} (times UTC)")
     wanted = [t.lower() for t in filters.topics]
     for hit in result.hits:
         at = hit.span.last_turn_at
-        last = at.isoformat()[:16].replace("T", " ") if at else ""
+        last = people_time(at) if at else ""
         head = Text()
         head.append(hit.session_id, style="bold")
         head.append(f"  version {hit.version}  last turn {last or '-'}")
@@ -169,8 +172,9 @@ def search_result(out: Output, result: SearchResult, filters: ArchiveFilters) ->
         return
     terms = query_terms(result.query)
     count = len(result.sessions)
-    noun = "session" if count == 1 else "sessions"
-    out.out.print(escape(f"{count} {noun} for {result.query!r}"))
+    out.out.print(
+        escape(f"{plural(count, 'session')} for {short_line(result.query)!r} (times UTC)")
+    )
     for match in result.sessions:
         name, best = ranked_score(match.chunks[0]) if match.chunks else ("cosine", None)
         head = Text()

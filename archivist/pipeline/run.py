@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 
 # What the embedder is asked when a session's texts got an unusable answer: is it the texts?
 _PROBE_TEXT = "dimension probe"
+# The reason of a named session that has no messages and was never archived.
+NO_MESSAGES = "no messages for session"
 
 
 class _Phases:
@@ -421,6 +423,8 @@ class Archiver:
                     return _Committing(outcome, plan, fresh, started)
                 self._count_commit(outcome, commit(self.store, plan, fresh))
                 read = self._read(session_id, rebuild=False)  # still held: taken again
+            if read.state is None and outcome.status == "unchanged":
+                outcome.reason = f"{NO_MESSAGES} {session_id}"  # a typo in --session-id?
             return outcome
         finally:
             if not handed_over:
