@@ -187,9 +187,10 @@ class Archivist:
         until: datetime | None = None,
         mode: SearchMode | None = None,
         user_id: str | None = None,
+        min_score: float | None = None,
     ) -> MemorySearchResult:
         """Search memory by meaning: the chunks that best answer the query, best first (only
-        `user_id`'s, when given)."""
+        `user_id`'s, when given; none with a relevance under `min_score`)."""
         q = parse_query(
             MemoryQuery,
             {
@@ -201,10 +202,19 @@ class Archivist:
                 "until": until,
                 "mode": mode,
                 "user_id": user_id,
+                "min_score": min_score,
             },
         )
         return self._searcher.memory_search(
-            q.query, q.limit, q.session_ids, q.source, q.since, q.until, q.mode, user_id=q.user_id
+            q.query,
+            q.limit,
+            q.session_ids,
+            q.source,
+            q.since,
+            q.until,
+            q.mode,
+            user_id=q.user_id,
+            min_score=q.min_score,
         )
 
     def archive_search(
@@ -335,11 +345,20 @@ def memory_search(
     mode: SearchMode | None = None,
     settings: Settings | None = None,
     user_id: str | None = None,
+    min_score: float | None = None,
 ) -> MemorySearchResult:
     """Search memory by meaning, on a client opened for this one call."""
     with Archivist(settings) as client:
         return client.memory_search(
-            query, limit, session_ids, source, since, until, mode, user_id=user_id
+            query,
+            limit,
+            session_ids,
+            source,
+            since,
+            until,
+            mode,
+            user_id=user_id,
+            min_score=min_score,
         )
 
 

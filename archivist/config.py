@@ -163,6 +163,9 @@ class Settings(BaseModel):
     search_query_max_chars: int = Field(8000, ge=1)
     # A memory hit longer than this shows an excerpt: every turn of it, cut around what matched.
     search_hit_max_chars: int = Field(1100, ge=100, le=100_000)
+    # A hit whose relevance is under this is a weak match; a search with no better hit says
+    # "no good match" (chosen by how well it separates answered from unanswerable questions).
+    search_weak_below: float = Field(0.2, ge=0, le=1)
     # Ranking: "vector" (cosine only), "text" (full text only) or "hybrid" (reciprocal rank
     # fusion of both, with an optional recency factor of the given half-life).
     search_mode: SearchMode = "hybrid"

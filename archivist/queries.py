@@ -63,6 +63,9 @@ class MemoryQuery(BaseModel):
         None, description="Ranking: vector, text or hybrid (default: the configured one)."
     )
     user_id: str | None = None
+    min_score: float | None = Field(
+        None, ge=0, description="Leave out hits whose relevance is under this (0 to 1)."
+    )
 
 
 class _Filtered(ArchiveFilters):

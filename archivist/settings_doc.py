@@ -63,6 +63,7 @@ MEANINGS: dict[str, str] = {
     "archive_search_max_rows": "can be lowered, not raised",
     "search_timeout_s": "seconds per search call",
     "search_query_max_chars": "longer queries are cut",
+    "search_weak_below": "relevance under which a hit is a weak match",
     "search_hit_max_chars": "a longer hit shows an excerpt of every turn (content_chars: whole)",
     "search_mode": "how memory searches rank",
     "search_vector_weight": "weight of the meaning ranking in the fusion",

@@ -72,9 +72,14 @@ def test_a_search_header_shows_the_query_on_one_short_line(source: SourceDB) -> 
     source.add("one", ["we moved the cache to Memcached"], T0)
     assert run_archivist(["archive"], env_for(source)).returncode == 0
     query = "Memcached\n" + "lattice gauge " * 600  # a pasted page, 8,000+ characters
-    done = run_archivist(["memory-search", query], env_for(source))
+    done = run_archivist(["memory-search", query, "--min-score", "0"], env_for(source))
     assert done.returncode == 0, done.stderr
     header = done.stdout.splitlines()[0]
     assert re.match(r"\d+ hits? for 'Memcached lattice gauge", header), header
     assert len(header) <= 140, header
     assert "times UTC" in header
+    # Without --min-score the pasted page matches nothing well: one short line says so.
+    weak = run_archivist(["memory-search", query], env_for(source))
+    assert weak.returncode == 0, weak.stderr
+    (line,) = weak.stdout.splitlines()
+    assert line.startswith("no good match for 'Memcached lattice gauge") and len(line) <= 160

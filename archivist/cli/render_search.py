@@ -72,11 +72,23 @@ def _when(hit: MemoryHit) -> str:
     return people_time(datetime.fromisoformat(last) if last else hit.created_at)
 
 
-def _memory_hit(out: Output, n: int, hit: MemoryHit, terms: list[str], indent: str = "") -> None:
+def _memory_hit(
+    out: Output,
+    n: int,
+    hit: MemoryHit,
+    terms: list[str],
+    indent: str = "",
+    places: dict[str | None, int] | None = None,
+) -> None:
+    places = places or {}
     name, value = ranked_score(hit)
     head = Text(f"{indent}{n:>2}. {name} {_score(value)}  ")
+    if hit.relevance is not None:
+        head.append(f"relevance {hit.relevance:.2f}{' (weak)' if hit.weak else ''}  ")
     head.append(hit.session_id, style="bold")
     head.append(f"  {hit.source}  {_when(hit)}")
+    if hit.superseded_by in places:
+        head.append(f"  (older than #{places[hit.superseded_by]}, on the same words)")
     out.out.print(head)
     out.out.print(Text(f"{indent}    ") + _marked(hit.content, terms))
     if out.verbose:
@@ -97,6 +109,16 @@ def memory_result(out: Output, result: MemorySearchResult) -> None:
         return
     terms = query_terms(result.query)
     ranked = {"vector": "cosine similarity", "text": "word score"}.get(result.mode, "fused score")
+    if result.no_good_match and result.hits and result.min_score is None:
+        best = max(h.relevance or 0.0 for h in result.hits)
+        out.out.print(
+            escape(
+                f"no good match for {short_line(result.query)!r} (best relevance {best:.2f}, "
+                f"weak below {result.weak_below:g}); --min-score 0 lists "
+                f"{plural(len(result.hits), 'hit')}"
+            )
+        )
+        return
     count = len(result.hits)
     out.out.print(
         escape(
@@ -104,8 +126,11 @@ def memory_result(out: Output, result: MemorySearchResult) -> None:
             f"search, ranked by {ranked}; times UTC)"
         )
     )
+    places: dict[str | None, int] = {h.id: n for n, h in enumerate(result.hits, start=1)}
     for n, hit in enumerate(result.hits, start=1):
-        _memory_hit(out, n, hit, terms)
+        _memory_hit(out, n, hit, terms, places=places)
+    if result.dropped_below:
+        out.note(f"{plural(result.dropped_below, 'hit')} under --min-score left out")
     _clamp_notes(out, dict(result.clamped))
 
 

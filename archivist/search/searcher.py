@@ -79,9 +79,10 @@ class Searcher:
         mode: SearchMode | None = None,
         deadline: Deadline | None = None,
         user_id: str | None = None,
+        min_score: float | None = None,
     ) -> MemorySearchResult:
         """The chunks that best answer the query, best first, ranked by `mode`; only
-        `user_id`'s when given (per-user memory).
+        `user_id`'s when given (per-user memory); none with a relevance under `min_score`.
 
         Text mode does not embed the query (no embedding server is needed for it).
         """
@@ -113,8 +114,21 @@ class Searcher:
         terms = query_terms(text)
         hits = [_excerpted(memory_hit(r), terms, s.search_hit_max_chars) for r in rows]
         hits = newest_first(hits, terms)
+        # A cosine's scale depends on the model: only word relevance is judged weak.
+        weak_below = s.search_weak_below if mode != "vector" else 0.0
+        hits = [h.model_copy(update={"weak": (h.relevance or 0.0) < weak_below}) for h in hits]
+        kept = [h for h in hits if min_score is None or (h.relevance or 0.0) >= min_score]
         return MemorySearchResult(
-            query=text, mode=mode, limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped)
+            query=text,
+            mode=mode,
+            limit=limit,
+            hits=kept,
+            clamped=clamped,
+            truncated=bool(clamped),
+            no_good_match=all(h.weak for h in hits),
+            weak_below=weak_below,
+            min_score=min_score,
+            dropped_below=len(hits) - len(kept),
         )
 
     def archive_search(

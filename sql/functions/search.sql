@@ -308,6 +308,13 @@ $$;
 --     windows than places are candidates, context fills the places they leave.
 -- A zero vector_weight (or a NULL query_embedding) makes it a full-text search that needs no
 -- query vector; a zero text_weight a vector search with the same choice of chunks.
+-- `relevance` reads the same way for every query: with words in the ranking it is the text rank
+-- (archivist_text_matches: how much of what the query's words could score the chunk scores; 0
+-- for a chunk found by meaning alone), else the cosine similarity.
+-- Its result gained `relevance`; CREATE OR REPLACE cannot change a result, so the function is
+-- dropped first (in init's transaction; sql/policy.sql grants it again).
+DROP FUNCTION IF EXISTS hybrid_jarvis_memory_chunks(vector, text, integer, jsonb,
+    double precision, double precision, double precision, double precision);
 CREATE OR REPLACE FUNCTION hybrid_jarvis_memory_chunks(
     query_embedding vector,
     query_text      text,
@@ -318,7 +325,8 @@ CREATE OR REPLACE FUNCTION hybrid_jarvis_memory_chunks(
     recency_weight  double precision DEFAULT 0,
     half_life_days  double precision DEFAULT 14
 ) RETURNS TABLE (id uuid, session_id text, source text, content text, metadata jsonb,
-                 similarity double precision, created_at timestamptz, score double precision)
+                 similarity double precision, created_at timestamptz, score double precision,
+                 relevance double precision)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -351,7 +359,7 @@ BEGIN
             FROM archivist_text_matches(query_text, 50, v_filter) t
             WHERE v_by_text
         ), fused AS (
-            SELECT coalesce(v.id, t.id) AS id,
+            SELECT coalesce(v.id, t.id) AS id, t.rank AS text_rank,
                    CASE WHEN v_by_vector AND v_by_text
                         THEN coalesce(vector_weight / (60 + v.r), 0)
                              + coalesce(text_weight / (60 + t.r), 0)
@@ -362,6 +370,8 @@ BEGIN
         SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash,
                count(*) FILTER (WHERE c.source = 'session_turn') OVER () AS turns,
                1 - (c.embedding <=> query_embedding) AS similarity, c.created_at,
+               CASE WHEN v_by_text THEN coalesce(f.text_rank, 0)
+                    ELSE 1 - (c.embedding <=> query_embedding) END AS relevance,
                f.fused * (1 - recency_weight + recency_weight * power(0.5, greatest(0,
                    extract(epoch FROM now() - coalesce((c.metadata ->> 'last_at')::timestamptz,
                                                        c.created_at)) / 86400)
@@ -396,6 +406,7 @@ BEGIN
         similarity := r.similarity;
         created_at := r.created_at;
         score := r.score;
+        relevance := r.relevance;
         RETURN NEXT;
         v_taken := v_taken + 1;
         EXIT WHEN v_taken >= v_k;
