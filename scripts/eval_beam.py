@@ -325,6 +325,20 @@ def evaluate(
                         score(f"{embedder_name} {mode}", beam.questions, results, latencies)
                     )
             own = _own_turns(url, id_to_key, beam)
+            pieces = er.chunk_chars(embedder.model, settings.chunk_max_chars)
+            indexes = {
+                c.owner: er.VectorWindows(embedder, bm25_windows(c), pieces)
+                for c in beam.conversations
+            }
+            texts = {c.owner: dict(bm25_windows(c)) for c in beam.conversations}
+            windows = [
+                [
+                    Hit(h.keys, len(texts[q.chat][h.keys]), h.score)
+                    for h in indexes[q.chat].search(q.question)
+                ]
+                for q in beam.questions
+            ]
+            scores.insert(0, score(f"{embedder_name} windows vec", beam.questions, windows))
             return scores, own
     finally:
         er.drop_database(admin_url, database)

@@ -24,7 +24,9 @@ Scores (one scorer for every system, `score_run`):
 
 Systems: every search mode of the archivist, and `bm25`: Okapi BM25 (k1 1.5, b 0.75, lower-case
 words, English stop words dropped, no stemming) over windows of 4 consecutive messages per
-session overlapping by 2, scored by the same scorer. It needs no database and no embedder.
+session overlapping by 2, scored by the same scorer. It needs no database and no embedder. And
+per embedder `win-vec`: its vectors over the same windows, nearest by cosine (the floor for
+`vector` mode: the same model over plain windows).
 
 Embedders:
   hash    the offline HashEmbedder (lexical, not semantic), in process
@@ -63,13 +65,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, get_args
 
+import numpy as np
 import psycopg
 from psycopg.conninfo import make_conninfo
 
 from archivist.app import archive
 from archivist.backends import open_store
+from archivist.chunking import chunk_chars
 from archivist.config import SearchMode, Settings
-from archivist.embed.base import Embedder
+from archivist.embed.base import Embedder, embed_documents, embed_query
 from archivist.embed.hashing import HashEmbedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
@@ -252,6 +256,38 @@ def bm25_windows(conversation: rs.Conversation) -> list[tuple[frozenset[str], st
     return windows
 
 
+class VectorWindows:
+    """The embedder's vectors over the same windows as BM25, nearest by cosine: what a model
+    does over plain windows, the floor `vector` mode must not fall under."""
+
+    def __init__(
+        self, embedder: Embedder, windows: Sequence[tuple[frozenset[str], str]], pieces: int
+    ) -> None:
+        self.embedder = embedder
+        self.keys = [keys for keys, _ in windows]
+        vectors, _ = embed_documents(embedder, [text for _, text in windows], pieces)
+        self.matrix = np.stack(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
+        norms = np.linalg.norm(self.matrix, axis=1, keepdims=True)
+        self.matrix = self.matrix / np.where(norms == 0, 1, norms)
+
+    def search(self, query: str, k: int = LIMIT) -> list[RankedHit]:
+        vector = embed_query(self.embedder, query)
+        vector = vector / (np.linalg.norm(vector) or 1)
+        similarity = self.matrix @ vector
+        best = np.argsort(-similarity, kind="stable")[:k]
+        return [RankedHit(self.keys[i], "vector_window", float(similarity[i])) for i in best]
+
+
+def run_vector_windows(labelled: rs.LabelledSet, name: str, embedder: Embedder) -> Run:
+    pieces = chunk_chars(embedder.model, Settings().chunk_max_chars)
+    indexes = {
+        c.conversation_id: VectorWindows(embedder, bm25_windows(c), pieces)
+        for c in labelled.conversations
+    }
+    results = [indexes[q.conversation_id].search(q.question) for q in labelled.questions]
+    return score_run(name, "win-vec", labelled.questions, results)
+
+
 def run_bm25(labelled: rs.LabelledSet) -> Run:
     indexes = {c.conversation_id: BM25(bm25_windows(c)) for c in labelled.conversations}
     results = [indexes[q.conversation_id].search(q.question) for q in labelled.questions]
@@ -417,7 +453,8 @@ def evaluate_embedder(
             started = time.monotonic()
             _archive(settings, embedder, dim, sessions)
             log(f"{name}: archived {sessions} sessions in {time.monotonic() - started:.1f} s")
-            return _score_modes(settings, embedder, name, labelled, id_to_key, modes)
+            runs = _score_modes(settings, embedder, name, labelled, id_to_key, modes)
+            return [run_vector_windows(labelled, name, embedder), *runs]
     finally:
         drop_database(admin_url, database)
 

@@ -294,8 +294,8 @@ AS $$
 $$;
 
 -- Ranks chunks for a query and picks match_count (at most 10) of them: the evidence first.
--- Candidates: the 50 nearest chunks (if vector_weight > 0 and a query vector is given) and the 50
--- best full-text matches (archivist_text_matches; if text_weight > 0). With both, the score is
+-- Candidates: the 50 nearest turn windows and the 20 nearest chunks of any source (if
+-- vector_weight > 0 and a query vector is given) and the 50 best full-text matches (archivist_text_matches; if text_weight > 0). With both, the score is
 -- their reciprocal rank fusion, weight / (60 + rank) summed; with one, that list's own score
 -- (cosine similarity, or the text rank). Times an optional recency factor
 -- (1 - w + w * 0.5 ^ (age / half_life)). Then, best first, a chunk is taken unless
@@ -333,6 +333,10 @@ AS $$
 DECLARE
     v_k         integer := least(greatest(coalesce(match_count, 10), 1), 10);
     v_filter    jsonb := archivist_check_filter(filter);
+    -- The nearest turn windows are asked for apart from the rest: short context chunks (state
+    -- items) lie near short queries and would otherwise leave too few turns to fill the places.
+    v_turns     jsonb := CASE WHEN v_filter ? 'source' THEN v_filter
+                              ELSE v_filter || '{"source": "session_turn"}' END;
     v_by_vector boolean := coalesce(vector_weight, 0) > 0 AND query_embedding IS NOT NULL;
     v_by_text   boolean := coalesce(text_weight, 0) > 0;
     v_open      boolean := v_filter ->> 'source' IS NOT NULL
@@ -352,7 +356,9 @@ BEGIN
         WITH by_vector AS (
             SELECT n.id, n.similarity,
                    row_number() OVER (ORDER BY n.similarity DESC, n.id) AS r
-            FROM archivist_nearest_chunks(query_embedding, 50, v_filter) n
+            FROM (SELECT * FROM archivist_nearest_chunks(query_embedding, 50, v_turns)
+                  UNION
+                  SELECT * FROM archivist_nearest_chunks(query_embedding, 20, v_filter)) n
             WHERE v_by_vector
         ), by_text AS (
             SELECT t.id, t.rank, row_number() OVER (ORDER BY t.rank DESC, t.id) AS r
