@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, get_args
 
@@ -36,7 +36,8 @@ from archivist.errors import (
 )
 from archivist.extract.base import Extractor, RulesExtractor
 from archivist.failures import FailedSession, refuse_unarchivable
-from archivist.models import RunReport, SessionOutcome, SessionStatus
+from archivist.models import PassedOver, RunReport, SessionOutcome, SessionStatus
+from archivist.pipeline.claims import LocalLimits, RunLimits, SessionQueue
 from archivist.pipeline.commit import Committer, commit
 from archivist.pipeline.planning import PlanSettings, VersionPlan, plan_version
 from archivist.pipeline.reading import SessionRead, read_session
@@ -110,30 +111,38 @@ class Archiver:
         self.extractor: Extractor = extractor or RulesExtractor()
         self._commit_store = commit_store
         self._embedding: EmbeddingConfig | None = None
-        # Sessions in a row that failed for a fault every session meets (the embedder down).
-        self._global_failures = 0
+        # Shared with the run's other workers: --max-sessions, failures in a row, stopping.
+        self._limits: RunLimits = LocalLimits(0)
         self._failed: dict[str, FailedSession] = {}  # sessions with failed runs in a row
 
-    def run(self, request: ArchiveRequest, progress: Progress | None = None) -> RunReport:
+    def run(
+        self,
+        request: ArchiveRequest,
+        progress: Progress | None = None,
+        limits: RunLimits | None = None,
+    ) -> RunReport:
         """Archive (or plan) every selected session.
 
         One session's failure never stops the rest (it is held back, see archivist.failures);
         faults every session meets stop the run after `stop_after_embed_failures` sessions in a
         row, and a configuration error (a model that is missing or of the wrong dimension) at
-        once, before it writes anything more.
+        once, before it writes anything more. `limits`: what this run shares with the other
+        workers of one `archive --workers N` (see archivist.pipeline.claims).
         """
         refuse_unarchivable(request.selection.session_ids)
         self._embedding = self.store.check_ready(self.embedder.model)
+        self._limits = limits or LocalLimits(request.selection.limit)
         report = RunReport(
             dry_run=request.dry_run,
             embedder=self.embedder.name,
             embedding_model=self.embedder.model,
             started_at=datetime.now(UTC),
         )
-        queue, report.unarchivable = self.store.pending_work(request.selection)
+        queue = SessionQueue.open(self.store, request.selection)
+        report.unarchivable = queue.unarchivable
         self._note_held(report, request.selection)
         if request.rebuild:
-            self._refuse_rebuild_of_pruned(queue)
+            self._refuse_rebuild_of_pruned(queue.listed)
         # A dry run writes nothing, not even its log row.
         run_id = None
         if not request.dry_run:
@@ -141,7 +150,10 @@ class Archiver:
             run_id = self.store.start_run(_arguments(request))
         if progress:
             progress.start(len(queue))
-        self._loop(queue, request, report, progress)
+        try:
+            self._loop(queue, request, report, progress)
+        finally:
+            report.passed_over = PassedOver(held=queue.held, gone=queue.gone)
         report.finished_at = datetime.now(UTC)
         if run_id is not None and not self._broken:
             counts = {status: report.count(status) for status in get_args(SessionStatus)}
@@ -151,7 +163,7 @@ class Archiver:
 
     def _loop(
         self,
-        queue: list[str],
+        queue: SessionQueue,
         request: ArchiveRequest,
         report: RunReport,
         progress: Progress | None,
@@ -163,12 +175,14 @@ class Archiver:
         """
         committer = Committer(self.store, self._commit_store)
         committing: _Committing | None = None
-        seen: set[str] = set()
-        attempted = 0
+        limits = self._limits
+        worked_on = 0
         try:
-            while queue:
-                session_id = queue.pop(0)
-                seen.add(session_id)
+            while not limits.stopped and limits.reserve():
+                session_id = queue.next(worked_on)
+                if session_id is None:
+                    limits.release()
+                    break
                 work = self._start(session_id, request)
                 planned = isinstance(work, _Committing)
                 if committing is not None:
@@ -192,12 +206,11 @@ class Archiver:
                     "failed",
                     "planned",
                 )
-                attempted += worked
-                if attempted >= request.selection.limit:
-                    break
-                if not queue:
-                    queue = self._more_sessions(request.selection, seen, attempted)
-                if worked and not request.dry_run and request.delay_ms and queue:
+                if worked:
+                    worked_on += 1
+                else:
+                    limits.release()  # no work done: it does not count against --max-sessions
+                if worked and not request.dry_run and request.delay_ms and len(queue):
                     time.sleep(request.delay_ms / 1000)
             if committing is not None:
                 done, committing = committing, None
@@ -215,15 +228,18 @@ class Archiver:
             progress.advance(outcome)
 
     def _stops(self, report: RunReport, waiting: int) -> bool:
-        """Whether the run must stop after the outcome just added; notes why."""
+        """Whether the run must stop after the outcome just added; notes why, and tells the
+        run's other workers."""
         if self._broken:
             report.notes.append(f"lost the database connection; {waiting} sessions not attempted")
+            self._limits.stop()
             return True
-        if self._global_failures >= self.settings.stop_after_embed_failures:
+        if self._limits.embed_failures >= self.settings.stop_after_embed_failures:
             report.notes.append(
-                f"embedding failed for {self._global_failures} sessions in a row; stopped, "
-                f"{waiting} sessions not attempted"
+                f"embedding failed for {self._limits.embed_failures} sessions in a row; "
+                f"stopped, {waiting} sessions not attempted"
             )
+            self._limits.stop()
             return True
         return False
 
@@ -255,19 +271,6 @@ class Archiver:
         if pruned:
             raise _rebuild_refused(pruned)
 
-    def _more_sessions(
-        self, selection: SessionSelection, seen: set[str], attempted: int
-    ) -> list[str]:
-        """Pending sessions not seen yet, when some seen ones did not count against the limit.
-
-        A session another worker holds (skipped) or has just archived (unchanged) is no work
-        done, so a run with `--max-sessions N` looks further to do N sessions of work.
-        """
-        if selection.session_ids or len(seen) == attempted:
-            return []
-        wider = replace(selection, limit=selection.limit - attempted + len(seen))
-        return [s for s in self.store.pending_sessions(wider) if s not in seen]
-
     def _start(self, session_id: str, request: ArchiveRequest) -> SessionOutcome | _Committing:
         """A session's work up to its last commit: its outcome when it needs none (or failed),
         else the planned and embedded version that waits for it."""
@@ -278,7 +281,7 @@ class Archiver:
             work = self._failure(session_id, exc, request.dry_run)
         outcome = work.outcome if isinstance(work, _Committing) else work
         if outcome.embed_calls and outcome.status != "failed":
-            self._global_failures = 0  # the embedder answered
+            self._limits.embed_answered()
         if isinstance(work, SessionOutcome):
             self._finished(work, request.dry_run, started)
         return work
@@ -317,10 +320,10 @@ class Archiver:
         if isinstance(exc, LockTimeoutError | ConcurrentUpdateError):
             return failed  # another session's doing, and passing: the next run retries
         if self._global_fault(exc):
-            self._global_failures += 1
+            self._limits.embed_failed()
         else:
             if isinstance(exc, EmbedError):
-                self._global_failures = 0  # the embedder answers: the fault is this input's
+                self._limits.embed_answered()  # the embedder answers: the fault is this input's
             if not dry_run:
                 self._hold_back(failed)
         return failed
