@@ -1,7 +1,7 @@
 """Which session a run works on next: the claim queue, and the limits a run shares.
 
 A run over the pending sessions lists them once, then takes them one at a time through the
-claim queue (`archivist_claim_next`, sql/functions/claims.sql): each session it gets is held for
+claim queue (`archivist_claim_read`, sql/functions/claims.sql): each session it gets is held for
 it, and still has the work it was listed for. Sessions another worker holds, or has archived
 since, are passed over inside that one call and never read, so N workers (processes of one
 `archive --workers N`, or separate cron entries on separate hosts) share the list instead of
@@ -17,7 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from archivist.errors import ArchivistError
 from archivist.failures import UnarchivableSessions
+from archivist.pipeline.reading import SessionRead, parse_read
 from archivist.store.postgres import SessionSelection, Store
 
 # Candidates sent per claim call: bounded, so a call over REST stays a small request.
@@ -97,12 +99,23 @@ class LocalLimits:
         return self.halted
 
 
+@dataclass(frozen=True)
+class ReadArguments:
+    """How a claimed session is read (archivist.pipeline.reading.read_session's arguments)."""
+
+    rebuild: bool
+    limit: int
+    model: str
+    window: int
+
+
 @dataclass
 class SessionQueue:
     """The sessions of one run, taken one at a time (see the module docstring)."""
 
     store: Store
     selection: SessionSelection
+    reading: ReadArguments
     named: list[str] = field(default_factory=list)
     candidates: list[tuple[str, int]] = field(default_factory=list)
     position: int = 0  # candidates before it were taken or passed over
@@ -113,9 +126,11 @@ class SessionQueue:
     _listed_full: bool = False  # the last listing was cut at its limit: more may wait
 
     @classmethod
-    def open(cls, store: Store, selection: SessionSelection) -> SessionQueue:
+    def open(
+        cls, store: Store, selection: SessionSelection, reading: ReadArguments
+    ) -> SessionQueue:
         """The named sessions, or the pending ones listed now."""
-        queue = cls(store, selection)
+        queue = cls(store, selection, reading)
         if selection.session_ids:
             queue.named = list(dict.fromkeys(selection.session_ids))[: selection.limit]
         else:
@@ -133,20 +148,38 @@ class SessionQueue:
             return list(self.named)
         return [s for s, _ in self.candidates]
 
-    def next(self, worked: int) -> str | None:
-        """The next session, held for this run; None when none is left. `worked`: sessions of
-        work the run did so far (a listing cut at the limit is extended while it is short)."""
+    def next(self, worked: int) -> tuple[str, SessionRead | None] | None:
+        """The next session, held for this run, and its read when the claim made it (a named
+        session is read, and taken, by the caller); None when none is left. `worked`: sessions
+        of work the run did so far (a listing cut at the limit is extended while it is short)."""
         if self.selection.session_ids:
-            return self.named.pop(0) if self.named else None
+            return (self.named.pop(0), None) if self.named else None
+        r = self.reading
         while True:
             while self.candidates:
-                claim = self.store.claim_next(self.candidates[:CLAIM_WINDOW])
+                window = self.candidates[:CLAIM_WINDOW]
+                try:
+                    claim, row = self.store.claim_read(
+                        window, r.rebuild, r.limit, r.model, r.window
+                    )
+                except ArchivistError as exc:
+                    if interrupted(exc):
+                        raise KeyboardInterrupt from None
+                    if self.store.broken:
+                        # The database is gone: the caller's read of the next session meets
+                        # it too, and the run stops on it as on any session's.
+                        return self.candidates.pop(0)[0], None
+                    # The read failed (a lock it gave up waiting for, a bad row): that is the
+                    # session's failure, which the caller's own read meets and reports.
+                    claim, row = self.store.claim_next(window), None
                 self.held += claim.held
                 self.gone += claim.gone
                 self._seen.update(s for s, _ in self.candidates[: claim.position])
                 del self.candidates[: claim.position]
                 if claim.session_id is not None:
-                    return claim.session_id
+                    if row is None:
+                        return claim.session_id, None
+                    return claim.session_id, parse_read(claim.session_id, r.rebuild, r.limit, row)
             if not self._listed_full or worked >= self.selection.limit:
                 return None
             before = len(self._seen)
@@ -159,3 +192,14 @@ class SessionQueue:
         found, self.unarchivable = self.store.pending_claims(replace(self.selection, limit=limit))
         self._listed_full = len(found) >= limit
         self.candidates = [(s, v) for s, v in found if s not in self._seen]
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether `exc` was raised while a KeyboardInterrupt was being handled (psycopg, cleaning
+    up a query cut by Ctrl-C, raises its own error over it)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

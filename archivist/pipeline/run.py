@@ -37,7 +37,13 @@ from archivist.errors import (
 from archivist.extract.base import Extractor, RulesExtractor
 from archivist.failures import FailedSession, refuse_unarchivable
 from archivist.models import PassedOver, RunReport, SessionOutcome, SessionStatus
-from archivist.pipeline.claims import LocalLimits, RunLimits, SessionQueue
+from archivist.pipeline.claims import (
+    LocalLimits,
+    ReadArguments,
+    RunLimits,
+    SessionQueue,
+    interrupted,
+)
 from archivist.pipeline.commit import Committer, commit
 from archivist.pipeline.planning import PlanSettings, VersionPlan, plan_version
 from archivist.pipeline.reading import SessionRead, read_session
@@ -138,7 +144,13 @@ class Archiver:
             embedding_model=self.embedder.model,
             started_at=datetime.now(UTC),
         )
-        queue = SessionQueue.open(self.store, request.selection)
+        reading = ReadArguments(
+            request.rebuild,
+            self.settings.max_messages_per_version,
+            self.embedder.model,
+            self.settings.turns_per_window,
+        )
+        queue = SessionQueue.open(self.store, request.selection, reading)
         report.unarchivable = queue.unarchivable
         self._note_held(report, request.selection)
         if request.rebuild:
@@ -179,11 +191,12 @@ class Archiver:
         worked_on = 0
         try:
             while not limits.stopped and limits.reserve():
-                session_id = queue.next(worked_on)
-                if session_id is None:
+                taken = queue.next(worked_on)
+                if taken is None:
                     limits.release()
                     break
-                work = self._start(session_id, request)
+                session_id, first_read = taken
+                work = self._start(session_id, request, first_read)
                 planned = isinstance(work, _Committing)
                 if committing is not None:
                     done, committing = committing, None
@@ -271,12 +284,15 @@ class Archiver:
         if pruned:
             raise _rebuild_refused(pruned)
 
-    def _start(self, session_id: str, request: ArchiveRequest) -> SessionOutcome | _Committing:
+    def _start(
+        self, session_id: str, request: ArchiveRequest, first_read: SessionRead | None
+    ) -> SessionOutcome | _Committing:
         """A session's work up to its last commit: its outcome when it needs none (or failed),
-        else the planned and embedded version that waits for it."""
+        else the planned and embedded version that waits for it. `first_read`: the session's
+        read when its claim made it."""
         started = time.perf_counter()
         try:
-            work = self._prepare(session_id, request.dry_run, request.rebuild, started)
+            work = self._prepare(session_id, request.dry_run, request.rebuild, started, first_read)
         except ArchivistError as exc:
             work = self._failure(session_id, exc, request.dry_run)
         outcome = work.outcome if isinstance(work, _Committing) else work
@@ -311,7 +327,7 @@ class Archiver:
         """The outcome of a session that failed, counted and held back as its cause says."""
         if isinstance(exc, ConfigError):
             raise exc  # wrong for every session alike: stop the run
-        if _interrupted(exc):  # Ctrl-C in a database call: stop, do not fail the rest
+        if interrupted(exc):  # Ctrl-C in a database call: stop, do not fail the rest
             raise KeyboardInterrupt from None
         line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
         reason = redact(line, self.settings.secrets())  # it goes to the run log too
@@ -375,7 +391,12 @@ class Archiver:
             )
 
     def _prepare(
-        self, session_id: str, dry_run: bool, rebuild: bool, started: float
+        self,
+        session_id: str,
+        dry_run: bool,
+        rebuild: bool,
+        started: float,
+        first_read: SessionRead | None = None,
     ) -> SessionOutcome | _Committing:
         """Read the session (which takes it), plan and embed its next version; commit each
         version but the last while more is waiting than one version takes.
@@ -384,7 +405,7 @@ class Archiver:
         it and lets the session go after the commit has committed, so that no other worker
         reads the session before its new version is visible. Any other end lets it go here.
         """
-        read = self._read(session_id, rebuild)
+        read = first_read or self._read(session_id, rebuild)
         if not read.taken:
             return SessionOutcome(
                 session_id=session_id,
@@ -486,7 +507,7 @@ class Archiver:
         try:
             self.store.let_go_session(session_id)
         except ArchivistError as exc:
-            if _interrupted(exc):  # Ctrl-C in this call: stop the run
+            if interrupted(exc):  # Ctrl-C in this call: stop the run
                 raise KeyboardInterrupt from None
             if self.store.broken:
                 raise  # the database went away: the run reports it on this session
@@ -556,17 +577,6 @@ class _Candidates:
         vectors, calls = self._embed(texts)
         self.calls += calls
         return vectors
-
-
-def _interrupted(exc: BaseException) -> bool:
-    """Whether `exc` was raised while a KeyboardInterrupt was being handled (psycopg, cleaning
-    up a query cut by Ctrl-C, raises its own error over it)."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, KeyboardInterrupt):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
 
 
 def _arguments(request: ArchiveRequest) -> dict[str, Any]:

@@ -79,3 +79,29 @@ BEGIN
                               'gone', v_gone);
 END;
 $$;
+
+-- archivist_claim_next and, for the session it took, archivist_read_session, in one call: a
+-- run's session costs the same three calls with the queue as without (this, the commit and
+-- the let-go). `claim` is archivist_claim_next's answer; the other columns are the read's, null
+-- when no session was taken.
+CREATE OR REPLACE FUNCTION archivist_claim_read(
+    p_candidates jsonb, p_sources jsonb, p_rebuild boolean, p_limit integer,
+    p_max_chars integer, p_model text, p_window integer, p_owner text, p_ttl_s integer
+) RETURNS TABLE (claim jsonb, read jsonb, item_uids text[], item_texts text[],
+                 item_vectors vector[])
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_claim jsonb := archivist_claim_next(p_candidates, p_owner, p_ttl_s);
+BEGIN
+    IF v_claim ->> 'session_id' IS NULL THEN
+        RETURN QUERY SELECT v_claim, NULL::jsonb, NULL::text[], NULL::text[], NULL::vector[];
+        RETURN;
+    END IF;
+    RETURN QUERY
+        SELECT v_claim, r.read, r.item_uids, r.item_texts, r.item_vectors
+        FROM archivist_read_session(p_sources, v_claim ->> 'session_id', p_rebuild, p_limit,
+                                    p_max_chars, p_model, p_window, p_owner, p_ttl_s) r;
+END;
+$$;
