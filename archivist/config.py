@@ -136,6 +136,8 @@ class Settings(BaseModel):
 
     max_sessions: int = Field(50, ge=1)
     delay_ms: int = Field(500, ge=0)
+    # Worker processes of one `archive` run (docs/scale-out.md); they share --max-sessions.
+    workers: int = Field(1, ge=1, le=64)
     # `archive --report-dir`: where each run's JSON report is kept, and how many are kept.
     report_dir: Path | None = None
     report_keep: int = Field(30, ge=1, le=100_000)

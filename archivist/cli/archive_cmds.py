@@ -175,6 +175,16 @@ def archive(
         int | None,
         typer.Option(min=0, metavar="MS", help="Pause between sessions." + default("delay_ms")),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=64,
+            metavar="N",
+            help="Archive in N worker processes that share the pending sessions (and "
+            "--max-sessions); see docs/scale-out.md." + default("workers"),
+        ),
+    ] = None,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -209,6 +219,8 @@ def archive(
 
     Example: archivist archive --extractor ollama --llm-model llama3.2
 
+    Example: archivist archive --workers 4 --max-sessions 1000
+
     Example (cron): archivist --env-file /etc/archivist.env archive --quiet
     --report-dir /var/log/archivist
     """
@@ -220,6 +232,7 @@ def archive(
             "embedder": value(embedder),
             "max_sessions": max_sessions,
             "delay_ms": delay_ms,
+            "workers": workers,
             "extractor": value(extractor),
             "llm_model": llm_model,
         },
@@ -238,7 +251,7 @@ def archive(
     with reported(out, settings, on_failure=reports.failed):
         reports.configure(settings)
         with render_run.run_progress(out, dry_run) as progress:
-            report = operations.archive(settings, request, progress)
+            report = operations.archive(settings, request, progress, workers=settings.workers)
     reports.save(report)
     render_run.run_report(out, report)
     raise typer.Exit(1 if report.failed or report.notes else 0)

@@ -1,0 +1,92 @@
+"""`archive --workers N`: one run in N processes through the real CLI, with one report and one
+exit code; `--max-sessions` and the stop rules count for the run as a whole; the claim queue
+hands each pending session to one worker, so next to no read is wasted."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+import random
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from support.faults import Corpus, archivist_env, create_sources, run_archive
+from support.invariants import violations
+from support.ollama_server import OllamaTestServer
+
+from archivist.config import Settings
+from archivist.store.postgres import EmbeddingConfig, PostgresStore
+
+SESSIONS = 120
+
+Conn = psycopg.Connection[tuple[Any, ...]]
+
+
+@pytest.fixture
+def corpus(db_url: str) -> Iterator[Conn]:
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        create_sources(conn)
+        Corpus(conn, random.Random(28)).generate(sessions=SESSIONS, max_messages=8)
+        yield conn
+
+
+def _report(done: Any) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def test_two_workers_archive_every_session_once_in_one_report(
+    corpus: Conn, db_url: str, tmp_path: Path
+) -> None:
+    done = run_archive(archivist_env(db_url, tmp_path), "--workers", "2")
+
+    assert done.returncode == 0, done.stderr
+    report = _report(done)  # one JSON document for the whole run
+    assert report["workers"] == 2
+    archived = [s["session_id"] for s in report["sessions"] if s["status"] == "archived"]
+    assert len(archived) == len(set(archived)) == SESSIONS
+    wasted = sum(s["status"] in ("skipped", "unchanged") for s in report["sessions"])
+    assert wasted <= SESSIONS * 0.05
+    rows = corpus.execute("SELECT count(*), count(DISTINCT session_id) FROM jarvis_archive")
+    assert rows.fetchone() == (SESSIONS, SESSIONS)
+    assert violations(corpus) == []
+
+
+def test_max_sessions_counts_for_the_whole_run(corpus: Conn, db_url: str, tmp_path: Path) -> None:
+    done = run_archive(archivist_env(db_url, tmp_path), "--workers", "3", "--max-sessions", "25")
+
+    assert done.returncode == 0, done.stderr
+    assert [s["status"] for s in _report(done)["sessions"]] == ["archived"] * 25
+    assert corpus.execute("SELECT count(*) FROM jarvis_archive").fetchone() == (25,)
+    assert violations(corpus, complete=False) == []
+
+
+def test_the_embedder_down_stops_every_worker(
+    corpus: Conn, db_url: str, tmp_path: Path, ollama_server: OllamaTestServer
+) -> None:
+    PostgresStore(corpus, Settings().sources).init(EmbeddingConfig("nomic-embed-text", 768))
+    ollama_server.fault = "down"
+    env = archivist_env(db_url, tmp_path, embedder="ollama", ollama_retries="0")
+    env["OLLAMA_HOST"] = ollama_server.url
+
+    done = run_archive(env, "--workers", "2")
+
+    assert done.returncode == 1, done.stderr
+    report = _report(done)
+    failed = [s for s in report["sessions"] if s["status"] == "failed"]
+    # Three in a row stop the run (stop_after_embed_failures); the other worker stops at its
+    # next session, so at most one more failed beside them.
+    assert 3 <= len(failed) <= 4 and len(report["sessions"]) == len(failed)
+    assert [n for n in report["notes"] if "embedding failed for" in n]
+    assert corpus.execute("SELECT count(*) FROM jarvis_archive").fetchone() == (0,)
+
+
+def test_a_bad_setting_ends_the_run_with_one_line_and_exit_2(
+    corpus: Conn, db_url: str, tmp_path: Path
+) -> None:
+    done = run_archive(archivist_env(db_url, tmp_path), "--workers", "0")
+
+    assert done.returncode == 2
+    assert "--workers" in done.stderr and "Traceback" not in done.stderr
