@@ -5,8 +5,8 @@ hands each pending session to one worker, so next to no read is wasted."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
