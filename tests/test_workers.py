@@ -90,3 +90,17 @@ def test_a_bad_setting_ends_the_run_with_one_line_and_exit_2(
 
     assert done.returncode == 2
     assert "--workers" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_workers_configuration_error_is_one_line_and_exit_2(
+    corpus: Conn, db_url: str, tmp_path: Path
+) -> None:
+    """The workers meet it (the database records another model); the run says it once."""
+    env = archivist_env(db_url, tmp_path, embedding_dim="384")
+
+    done = run_archive(env, "--workers", "2")
+
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert corpus.execute("SELECT count(*) FROM jarvis_archive").fetchone() == (0,)

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, get_args
@@ -88,12 +89,13 @@ class ArchiveRequest:
 
 @dataclass
 class _Committing:
-    """A session whose last version is planned and embedded and waits for (or is in) its
-    commit; the session stays taken until the commit has committed."""
+    """A session whose last version is planned: its embedding is in flight (or done), then it
+    waits for (or is in) its commit; the session stays taken until the commit has committed."""
 
     outcome: SessionOutcome
     plan: VersionPlan
-    fresh: dict[str, Vector]
+    texts: list[str]  # the texts `embedding` embeds
+    embedding: Future[tuple[list[Vector], int]]  # their vectors and the calls it took
     started: float  # perf_counter() when the session's work began
     result: Future[CommitResult] | None = None
 
@@ -119,6 +121,9 @@ class Archiver:
         self._embedding: EmbeddingConfig | None = None
         # Shared with the run's other workers: --max-sessions, failures in a row, stopping.
         self._limits: RunLimits = LocalLimits(0)
+        # Embeds the sessions' last versions beside the run's reading, planning and commits
+        # (made by each run's loop).
+        self._embedder_pool: ThreadPoolExecutor | None = None
         self._failed: dict[str, FailedSession] = {}  # sessions with failed runs in a row
 
     def run(
@@ -180,59 +185,123 @@ class Archiver:
         report: RunReport,
         progress: Progress | None,
     ) -> None:
-        """Work through the queue, each session's commit running beside the next one's work.
+        """Work through the queue as a pipeline: the embeddings of up to `embed_concurrency` - 1
+        sessions are in flight while the next session is read and planned and the last one
+        commits, so neither the embedding server nor the database waits on this process (with
+        `embed_concurrency` 1, each session is embedded before the next is read).
 
         Outcomes are reported in queue order: a session's is reported once its commit is done,
         and whether the run goes on is decided on it before the next session's commit starts.
         """
         committer = Committer(self.store, self._commit_store)
+        pool = ThreadPoolExecutor(
+            max_workers=self.settings.embed_concurrency, thread_name_prefix="archivist-embed"
+        )
+        self._embedder_pool = pool
+        ahead: deque[SessionOutcome | _Committing] = deque()  # started, in queue order
         committing: _Committing | None = None
         limits = self._limits
         worked_on = 0
+        stopped = False
         try:
-            while not limits.stopped and limits.reserve():
-                taken = queue.next(worked_on)
+            while not stopped:
+                taken = None
+                if not limits.stopped and limits.reserve():
+                    taken = queue.next(worked_on)
+                    if taken is None:
+                        limits.release()
+                if taken is not None:
+                    session_id, first_read = taken
+                    work = self._start(session_id, request, first_read)
+                    ahead.append(work)
+                    worked = isinstance(work, _Committing) or work.status in (
+                        "archived",
+                        "failed",
+                        "planned",
+                    )
+                    if worked:
+                        worked_on += 1
+                    else:
+                        limits.release()  # no work done: it does not count against --max-sessions
+                # Move the oldest session on once enough are ahead, or when none is coming: with
+                # the planning of the next one, at most `embed_concurrency` requests are out.
+                while ahead and (taken is None or len(ahead) >= self.settings.embed_concurrency):
+                    committing, stopped = self._move_on(
+                        ahead, committing, committer, queue, report, progress
+                    )
+                    if stopped:
+                        for ended in [w for w in ahead if isinstance(w, SessionOutcome)]:
+                            self._add(report, progress, ended)  # they ended already
+                        break
                 if taken is None:
-                    limits.release()
                     break
-                session_id, first_read = taken
-                work = self._start(session_id, request, first_read)
-                planned = isinstance(work, _Committing)
-                if committing is not None:
-                    done, committing = committing, None
-                    self._add(report, progress, self._settle(done))
-                    if self._stops(report, len(queue) + planned):
-                        if isinstance(work, _Committing):
-                            self._let_go(session_id)  # planned, never written: nothing lost
-                        else:
-                            self._add(report, progress, work)  # it ended already
-                        break
-                if isinstance(work, _Committing):
-                    work.result = committer.submit(work.plan, work.fresh)
-                    committing = work
-                else:
-                    self._add(report, progress, work)
-                    if self._stops(report, len(queue)):
-                        break
-                worked = isinstance(work, _Committing) or work.status in (
-                    "archived",
-                    "failed",
-                    "planned",
-                )
-                if worked:
-                    worked_on += 1
-                else:
-                    limits.release()  # no work done: it does not count against --max-sessions
                 if worked and not request.dry_run and request.delay_ms and len(queue):
                     time.sleep(request.delay_ms / 1000)
-            if committing is not None:
+            if committing is not None and not stopped:
                 done, committing = committing, None
                 self._add(report, progress, self._settle(done))
                 self._stops(report, 0)
         finally:
             committer.close()
+            pool.shutdown(wait=True, cancel_futures=True)
             if committing is not None:  # interrupted while it committed: it is done now
                 self._let_go(committing.outcome.session_id)
+            for left in ahead:  # planned, never written: nothing lost
+                if isinstance(left, _Committing):
+                    self._let_go(left.outcome.session_id)
+
+    def _move_on(
+        self,
+        ahead: deque[SessionOutcome | _Committing],
+        committing: _Committing | None,
+        committer: Committer,
+        queue: SessionQueue,
+        report: RunReport,
+        progress: Progress | None,
+    ) -> tuple[_Committing | None, bool]:
+        """Move the oldest started session on: once its embedding is in, settle the commit
+        before it (outcomes are reported in queue order, and whether the run goes on is decided
+        before the next commit starts), then start its commit, or report it if it ended.
+        Returns the session now committing and whether the run stops."""
+        work = ahead.popleft()
+        fresh: dict[str, Vector] = {}
+        if isinstance(work, _Committing):
+            embedded = self._embedded(work)
+            if isinstance(embedded, SessionOutcome):
+                work = embedded  # its embedding failed: it was let go
+            else:
+                fresh = embedded
+        if committing is not None:
+            self._add(report, progress, self._settle(committing))
+            planned = isinstance(work, _Committing)
+            if self._stops(report, len(queue) + len(ahead) + planned):
+                if isinstance(work, _Committing):
+                    ahead.appendleft(work)  # planned, never written: the caller lets it go
+                else:
+                    self._add(report, progress, work)  # it ended already
+                return None, True
+        if isinstance(work, _Committing):
+            work.result = committer.submit(work.plan, fresh)
+            return work, False
+        self._add(report, progress, work)
+        return None, self._stops(report, len(queue) + len(ahead))
+
+    def _embedded(self, work: _Committing) -> dict[str, Vector] | SessionOutcome:
+        """The vectors of the session's texts by text, once they are in; if the embedding
+        failed, the session is let go and its failed outcome returned."""
+        outcome = work.outcome
+        try:
+            vectors, calls = work.embedding.result()
+        except ArchivistError as exc:
+            self._let_go(outcome.session_id)
+            failed = self._failure(outcome.session_id, exc, dry_run=False)
+            self._finished(failed, False, work.started)
+            return failed
+        outcome.embed_calls += calls
+        outcome.texts_embedded += len(work.texts)
+        if calls:
+            self._limits.embed_answered()
+        return dict(zip(work.texts, vectors, strict=True))
 
     @staticmethod
     def _add(report: RunReport, progress: Progress | None, outcome: SessionOutcome) -> None:
@@ -433,16 +502,16 @@ class Archiver:
                     unknown = len(plan.texts_to_embed)
                     outcome.embed_calls += -(-unknown // self.embedder.batch_size)
                     break
-                phases = _Phases(session_id)
                 texts = plan.texts_to_embed
-                vectors, calls = self._embed_texts(texts)
-                phases.done("embed", f"{len(texts)} texts, {calls} calls")
+                if not read.pending:  # the last version: embedded beside the next sessions
+                    assert self._embedder_pool is not None
+                    embedding = self._embedder_pool.submit(self._embed_logged, session_id, texts)
+                    handed_over = True
+                    return _Committing(outcome, plan, texts, embedding, started)
+                vectors, calls = self._embed_logged(session_id, texts)
                 outcome.embed_calls += calls
                 outcome.texts_embedded += len(texts)
                 fresh = dict(zip(texts, vectors, strict=True))
-                if not read.pending:
-                    handed_over = True
-                    return _Committing(outcome, plan, fresh, started)
                 self._count_commit(outcome, commit(self.store, plan, fresh))
                 read = self._read(session_id, rebuild=False)  # still held: taken again
             return outcome
@@ -532,6 +601,12 @@ class Archiver:
             outcome.clipped["state_candidates"] = outcome.clipped.get("state_candidates", 0) + over
         for name, count in plan.repairs.items():
             outcome.clipped[name] = outcome.clipped.get(name, 0) + count
+
+    def _embed_logged(self, session_id: str, texts: list[str]) -> tuple[list[Vector], int]:
+        phases = _Phases(session_id)
+        vectors, calls = self._embed_texts(texts)
+        phases.done("embed", f"{len(texts)} texts, {calls} calls")
+        return vectors, calls
 
     def _embed_texts(self, texts: list[str]) -> tuple[list[Vector], int]:
         if not texts:
