@@ -16,8 +16,11 @@ from support.faults import Corpus, archivist_env, create_sources, run_archive
 from support.invariants import violations
 from support.ollama_server import OllamaTestServer
 
+from archivist.app import archive
 from archivist.config import Settings
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.embed.hashing import HashEmbedder
+from archivist.pipeline import ArchiveRequest
+from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection
 
 SESSIONS = 120
 
@@ -104,3 +107,53 @@ def test_a_workers_configuration_error_is_one_line_and_exit_2(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
     assert corpus.execute("SELECT count(*) FROM jarvis_archive").fetchone() == (0,)
+
+
+@pytest.mark.parametrize("transport", ["supabase"])
+def test_over_rest_a_live_claim_is_passed_over_and_a_dead_workers_claim_expires(
+    corpus: Conn, settings: Settings
+) -> None:
+    """Over REST a session is held by a claim row with a lease: one whose worker is alive is
+    passed over unread; one left by a worker that died is taken once it has expired."""
+    store = PostgresStore(corpus, Settings().sources)
+    store.init(EmbeddingConfig("hash-768", 768))
+    first = [s for s, _ in store.pending_claims(SessionSelection(limit=4))[0]]
+    corpus.execute(
+        "INSERT INTO archivist_session_claims (session_id, owner, expires_at) VALUES "
+        "(%s, 'alive', now() + interval '1 hour'), (%s, 'died', now() - interval '1 second')",
+        first[:2],
+    )
+    request = ArchiveRequest(selection=SessionSelection(limit=3), delay_ms=0)
+
+    report = archive(settings, request, embedder=HashEmbedder(dimension=768))
+
+    assert [(s.session_id, s.status) for s in report.sessions] == [
+        (s, "archived") for s in first[1:]
+    ]
+    assert (report.passed_over.held, report.passed_over.gone) == (1, 0)
+    claims = corpus.execute("SELECT session_id, owner FROM archivist_session_claims").fetchall()
+    assert claims == [(first[0], "alive")]  # the run let go of every claim it took
+
+
+def test_a_session_archived_since_it_was_listed_is_passed_over_unread(
+    corpus: Conn, settings: Settings, db_url: str
+) -> None:
+    """The claim sees the version another worker committed after this one listed the
+    session: it lets it go at once, and reads the next."""
+    store = PostgresStore(psycopg.connect(db_url, autocommit=True), Settings().sources)
+    try:
+        store.init(EmbeddingConfig("hash-768", 768))
+        listed, _ = store.pending_claims(SessionSelection(limit=2))
+        other = archive(
+            settings,
+            ArchiveRequest(SessionSelection(session_ids=[listed[0][0]]), delay_ms=0),
+            embedder=HashEmbedder(dimension=768),
+        )
+        assert [s.status for s in other.sessions] == ["archived"]
+
+        claim = store.claim_next(listed)
+
+        assert (claim.session_id, claim.held, claim.gone) == (listed[1][0], 0, 1)
+        store.let_go_session(listed[1][0])
+    finally:
+        store.close()
