@@ -16,8 +16,9 @@ cron entries or N hosts run) or as one `archive --workers W`. Measured per row:
   message hashes) into copies of their tables with the same indexes: what the database needs
   at least to store the result;
 - with the latency-bound embedder, the embedding time the server spent (its requests' summed
-  latency), the ideal wall time (that time / the server's parallelism + the COPY floor) and
-  the wall time's ratio to it.
+  latency), the ideal wall time (that time / the server's parallelism + the COPY floor), the
+  wall time's ratio to it, and to the offline embedder's wall time of the same W and mode (how
+  much of the embedding latency the run failed to hide behind its own work).
 
 Embedders: `offline` (the hash embedder, in the workers' processes: the archivist's and
 Postgres's own cost) and `latency` (the Ollama test double, tests/support/ollama_server.py,
@@ -88,7 +89,9 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def environment(url: str, embedder: str, ollama_url: str, data_dir: Path) -> dict[str, str]:
+def environment(
+    url: str, embedder: str, ollama_url: str, data_dir: Path, concurrency: int
+) -> dict[str, str]:
     inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
     env = {
         **inherited,
@@ -97,6 +100,7 @@ def environment(url: str, embedder: str, ollama_url: str, data_dir: Path) -> dic
         "ARCHIVIST_DATA_DIR": str(data_dir),
         "ARCHIVIST_DELAY_MS": "0",
         "ARCHIVIST_MAX_SESSIONS": "100000",
+        "ARCHIVIST_EMBED_CONCURRENCY": str(concurrency),
     }
     if embedder == "latency":
         env.update(
@@ -148,7 +152,7 @@ def measure(
                 )
         bench_archive.load_corpus(url, args.seed, "w", args.sessions, args.messages)
         ollama.embed_busy_s = 0.0
-        env = environment(url, embedder, ollama.url, root / name)
+        env = environment(url, embedder, ollama.url, root / name, args.embed_concurrency)
         seconds, reports = run_workers(env, mode, workers)
         outcomes = [s for r in reports for s in r["sessions"]]
         with psycopg.connect(url, autocommit=True) as conn:
@@ -183,8 +187,9 @@ def render(rows: list[Row], facts: dict[str, str]) -> str:
     head = (
         "| embedder | mode | W | wall s | sessions/s | speed-up | efficiency | wasted reads "
         "(skipped + unchanged) | passed over (held / gone) | duplicates | COPY floor s "
-        "| embed s / 4 + floor | wall / ideal |"
+        "| embed s / 4 + floor | wall / ideal | wall / offline wall |"
     )
+    offline = {(r.mode, r.workers): r.seconds for r in rows if r.embedder == "offline"}
     lines = [
         " ".join(f"{k}: {v};" for k, v in facts.items()),
         "",
@@ -198,9 +203,14 @@ def render(rows: list[Row], facts: dict[str, str]) -> str:
             f"{r.archived / r.seconds:.1f} | {r.speed_up:.2f}x | {r.efficiency:.2f} | "
             f"{r.wasted} ({r.skipped} + {r.unchanged}) | {r.held} / {r.gone} | {r.duplicates} | "
             f"{r.copy_floor_s:.2f} | {f'{ideal:.1f}' if ideal else '-'} | "
-            f"{f'{r.seconds / ideal:.2f}x' if ideal else '-'} |"
+            f"{f'{r.seconds / ideal:.2f}x' if ideal else '-'} | "
+            f"{_ratio(r.seconds, offline.get((r.mode, r.workers))) if ideal else '-'} |"
         )
     return "\n".join(lines)
+
+
+def _ratio(seconds: float, reference: float | None) -> str:
+    return f"{seconds / reference:.2f}x" if reference else "-"
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -213,6 +223,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--embedders", nargs="+", choices=["offline", "latency"], default=["offline", "latency"]
     )
     parser.add_argument("--modes", nargs="+", choices=["separate", "flag"], default=["separate"])
+    parser.add_argument(
+        "--embed-concurrency", type=int, default=4, help="the workers' embed_concurrency"
+    )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     return parser.parse_args(argv)
 
