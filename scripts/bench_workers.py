@@ -72,6 +72,7 @@ class Row:
     duplicates: int
     copy_floor_s: float
     embed_busy_s: float = 0.0
+    embed_requests: int = 0
     speed_up: float = 0.0
     efficiency: float = 0.0
 
@@ -152,6 +153,7 @@ def measure(
                 )
         bench_archive.load_corpus(url, args.seed, "w", args.sessions, args.messages)
         ollama.embed_busy_s = 0.0
+        ollama.requests.clear()
         env = environment(url, embedder, ollama.url, root / name, args.embed_concurrency)
         seconds, reports = run_workers(env, mode, workers)
         outcomes = [s for r in reports for s in r["sessions"]]
@@ -178,6 +180,7 @@ def measure(
             duplicates=duplicates,
             copy_floor_s=floor,
             embed_busy_s=ollama.embed_busy_s if embedder == "latency" else 0.0,
+            embed_requests=len(ollama.embed_requests) if embedder == "latency" else 0,
         )
     finally:
         server.drop(name)
@@ -187,7 +190,7 @@ def render(rows: list[Row], facts: dict[str, str]) -> str:
     head = (
         "| embedder | mode | W | wall s | sessions/s | speed-up | efficiency | wasted reads "
         "(skipped + unchanged) | passed over (held / gone) | duplicates | COPY floor s "
-        "| embed s / 4 + floor | wall / ideal | wall / offline wall |"
+        "| embed requests | embed s / 4 + floor | wall / ideal | wall / offline wall |"
     )
     offline = {(r.mode, r.workers): r.seconds for r in rows if r.embedder == "offline"}
     lines = [
@@ -202,7 +205,8 @@ def render(rows: list[Row], facts: dict[str, str]) -> str:
             f"| {r.embedder} | {r.mode} | {r.workers} | {r.seconds:.1f} | "
             f"{r.archived / r.seconds:.1f} | {r.speed_up:.2f}x | {r.efficiency:.2f} | "
             f"{r.wasted} ({r.skipped} + {r.unchanged}) | {r.held} / {r.gone} | {r.duplicates} | "
-            f"{r.copy_floor_s:.2f} | {f'{ideal:.1f}' if ideal else '-'} | "
+            f"{r.copy_floor_s:.2f} | {r.embed_requests or '-'} | "
+            f"{f'{ideal:.1f}' if ideal else '-'} | "
             f"{f'{r.seconds / ideal:.2f}x' if ideal else '-'} | "
             f"{_ratio(r.seconds, offline.get((r.mode, r.workers))) if ideal else '-'} |"
         )

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import random
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from support.faults import Corpus, archivist_env, create_sources, run_archive
+from support.faults import Corpus, archivist_env, create_sources, run_archive, start_archive
 from support.invariants import violations
 from support.ollama_server import OllamaTestServer
 
@@ -157,3 +159,27 @@ def test_a_session_archived_since_it_was_listed_is_passed_over_unread(
         store.let_go_session(listed[1][0])
     finally:
         store.close()
+
+
+def test_ctrl_c_stops_every_worker_with_exit_130(corpus: Conn, db_url: str, tmp_path: Path) -> None:
+    """The signal reaches the parent only (as `kill -INT`): it stops the workers at their next
+    session and waits for them; what they committed is kept."""
+    env = archivist_env(db_url, tmp_path, delay_ms="100")
+    process = start_archive(env, "--workers", "2")
+    deadline = time.monotonic() + 60
+    while _archived(corpus) == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1].startswith("interrupted:"), stderr
+    assert 1 <= _archived(corpus) < SESSIONS
+    assert violations(corpus, complete=False) == []
+    held = corpus.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").fetchone()
+    assert held == (0,)  # the workers have ended and let go of everything
+
+
+def _archived(conn: Conn) -> int:
+    row = conn.execute("SELECT count(*) FROM jarvis_archive").fetchone()
+    return int(row[0]) if row else 0
