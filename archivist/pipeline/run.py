@@ -1,11 +1,13 @@
 """One archive run: pick sessions, then per session read -> plan -> embed -> commit -> let go.
 
 A session costs three database calls per version: one read that takes the session and returns
-everything its next version needs (archivist.pipeline.reading), a pure plan
+everything its next version needs (archivist.pipeline.reading; for a pending session the claim
+queue's call, archivist.pipeline.claims, which picks the session too), a pure plan
 (archivist.pipeline.planning), the embedding of the texts no stored chunk has, one commit that
 writes the version, its chunks and the watermark (archivist.pipeline.commit), and a let-go once
-the commit has committed. The commit of one session runs beside the reading, planning and
-embedding of the next (`Committer`): the database writes while Python plans. A dry run builds
+the commit has committed. The run is a pipeline: the embeddings of the next sessions are in
+flight (`embed_concurrency`) while one session is read and planned and the one before commits
+(`Committer`): the embedding server, the database and Python work at once. A dry run builds
 exactly the same plan and stops before embedding and writing. A session with more new
 messages than `max_messages_per_version` gets several consecutive versions in the same run, so
 memory stays bounded whatever the session's size.
@@ -357,8 +359,8 @@ class Archiver:
         self, session_id: str, request: ArchiveRequest, first_read: SessionRead | None
     ) -> SessionOutcome | _Committing:
         """A session's work up to its last commit: its outcome when it needs none (or failed),
-        else the planned and embedded version that waits for it. `first_read`: the session's
-        read when its claim made it."""
+        else its planned last version, whose embedding is under way. `first_read`: the
+        session's read when its claim made it."""
         started = time.perf_counter()
         try:
             work = self._prepare(session_id, request.dry_run, request.rebuild, started, first_read)
@@ -468,7 +470,8 @@ class Archiver:
         first_read: SessionRead | None = None,
     ) -> SessionOutcome | _Committing:
         """Read the session (which takes it), plan and embed its next version; commit each
-        version but the last while more is waiting than one version takes.
+        version but the last while more is waiting than one version takes; the last one's
+        texts are handed to the embedding pool (the caller waits for them).
 
         The last version comes back uncommitted, the session still taken: the caller commits
         it and lets the session go after the commit has committed, so that no other worker
