@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 # How long the parent waits for a worker's message before it checks that they still run.
 _POLL_S = 0.2
+# How long the parent still waits for the message of a worker that has ended.
+_LAST_WORD_S = 2.0
 
 
 class SharedLimits:
@@ -153,11 +155,14 @@ def run_workers(
             try:
                 message = messages.get(timeout=_POLL_S)
             except queue.Empty:
-                if _crashed(processes, finished):
+                if not _crashed(processes, finished):
+                    continue
+                try:  # a worker that just ended may have sent its last word as it did
+                    message = messages.get(timeout=_LAST_WORD_S)
+                except queue.Empty:
                     limits.stop()
                     errors.append(_crash_error(processes))
                     break
-                continue
             kind = message[0]
             if kind == "start":
                 if progress is not None and message[1] > total:
