@@ -9,6 +9,7 @@ from datetime import timedelta
 from pydantic import SecretStr
 
 from archivist.backends import database_url, make_embedder, open_postgres_store, open_store
+from archivist.chunking import chunk_chars
 from archivist.client import Archivist
 from archivist.config import Settings
 from archivist.embed.base import Embedder
@@ -40,7 +41,7 @@ def init_database(
     their own rows (True), or makes it private again (False); None keeps what is recorded.
     """
     access = _access(settings, allow_authenticated)
-    with open_store(settings) as store:
+    with open_store(settings, create=True) as store:
         return store.init(embedding_config(settings, make_embedder(settings)), access)
 
 
@@ -69,12 +70,13 @@ def archive(
     embedder: Embedder | None = None,
     workers: int = 1,
 ) -> RunReport:
-    """Run the archivist once, in `workers` processes (named sessions: in this one). The
-    embedded database is initialised on first use."""
-    if workers == 1 or request.selection.session_ids:
-        with Archivist(settings, embedder) as client:
+    """Run the archivist once, in `workers` processes (a dry run, or named sessions: in this
+    one). The embedded database is created on first use, except by a dry run, which writes
+    nothing."""
+    if workers == 1 or request.selection.session_ids or request.dry_run:
+        with Archivist(settings, embedder, create=not request.dry_run) as client:
             return client.archive(request, progress)
-    with database_url(settings) as url:
+    with database_url(settings, create=True) as url:
         if settings.uses_embedded_database:
             # Started once, here, for every worker; initialised before they start.
             settings = settings.model_copy(update={"database_url": SecretStr(url)})
@@ -141,4 +143,7 @@ def reembed_chunks(
             "cannot do; run it with DATABASE_URL set to the database's direct connection"
         )
     with open_postgres_store(settings) as store:
-        return reembed(store, embedder, dim, settings.embed_batch_size, progress)
+        pieces = chunk_chars(
+            embedder.model, settings.chunk_max_chars, settings.embedding_input_tokens
+        )
+        return reembed(store, embedder, dim, settings.embed_batch_size, progress, pieces)

@@ -17,10 +17,12 @@ loop keeps one client instead.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -31,7 +33,7 @@ from archivist.backends import (
     search_embedder,
     supabase_rpc,
 )
-from archivist.config import SearchMode, Settings, load_settings
+from archivist.config import SearchMode, Settings, database_label, load_settings
 from archivist.embed.base import Embedder, embed_query
 from archivist.errors import ConfigError, DimensionMismatchError
 from archivist.models import ChunkSource, RunReport
@@ -50,12 +52,14 @@ from archivist.search import (
 )
 from archivist.state.history import History, history
 from archivist.state.view import StateView, state_view
+from archivist.store.embedded import reading_settings
 from archivist.store.pool import PooledRpc
 from archivist.store.postgres import Conn, EmbeddingConfig, PostgresStore, SessionSelection, Store
 from archivist.store.rpc import Rpc
 from archivist.when import parse_time
 
 HISTORY_MAX_VERSIONS = 100
+log = logging.getLogger(__name__)
 
 
 class _SharedStore(Store):
@@ -80,10 +84,27 @@ class _SharedStore(Store):
 class Archivist:
     """Searches, views, archive runs and the prune check on connections kept across calls."""
 
-    def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        *,
+        create: bool = False,
+    ) -> None:
         """Connect as `settings` say (the environment's by default); `embedder` overrides the
-        configured one and stays the caller's to close."""
-        self.settings = settings or load_settings()
+        configured one and stays the caller's to close.
+
+        With the environment's settings and no database configured, it reads the demo's
+        database, as the read-only commands do (`database` says which). It never creates the
+        embedded database unless `create` (an archive run's client) says so.
+        """
+        self.note: str | None = None
+        if settings is None:
+            settings, self.note = reading_settings(load_settings(), Path.cwd())
+            if self.note:
+                log.warning("%s", self.note)
+        self.settings = settings
+        self._create = create
         self._closing = ExitStack()
         try:
             self._embedder = embedder or self._owned_embedder(make_embedder(self.settings))
@@ -119,8 +140,14 @@ class Archivist:
 
     @classmethod
     def from_env(cls) -> Archivist:
-        """A client configured by the environment and `archivist.toml`, like the CLI."""
-        return cls(load_settings())
+        """A client configured by the environment and `archivist.toml`, like the CLI (with no
+        database configured: the demo's, read-only)."""
+        return cls()
+
+    @property
+    def database(self) -> str:
+        """Which database this client uses, as a person can read it (no password)."""
+        return database_label(self.settings)
 
     def _owned_embedder(self, embedder: Embedder) -> Embedder:
         close = getattr(embedder, "close", None)
@@ -131,7 +158,7 @@ class Archivist:
     def _connect(self) -> Rpc:
         if self.settings.uses_supabase:
             return supabase_rpc(self.settings)
-        url = self._closing.enter_context(database_url(self.settings))
+        url = self._closing.enter_context(database_url(self.settings, self._create))
         return PooledRpc(url, self.settings)
 
     def __enter__(self) -> Archivist:
@@ -161,9 +188,10 @@ class Archivist:
         until: datetime | None = None,
         mode: SearchMode | None = None,
         user_id: str | None = None,
+        min_score: float | None = None,
     ) -> MemorySearchResult:
         """Search memory by meaning: the chunks that best answer the query, best first (only
-        `user_id`'s, when given)."""
+        `user_id`'s, when given; none with a relevance under `min_score`)."""
         q = parse_query(
             MemoryQuery,
             {
@@ -175,10 +203,19 @@ class Archivist:
                 "until": until,
                 "mode": mode,
                 "user_id": user_id,
+                "min_score": min_score,
             },
         )
         return self._searcher.memory_search(
-            q.query, q.limit, q.session_ids, q.source, q.since, q.until, q.mode, user_id=q.user_id
+            q.query,
+            q.limit,
+            q.session_ids,
+            q.source,
+            q.since,
+            q.until,
+            q.mode,
+            user_id=q.user_id,
+            min_score=q.min_score,
         )
 
     def archive_search(
@@ -262,6 +299,11 @@ class Archivist:
         request = request or ArchiveRequest(
             SessionSelection(limit=self.settings.max_sessions), delay_ms=self.settings.delay_ms
         )
+        if self.note is not None and not request.dry_run:
+            raise ConfigError(
+                "this client reads the demo's database (no database configured) and does not "
+                "archive into it; set DATABASE_URL, or ARCHIVIST_DATA_DIR for an embedded one"
+            )
         with self._run_stores() as (store, commit_store):
             if self.settings.uses_embedded_database:
                 self._init_embedded(store)
@@ -314,11 +356,20 @@ def memory_search(
     mode: SearchMode | None = None,
     settings: Settings | None = None,
     user_id: str | None = None,
+    min_score: float | None = None,
 ) -> MemorySearchResult:
     """Search memory by meaning, on a client opened for this one call."""
     with Archivist(settings) as client:
         return client.memory_search(
-            query, limit, session_ids, source, since, until, mode, user_id=user_id
+            query,
+            limit,
+            session_ids,
+            source,
+            since,
+            until,
+            mode,
+            user_id=user_id,
+            min_score=min_score,
         )
 
 

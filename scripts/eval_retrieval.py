@@ -16,15 +16,15 @@ Scores (one scorer for every system, `score_run`):
                       answerable question's top hit scores higher than a no-answer question's
                       (ties count half). 0.5: the top score cannot tell "nothing was said about
                       this" from an answer; 1.0: a threshold on it separates them perfectly. The
-                      top score is the first hit's cosine `similarity` (its `score` in text
-                      mode, which has no query vector; BM25's score for the baseline).
+                      top score is the best `relevance` among the hits (BM25's score for the
+                      baseline).
   ids/hit, turn share how many messages a hit covers on average, and the share of hits that are
                       turn windows: context for the recall (wide hits cover more).
   p50 / p95 ms        the wall time of each memory_search call (query embedding included).
 
 Systems: every search mode of the archivist, and `bm25`: Okapi BM25 (k1 1.5, b 0.75, lower-case
-words, English stop words dropped, no stemming) over fixed windows of 4 consecutive messages per
-session, scored by the same scorer. It needs no database and no embedder.
+words, English stop words dropped, no stemming) over windows of 4 consecutive messages per
+session overlapping by 2, scored by the same scorer. It needs no database and no embedder.
 
 Embedders:
   hash    the offline HashEmbedder (lexical, not semantic), in process
@@ -92,6 +92,7 @@ EMBEDDERS = ("hash", "minilm", "ollama")
 ANSWERABLE = tuple(c for c in rs.CLASSES if c != "no-answer")
 LIMIT = 10
 BM25_WINDOW = 4
+BM25_STRIDE = 2
 MINILM_MODEL = "all-minilm"
 MINILM_DIM = 384
 
@@ -125,7 +126,9 @@ def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
 
 
 def top_score(hits: Sequence[RankedHit]) -> float:
-    return hits[0].score if hits else 0.0
+    """The best relevance among the hits (the first hit need not be the most relevant: the
+    newest statement of a subject ranks first)."""
+    return max((h.score for h in hits), default=0.0)
 
 
 @dataclass
@@ -234,10 +237,15 @@ class BM25:
 
 
 def bm25_windows(conversation: rs.Conversation) -> list[tuple[frozenset[str], str]]:
-    """Each session's messages in fixed windows of BM25_WINDOW, as (keys, text)."""
+    """Each session's messages in windows of BM25_WINDOW overlapping by half (stride
+    BM25_STRIDE), the last one ending at the session's end, as (keys, text)."""
     windows = []
     for session in conversation.sessions:
-        for start in range(0, len(session.messages), BM25_WINDOW):
+        count = len(session.messages)
+        starts = list(range(0, max(count - BM25_WINDOW, 0) + 1, BM25_STRIDE))
+        if starts[-1] + BM25_WINDOW < count:
+            starts.append(count - BM25_WINDOW)
+        for start in starts:
             part = session.messages[start : start + BM25_WINDOW]
             text = "\n".join(f"{m.role}: {m.content}" for m in part)
             windows.append((frozenset(m.key for m in part), text))
@@ -377,14 +385,7 @@ def hit_keys(hit: Any, id_to_key: dict[str, str]) -> frozenset[str]:
 
 
 def ranked(hits: Sequence[Any], id_to_key: dict[str, str]) -> list[RankedHit]:
-    return [
-        RankedHit(
-            hit_keys(h, id_to_key),
-            h.source,
-            float(h.similarity if h.similarity is not None else (h.score or 0.0)),
-        )
-        for h in hits
-    ]
+    return [RankedHit(hit_keys(h, id_to_key), h.source, float(h.relevance or 0.0)) for h in hits]
 
 
 def evaluate_embedder(

@@ -327,7 +327,7 @@ def test_startup_checks_fail_with_the_usual_exit_codes(
         ({"ARCHIVIST_EMBEDDING_MODEL": "all-minilm"}, [], None, "all-minilm"),
         ({"ARCHIVIST_EMBEDDER": "hash"}, [], None, "holds embeddings of nomic-embed-text"),
         ({}, ["--http", "--host", "0.0.0.0"], 2, "without a bearer token"),
-        ({"ARCHIVIST_MCP_TOKEN": "short"}, [], 2, "mcp_token"),
+        ({"ARCHIVIST_MCP_TOKEN": "short"}, [], 2, "ARCHIVIST_MCP_TOKEN: at least 16 characters"),
     ]
     for env, args, code, message in cases:
         result = mcp_exit(archived, *args, **env)

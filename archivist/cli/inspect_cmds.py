@@ -32,6 +32,7 @@ from archivist.cli.common import (
     settings_for,
     value,
 )
+from archivist.cli.output import iso_utc
 from archivist.config import explain_settings
 
 SessionArgument = Annotated[str, typer.Argument(metavar="SESSION_ID", help="The session to show.")]
@@ -91,6 +92,15 @@ def history(
 @cli.command("prune-check", cls=Command)
 def prune_check(
     older_than: OlderThan,
+    print_cutoff: Annotated[
+        bool,
+        typer.Option(
+            "--print-cutoff",
+            metavar="",
+            help="Print only the cutoff it checked (ISO 8601 UTC) on stdout, when safe: the "
+            "prune job deletes up to that time, not up to its own now.",
+        ),
+    ] = False,
     json_output: JsonFlag = False,
     quiet: QuietFlag = False,
     verbose: VerboseFlag = False,
@@ -99,13 +109,16 @@ def prune_check(
 
     Exit 1 or 2 when the check itself failed: a prune script can tell "unsafe" from "broken".
 
-    Example: archivist prune-check --older-than 30d && psql "$DATABASE_URL" -f prune.sql
+    Example: cutoff=$(archivist prune-check --older-than 30d --print-cutoff) && psql
+    "$DATABASE_URL" -qc "DELETE FROM session_messages WHERE created_at < '$cutoff'"
     """
-    out = begin(json_output, quiet, verbose)
-    settings = settings_for(out, {})
+    out = begin(json_output, quiet or print_cutoff, verbose)
+    settings = settings_for(out, {}, reading=True)
     with reported(out, settings):
         result = operations.check_prune(settings, datetime.now(UTC) - older_than)
     render.prune_result(out, result)
+    if print_cutoff and result.safe and not json_output:
+        typer.echo(iso_utc(result.cutoff))
     raise typer.Exit(EXIT_OK if result.safe else EXIT_UNSAFE)
 
 
@@ -128,6 +141,8 @@ def doctor(
     settings = settings_for(
         out,
         {"embedder": value(embedder), "extractor": value(extractor), "llm_model": llm_model},
+        reading=True,
+        require_database=False,
     )
     with reported(out, settings):
         report = doctor_module.run_doctor(settings)

@@ -93,6 +93,16 @@ def memory_search(
     user_id: UserId = None,
     mode: ModeFlag = None,
     embedder: SearchEmbedderFlag = None,
+    min_score: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            max=1,
+            metavar="R",
+            help="Leave out hits whose relevance is under R (0 to 1; weak below "
+            "search_weak_below, 0.2 by default).",
+        ),
+    ] = None,
     json_output: JsonFlag = False,
     quiet: QuietFlag = False,
     verbose: VerboseFlag = False,
@@ -116,6 +126,7 @@ def memory_search(
             cast("SearchMode | None", value(mode)),
             settings=settings,
             user_id=user_id,
+            min_score=min_score,
         )
     render_search.memory_result(out, result)
 

@@ -60,7 +60,15 @@ class ToolSpec(Generic[Q, R]):
 
 def _memory(client: Archivist, q: MemoryQuery) -> MemorySearchResult:
     return client.memory_search(
-        q.query, q.limit, q.session_ids, q.source, q.since, q.until, q.mode, user_id=q.user_id
+        q.query,
+        q.limit,
+        q.session_ids,
+        q.source,
+        q.since,
+        q.until,
+        q.mode,
+        user_id=q.user_id,
+        min_score=q.min_score,
     )
 
 

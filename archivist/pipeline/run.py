@@ -58,6 +58,8 @@ log = logging.getLogger(__name__)
 
 # What the embedder is asked when a session's texts got an unusable answer: is it the texts?
 _PROBE_TEXT = "dimension probe"
+# The reason of a named session that has no messages and was never archived.
+NO_MESSAGES = "no messages for session"
 
 
 class _Phases:
@@ -517,6 +519,8 @@ class Archiver:
                 fresh = dict(zip(texts, vectors, strict=True))
                 self._count_commit(outcome, commit(self.store, plan, fresh))
                 read = self._read(session_id, rebuild=False)  # still held: taken again
+            if read.state is None and outcome.status == "unchanged":
+                outcome.reason = f"{NO_MESSAGES} {session_id}"  # a typo in --session-id?
             return outcome
         finally:
             if not handed_over:
@@ -557,11 +561,8 @@ class Archiver:
     def _plan_settings(self) -> PlanSettings:
         return PlanSettings(
             model=self.embedder.model,
-            chunk_chars=chunk_chars(
-                self.embedder.model,
-                self.settings.chunk_max_chars,
-                self.settings.embedding_input_tokens,
-            ),
+            chunk_chars=self._piece_chars(),
+            window_chars=self.settings.window_max_chars,
             turns_per_window=self.settings.turns_per_window,
             speaker_labels=self.settings.speaker_labels,
             max_message_chars=self.settings.max_message_chars,
@@ -605,6 +606,11 @@ class Archiver:
         for name, count in plan.repairs.items():
             outcome.clipped[name] = outcome.clipped.get(name, 0) + count
 
+    def _piece_chars(self) -> int:
+        """The most characters the model reads at once (a longer text is embedded in pieces)."""
+        s = self.settings
+        return chunk_chars(self.embedder.model, s.chunk_max_chars, s.embedding_input_tokens)
+
     def _embed_logged(self, session_id: str, texts: list[str]) -> tuple[list[Vector], int]:
         phases = _Phases(session_id)
         vectors, calls = self._embed_texts(texts)
@@ -614,7 +620,7 @@ class Archiver:
     def _embed_texts(self, texts: list[str]) -> tuple[list[Vector], int]:
         if not texts:
             return [], 0
-        vectors, calls = embed_documents(self.embedder, texts)
+        vectors, calls = embed_documents(self.embedder, texts, self._piece_chars())
         assert self._embedding is not None
         wrong = {len(v) for v in vectors} - {self._embedding.dim}
         if wrong and self._embedder_answers():

@@ -20,6 +20,7 @@ from archivist.models import ChunkSource
 from archivist.sanitize import clean_text
 from archivist.search.deadline import Deadline, SearchTimeoutError
 from archivist.search.filters import ArchiveFilters, chunk_filter
+from archivist.search.newest import newest_first
 from archivist.search.results import (
     ArchiveSearchResult,
     Clamp,
@@ -31,6 +32,7 @@ from archivist.search.results import (
     archive_hit,
     memory_hit,
 )
+from archivist.snippets import excerpt, query_terms
 from archivist.store.postgres import Store
 from archivist.store.rpc import Json, QueryTimeoutError
 
@@ -77,9 +79,10 @@ class Searcher:
         mode: SearchMode | None = None,
         deadline: Deadline | None = None,
         user_id: str | None = None,
+        min_score: float | None = None,
     ) -> MemorySearchResult:
         """The chunks that best answer the query, best first, ranked by `mode`; only
-        `user_id`'s when given (per-user memory).
+        `user_id`'s when given (per-user memory); none with a relevance under `min_score`.
 
         Text mode does not embed the query (no embedding server is needed for it).
         """
@@ -108,9 +111,24 @@ class Searcher:
             half_life_days=s.search_recency_half_life_days,
         )
         rows = self._timed(deadline, "hybrid_jarvis_memory_chunks", args)
-        hits = [memory_hit(r) for r in rows]
+        terms = query_terms(text)
+        hits = [_excerpted(memory_hit(r), terms, s.search_hit_max_chars) for r in rows]
+        hits = newest_first(hits, terms)
+        # A cosine's scale depends on the model: only word relevance is judged weak.
+        weak_below = s.search_weak_below if mode != "vector" else 0.0
+        hits = [h.model_copy(update={"weak": (h.relevance or 0.0) < weak_below}) for h in hits]
+        kept = [h for h in hits if min_score is None or (h.relevance or 0.0) >= min_score]
         return MemorySearchResult(
-            query=text, mode=mode, limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped)
+            query=text,
+            mode=mode,
+            limit=limit,
+            hits=kept,
+            clamped=clamped,
+            truncated=bool(clamped),
+            no_good_match=all(h.weak for h in hits),
+            weak_below=weak_below,
+            min_score=min_score,
+            dropped_below=len(hits) - len(kept),
         )
 
     def archive_search(
@@ -218,6 +236,15 @@ class Searcher:
                 f"the search ran out of its {deadline.seconds:g} s in the database"
             ) from None
         return rows
+
+
+def _excerpted(hit: MemoryHit, terms: list[str], budget: int) -> MemoryHit:
+    """The hit with its content cut to an excerpt of about `budget` characters if longer."""
+    if hit.content_chars <= budget:
+        return hit
+    starts = hit.metadata.get("turn_starts")
+    turn_starts = [int(s) for s in starts] if isinstance(starts, list) else []
+    return hit.model_copy(update={"content": excerpt(hit.content, turn_starts, terms, budget)})
 
 
 def _vector_text(values: list[float]) -> str:

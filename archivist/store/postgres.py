@@ -273,6 +273,12 @@ class Store:
             raise MigrationsMissingError(
                 "no embedding model is recorded in the database; run: archivist init"
             )
+        if model is not None and recorded.model != model and not self.archived_session_count():
+            raise ModelMismatchError(
+                f"the database records {recorded.model} ({recorded.dim}-d) but {model} is "
+                f"configured; nothing is archived yet, so record {model} with: "
+                f"{_init_command(model)}"
+            )
         if model is not None and recorded.model != model:
             raise ModelMismatchError(
                 f"the database holds embeddings of {recorded.model} ({recorded.dim}-d) but "
@@ -655,3 +661,13 @@ class PostgresStore(Store):
             "(SELECT default_version FROM pg_available_extensions WHERE name = 'vector')"
         ).fetchone()
         return (row[0], row[1]) if row else (None, None)
+
+
+def _init_command(model: str) -> str:
+    """The `init` that records `model` (the offline embedder's name carries its dimension)."""
+    if model.startswith("hash-") and model[5:].isdigit():
+        dim = model[5:]
+        return "archivist init --embedder hash" + (
+            "" if dim == "768" else f" --embedding-dim {dim}"
+        )
+    return f"archivist init --embedding-model {model} --embedding-dim <its dimension>"

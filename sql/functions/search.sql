@@ -214,10 +214,11 @@ BEGIN
 END;
 $$;
 
--- BM25 over the chunks a filter admits that have one of `scope` (words): a chunk scores the sum
--- of the weights of the `words` it has, times (k1 + 1) / (1 + k1 * (1 - b + b * length /
--- average length)), k1 1.2, b 0.75, length in distinct words (so long chunks do not win by
--- length; counts within a chunk are not used: chunks are short), divided by `most`. The k best.
+-- BM25 over the chunks a filter admits that have one of `scope` (words): a chunk scores, for
+-- each of the `words` it has, the word's weight times tf * (k1 + 1) / (tf + k1 * (1 - b + b *
+-- length / average length)), k1 1.5, b 0.75; tf is the word's count in the chunk and the length
+-- its count of words (both from the tsvector's positions). Turn windows are long (whole turns
+-- of a long conversation), so how often a word is said matters. Divided by `most`. The k best.
 CREATE OR REPLACE FUNCTION archivist_bm25(
     words text[], weights double precision[], scope text[], most double precision, k integer,
     filter jsonb
@@ -232,15 +233,19 @@ BEGIN
         RETURN;
     END IF;
     RETURN QUERY EXECUTE format(
-        'WITH words AS (SELECT to_tsquery(''simple'', quote_literal(w)) AS q, weight '
+        'WITH words AS (SELECT w, to_tsquery(''simple'', quote_literal(w)) AS q, weight '
         '    FROM unnest($8::text[], $9::float8[]) AS t(w, weight)), '
-        'scope AS MATERIALIZED (SELECT c.id, c.fts, length(c.fts)::float8 AS len '
+        'scope AS MATERIALIZED (SELECT c.id, c.fts, '
+        '    (SELECT count(*) FROM unnest(c.fts) u, unnest(u.positions) p)::float8 AS len '
         '    FROM jarvis_memory_chunks c WHERE c.fts @@ $10 AND %s), '
-        'average AS (SELECT greatest(avg(len), 1) AS len FROM scope) '
-        'SELECT s.id, (sum(w.weight) * 2.2 / (1 + 1.2 * (0.25 + 0.75 * s.len / a.len)) '
+        'average AS (SELECT greatest(avg(len), 1) AS len FROM scope), '
+        'counted AS (SELECT s.id, s.len, w.weight, '
+        '    (SELECT cardinality(u.positions) FROM unnest(s.fts) u WHERE u.lexeme = w.w)::float8 '
+        '    AS tf FROM scope s JOIN words w ON s.fts @@ w.q) '
+        'SELECT t.id, (sum(t.weight * t.tf * 2.5 / (t.tf + 1.5 * (0.25 + 0.75 * t.len / a.len))) '
         '    / $11)::real AS rank '
-        'FROM scope s CROSS JOIN average a JOIN words w ON s.fts @@ w.q '
-        'GROUP BY s.id, s.len, a.len ORDER BY rank DESC, s.id LIMIT $2',
+        'FROM counted t CROSS JOIN average a '
+        'GROUP BY t.id ORDER BY rank DESC, t.id LIMIT $2',
         archivist_chunk_filter_sql(v_filter))
     USING NULL::vector, least(greatest(coalesce(k, 50), 1), 200),
           archivist_filter_model(v_filter), archivist_filter_sessions(v_filter),
@@ -252,8 +257,8 @@ END;
 $$;
 
 -- The k (at most 200) best full-text matches for a query under a filter: BM25 (archivist_bm25)
--- with the query's usable words, over the chunks that have one of its selective words (all its
--- usable words when none is selective). `rank` is the score divided by the most the query's
+-- with the query's usable words, over every chunk that has one of them (scoring only the chunks
+-- with a rare word lost the answers phrased in common words). `rank` is the score divided by the most the query's
 -- words could score ((k1 + 1) times the sum of all their weights, those found nowhere too, so a
 -- query about what memory never saw scores low): comparable between queries, 0 to about 1.
 CREATE OR REPLACE FUNCTION archivist_text_matches(query_text text, k integer, filter jsonb)
@@ -269,9 +274,8 @@ DECLARE
 BEGIN
     PERFORM archivist_require_search_caller('archivist_text_matches');
     SELECT array_agg(w.word) FILTER (WHERE w.usable), array_agg(w.idf) FILTER (WHERE w.usable),
-           coalesce(array_agg(w.word) FILTER (WHERE w.selective),
-                    array_agg(w.word) FILTER (WHERE w.usable)),
-           2.2 * sum(w.idf)
+           array_agg(w.word) FILTER (WHERE w.usable),
+           2.5 * sum(w.idf)
     INTO v_words, v_weights, v_scope, v_most
     FROM archivist_word_stats(archivist_query_words(query_text), v_filter) w;
     RETURN QUERY SELECT * FROM archivist_bm25(v_words, v_weights, v_scope, v_most, k, v_filter);
@@ -304,6 +308,13 @@ $$;
 --     windows than places are candidates, context fills the places they leave.
 -- A zero vector_weight (or a NULL query_embedding) makes it a full-text search that needs no
 -- query vector; a zero text_weight a vector search with the same choice of chunks.
+-- `relevance` reads the same way for every query: with words in the ranking it is the text rank
+-- (archivist_text_matches: how much of what the query's words could score the chunk scores; 0
+-- for a chunk found by meaning alone), else the cosine similarity.
+-- Its result gained `relevance`; CREATE OR REPLACE cannot change a result, so the function is
+-- dropped first (in init's transaction; sql/policy.sql grants it again).
+DROP FUNCTION IF EXISTS hybrid_jarvis_memory_chunks(vector, text, integer, jsonb,
+    double precision, double precision, double precision, double precision);
 CREATE OR REPLACE FUNCTION hybrid_jarvis_memory_chunks(
     query_embedding vector,
     query_text      text,
@@ -314,7 +325,8 @@ CREATE OR REPLACE FUNCTION hybrid_jarvis_memory_chunks(
     recency_weight  double precision DEFAULT 0,
     half_life_days  double precision DEFAULT 14
 ) RETURNS TABLE (id uuid, session_id text, source text, content text, metadata jsonb,
-                 similarity double precision, created_at timestamptz, score double precision)
+                 similarity double precision, created_at timestamptz, score double precision,
+                 relevance double precision)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -347,7 +359,7 @@ BEGIN
             FROM archivist_text_matches(query_text, 50, v_filter) t
             WHERE v_by_text
         ), fused AS (
-            SELECT coalesce(v.id, t.id) AS id,
+            SELECT coalesce(v.id, t.id) AS id, t.rank AS text_rank,
                    CASE WHEN v_by_vector AND v_by_text
                         THEN coalesce(vector_weight / (60 + v.r), 0)
                              + coalesce(text_weight / (60 + t.r), 0)
@@ -358,6 +370,8 @@ BEGIN
         SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash,
                count(*) FILTER (WHERE c.source = 'session_turn') OVER () AS turns,
                1 - (c.embedding <=> query_embedding) AS similarity, c.created_at,
+               CASE WHEN v_by_text THEN coalesce(f.text_rank, 0)
+                    ELSE 1 - (c.embedding <=> query_embedding) END AS relevance,
                f.fused * (1 - recency_weight + recency_weight * power(0.5, greatest(0,
                    extract(epoch FROM now() - coalesce((c.metadata ->> 'last_at')::timestamptz,
                                                        c.created_at)) / 86400)
@@ -392,6 +406,7 @@ BEGIN
         similarity := r.similarity;
         created_at := r.created_at;
         score := r.score;
+        relevance := r.relevance;
         RETURN NEXT;
         v_taken := v_taken + 1;
         EXIT WHEN v_taken >= v_k;
