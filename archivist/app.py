@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from datetime import timedelta
 
-from archivist.backends import make_embedder, open_postgres_store, open_store
+from pydantic import SecretStr
+
+from archivist.backends import database_url, make_embedder, open_postgres_store, open_store
 from archivist.chunking import chunk_chars
 from archivist.client import Archivist
 from archivist.config import Settings
@@ -12,6 +16,8 @@ from archivist.embed.base import Embedder
 from archivist.errors import ConfigError
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest, Progress
+from archivist.pipeline.claims import RunLimits
+from archivist.pipeline.workers import WorkerJob, run_workers
 from archivist.prune_check import PruneCheck
 from archivist.reembed import Progress as ReembedProgress
 from archivist.reembed import ReembedReport, reembed
@@ -62,11 +68,38 @@ def archive(
     request: ArchiveRequest,
     progress: Progress | None = None,
     embedder: Embedder | None = None,
+    workers: int = 1,
 ) -> RunReport:
-    """Run the archivist once. The embedded database is created on first use, except by a dry
-    run, which writes nothing."""
-    with Archivist(settings, embedder, create=not request.dry_run) as client:
-        return client.archive(request, progress)
+    """Run the archivist once, in `workers` processes (a dry run, or named sessions: in this
+    one). The embedded database is created on first use, except by a dry run, which writes
+    nothing."""
+    if workers == 1 or request.selection.session_ids or request.dry_run:
+        with Archivist(settings, embedder, create=not request.dry_run) as client:
+            return client.archive(request, progress)
+    with database_url(settings, create=True) as url:
+        if settings.uses_embedded_database:
+            # Started once, here, for every worker; initialised before they start.
+            settings = settings.model_copy(update={"database_url": SecretStr(url)})
+            with Archivist(settings, embedder) as client:
+                client.prepare_embedded()
+        job = WorkerJob(
+            _ArchiveJob(settings, request, embedder),
+            logging.getLogger("archivist").getEffectiveLevel(),
+        )
+        return run_workers(job, workers, request.selection.limit, progress)
+
+
+@dataclass(frozen=True)
+class _ArchiveJob:
+    """One worker's run of `archive --workers N` (pickled into its process)."""
+
+    settings: Settings
+    request: ArchiveRequest
+    embedder: Embedder | None
+
+    def __call__(self, progress: Progress, limits: RunLimits) -> RunReport:
+        with Archivist(self.settings, self.embedder) as client:
+            return client.archive(self.request, progress, limits)
 
 
 def check_prune(settings: Settings, older_than: timedelta) -> PruneCheck:

@@ -38,6 +38,7 @@ from archivist.embed.base import Embedder, embed_query
 from archivist.errors import ConfigError, DimensionMismatchError
 from archivist.models import ChunkSource, RunReport
 from archivist.pipeline import Archiver, ArchiveRequest, Progress
+from archivist.pipeline.claims import RunLimits
 from archivist.prune_check import PruneCheck, prune_check
 from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery, parse_query
 from archivist.search import (
@@ -288,9 +289,13 @@ class Archivist:
     # -- writes -------------------------------------------------------------------------------
 
     def archive(
-        self, request: ArchiveRequest | None = None, progress: Progress | None = None
+        self,
+        request: ArchiveRequest | None = None,
+        progress: Progress | None = None,
+        limits: RunLimits | None = None,
     ) -> RunReport:
-        """Run the archivist once. The embedded database is initialised on first use."""
+        """Run the archivist once. The embedded database is initialised on first use.
+        `limits`: those this run shares with other workers (archivist.pipeline.workers)."""
         request = request or ArchiveRequest(
             SessionSelection(limit=self.settings.max_sessions), delay_ms=self.settings.delay_ms
         )
@@ -300,14 +305,20 @@ class Archivist:
                 "archive into it; set DATABASE_URL, or ARCHIVIST_DATA_DIR for an embedded one"
             )
         with self._run_stores() as (store, commit_store):
-            if self.settings.uses_embedded_database and (
-                store.schema_problem() or store.recorded_embedding() is None
-            ):
-                wanted = EmbeddingConfig(self._embedder.model, self.settings.embedding_dim)
-                store.init(wanted)
+            if self.settings.uses_embedded_database:
+                self._init_embedded(store)
             extractor = make_extractor(self.settings)
             archiver = Archiver(store, self._embedder, self.settings, extractor, commit_store)
-            return archiver.run(request, progress)
+            return archiver.run(request, progress, limits)
+
+    def prepare_embedded(self) -> None:
+        """Initialise the database as a run on the embedded database would (for workers that
+        reach the embedded database by its URL)."""
+        self._init_embedded(self._store)
+
+    def _init_embedded(self, store: Store) -> None:
+        if store.schema_problem() or store.recorded_embedding() is None:
+            store.init(EmbeddingConfig(self._embedder.model, self.settings.embedding_dim))
 
     @contextmanager
     def _run_stores(self) -> Iterator[tuple[Store, Store | None]]:

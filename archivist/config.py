@@ -109,6 +109,10 @@ class Settings(BaseModel):
     ollama_retries: int = Field(3, ge=0, le=10)
     ollama_backoff_s: float = Field(0.5, ge=0)
     embed_batch_size: int = Field(64, ge=1, le=1024)
+    # Embedding requests a run keeps in flight (sessions embedded ahead of their commit). 4 is
+    # the parallelism Ollama gives a model when it has memory to spare (OLLAMA_NUM_PARALLEL
+    # unset); a server that runs fewer at once queues the rest (docs/scale-out.md).
+    embed_concurrency: int = Field(4, ge=1, le=64)
     # Sessions failing on embedding one after another, for a fault every session meets (the
     # server down, unreachable or failing), mean the embedder is down: stop the run there
     # rather than failing every remaining session slowly. Faults of one session's texts (NaN,
@@ -136,6 +140,8 @@ class Settings(BaseModel):
 
     max_sessions: int = Field(50, ge=1)
     delay_ms: int = Field(500, ge=0)
+    # Worker processes of one `archive` run (docs/scale-out.md); they share --max-sessions.
+    workers: int = Field(1, ge=1, le=64)
     # `archive --report-dir`: where each run's JSON report is kept, and how many are kept.
     report_dir: Path | None = None
     report_keep: int = Field(30, ge=1, le=100_000)

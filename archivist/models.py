@@ -251,6 +251,15 @@ class SessionOutcome(BaseModel):
     )
 
 
+class PassedOver(BaseModel):
+    """Pending sessions a run's claims passed over without reading them."""
+
+    held: int = Field(0, description="another worker held them")
+    gone: int = Field(
+        0, description="another worker archived them since they were listed (or they back off)"
+    )
+
+
 class RunReport(BaseModel):
     """The result of one `archive` run, rendered by the CLI or printed as JSON."""
 
@@ -272,6 +281,8 @@ class RunReport(BaseModel):
     error: str | None = Field(
         None, description="why the run stopped before it could finish (set only then)"
     )
+    workers: int = Field(1, description="worker processes that shared the run (--workers)")
+    passed_over: PassedOver = Field(default_factory=PassedOver)
 
     @property
     def failed(self) -> list[SessionOutcome]:

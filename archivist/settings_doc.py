@@ -37,6 +37,8 @@ MEANINGS: dict[str, str] = {
     "ollama_retries": "retries on connection errors and 5xx",
     "ollama_backoff_s": "first pause between retries (doubling)",
     "embed_batch_size": "texts per embedding request",
+    "embed_concurrency": "embedding requests a run keeps in flight; set to the server's "
+    "`OLLAMA_NUM_PARALLEL` ([scaling out](scale-out.md))",
     "stop_after_embed_failures": "stop the run after this many sessions in a row fail to "
     "embed, for a fault every session meets",
     "failure_backoff_s": "a failed session is left out this long, doubling per failed run",
@@ -49,6 +51,7 @@ MEANINGS: dict[str, str] = {
     "statement_timeout_s": "longest archivist statement but searches (applied by `init`)",
     "max_sessions": "sessions per run",
     "delay_ms": "pause between sessions",
+    "workers": "`archive --workers`: processes sharing one run ([scaling out](scale-out.md))",
     "report_dir": "`archive --report-dir`: where run reports go",
     "report_keep": "how many run reports are kept",
     "message_batch_size": "not used any more (kept so that settings naming it still load)",

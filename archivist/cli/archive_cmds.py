@@ -182,6 +182,16 @@ def archive(
         int | None,
         typer.Option(min=0, metavar="MS", help="Pause between sessions." + default("delay_ms")),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=64,
+            metavar="N",
+            help="Archive in N worker processes that share the pending sessions (and "
+            "--max-sessions); see docs/scale-out.md." + default("workers"),
+        ),
+    ] = None,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -216,6 +226,8 @@ def archive(
 
     Example: archivist archive --extractor ollama --llm-model llama3.2
 
+    Example: archivist archive --workers 4 --max-sessions 1000
+
     Example (cron): archivist --env-file /etc/archivist.env archive --quiet
     --report-dir /var/log/archivist
     """
@@ -227,6 +239,7 @@ def archive(
             "embedder": value(embedder),
             "max_sessions": max_sessions,
             "delay_ms": delay_ms,
+            "workers": workers,
             "extractor": value(extractor),
             "llm_model": llm_model,
         },
@@ -248,7 +261,7 @@ def archive(
         if not dry_run:
             announce_creation(out, settings)
         with render_run.run_progress(out, dry_run) as progress:
-            report = operations.archive(settings, request, progress)
+            report = operations.archive(settings, request, progress, workers=settings.workers)
     reports.save(report)
     render_run.run_report(out, report)
     unknown = [s.reason for s in report.sessions if s.reason and s.reason.startswith(NO_MESSAGES)]
