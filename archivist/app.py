@@ -14,6 +14,7 @@ from archivist.client import Archivist
 from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.errors import ConfigError
+from archivist.forget import ForgetReport, ForgetRequest
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest, Progress
 from archivist.pipeline.claims import RunLimits
@@ -100,6 +101,12 @@ class _ArchiveJob:
     def __call__(self, progress: Progress, limits: RunLimits) -> RunReport:
         with Archivist(self.settings, self.embedder) as client:
             return client.archive(self.request, progress, limits)
+
+
+def forget(settings: Settings, request: ForgetRequest) -> ForgetReport:
+    """Erase sessions, a user or messages from the archive and its run reports."""
+    with Archivist(settings) as client:
+        return client.forget(request)
 
 
 def check_prune(settings: Settings, older_than: timedelta) -> PruneCheck:

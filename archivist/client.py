@@ -36,6 +36,7 @@ from archivist.backends import (
 from archivist.config import SearchMode, Settings, database_label, load_settings
 from archivist.embed.base import Embedder, embed_query
 from archivist.errors import ConfigError, DimensionMismatchError
+from archivist.forget import ForgetReport, ForgetRequest, forget_in_database, scrub_report_files
 from archivist.models import ChunkSource, RunReport
 from archivist.pipeline import Archiver, ArchiveRequest, Progress
 from archivist.pipeline.claims import RunLimits
@@ -271,6 +272,30 @@ class Archivist:
                 raise ConfigError(f"older_than: {exc}") from None
         self._store.check_ready()
         return prune_check(self._store, older_than, self.settings.max_message_chars)
+
+    def forget(self, request: ForgetRequest) -> ForgetReport:
+        """Erase sessions, a user or messages from the archive and the run reports.
+
+        One transaction removes them from every archivist table and records tombstones, so no
+        later run archives the same source rows again; then the run reports in the report
+        folder (`request.report_dir`, else the settings') are rewritten without them. A session
+        that lost single messages is archived again at once from its source, without them.
+        """
+        request.check()
+        self._store.check_ready()
+        report = forget_in_database(self._store, request)
+        folder = request.report_dir or self.settings.report_dir
+        if folder is not None:
+            scrub_report_files(report, folder)
+        if report.rebuilt and not request.dry_run:
+            again = self.archive(
+                ArchiveRequest(
+                    SessionSelection(session_ids=report.rebuilt, limit=len(report.rebuilt)),
+                    delay_ms=0,
+                )
+            )
+            report.rearchived = again.sessions
+        return report
 
     def check(self) -> EmbeddingConfig:
         """Check the database, its migrations and the embedding model now, once: what a

@@ -145,6 +145,9 @@ class Settings(BaseModel):
     # `archive --report-dir`: where each run's JSON report is kept, and how many are kept.
     report_dir: Path | None = None
     report_keep: int = Field(30, ge=1, le=100_000)
+    # Report files keep ids and counts; the conversation's text (decisions, topics, state
+    # changes) only when this is set: they outlive `forget` otherwise (docs/forget-and-privacy.md).
+    report_text: bool = False
     message_batch_size: int = Field(500, ge=1, le=10_000)
     max_messages_per_version: int = Field(2000, ge=1)
     max_message_chars: int = Field(20_000, ge=100)

@@ -283,6 +283,11 @@ class RunReport(BaseModel):
     )
     workers: int = Field(1, description="worker processes that shared the run (--workers)")
     passed_over: PassedOver = Field(default_factory=PassedOver)
+    text_left_out: bool = Field(
+        False,
+        description="decisions, topics and state-change texts were left out (report files, "
+        "unless report_text is set): ids and counts only",
+    )
 
     @property
     def failed(self) -> list[SessionOutcome]:

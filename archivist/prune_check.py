@@ -14,6 +14,9 @@ one of three reasons:
 
 Undated messages (no usable created_at) are selected by no age-based prune but are counted at
 risk until the archive holds their current text.
+
+Messages forgotten on request (`archivist forget`: their session, their user or they) are
+nothing to protect: never at risk, and counted apart (`forgotten_messages`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from archivist.failures import MAX_SESSION_ID_BYTES
 from archivist.models import Watermark
 from archivist.store.postgres import Store
 
@@ -43,6 +47,9 @@ class SessionAtRisk(BaseModel):
     message_ids: dict[Reason, list[str]] = Field(
         default_factory=dict, description=f"reason -> the first {MAX_IDS_LISTED} ids, oldest first"
     )
+    id_too_long: bool = Field(
+        False, description="its id is over 1024 bytes: the archive cannot hold it, ever"
+    )
     reason: str = Field("", description="the reasons in one line, with ids")
 
 
@@ -61,6 +68,10 @@ class PruneCheck(BaseModel):
     messages_unarchived: int = 0
     messages_edited: int = 0
     messages_truncated: int = 0
+    forgotten_messages: int = Field(
+        0, description="messages older than the cutoff forgotten on request: nothing to protect"
+    )
+    forgotten_sessions: int = Field(0, description="the sessions those messages belong to")
     reasons: list[str] = Field(
         default_factory=list, description="why it is not safe and what to do, one line each"
     )
@@ -73,6 +84,7 @@ def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> 
     watermarks = store.watermarks([r["session_id"] for r in rows])
     messages, sessions = store.messages_before(cutoff)
     undated = sum(n for _, n in store.undated_uncovered())
+    forgotten_messages, forgotten_sessions = store.forgotten_before(cutoff)
     at_risk = [_session(row, watermarks.get(row["session_id"])) for row in rows]
     totals = {reason: sum(getattr(s, reason) for s in at_risk) for reason in REASONS}
     return PruneCheck(
@@ -86,7 +98,9 @@ def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> 
         messages_unarchived=totals["unarchived"],
         messages_edited=totals["edited"],
         messages_truncated=totals["truncated"],
-        reasons=_advice(totals, undated, max_message_chars),
+        forgotten_messages=forgotten_messages,
+        forgotten_sessions=forgotten_sessions,
+        reasons=_advice(totals, undated, max_message_chars, sum(s.id_too_long for s in at_risk)),
     )
 
 
@@ -103,12 +117,17 @@ def _session(row: dict[str, Any], watermark: Watermark | None) -> SessionAtRisk:
         edited=int(row["edited"]),
         truncated=int(row["truncated"]),
         message_ids={r: found for r, found in ids.items() if found},
+        id_too_long=bool(row.get("id_too_long")),
     )
     session.reason = "; ".join(
         f"{getattr(session, r)} {_WHAT[r]} ({_listed(ids[r], getattr(session, r))})"
         for r in REASONS
         if getattr(session, r)
     )
+    if session.id_too_long:
+        session.reason = f"session id over {MAX_SESSION_ID_BYTES} bytes, never archived; " + (
+            session.reason
+        )
     return session
 
 
@@ -125,8 +144,16 @@ def _listed(ids: list[str], count: int) -> str:
     return f"ids {shown}" + (f" and {more} more" if more > 0 else "")
 
 
-def _advice(totals: dict[Reason, int], undated: int, max_message_chars: int) -> list[str]:
+def _advice(
+    totals: dict[Reason, int], undated: int, max_message_chars: int, too_long: int
+) -> list[str]:
     lines = []
+    if too_long:
+        lines.append(
+            f"{too_long} sessions have ids over {MAX_SESSION_ID_BYTES} bytes, which the archive "
+            "cannot hold: their messages are never archived; keep them, or give the sessions "
+            "shorter ids in the bot"
+        )
     if totals["unarchived"]:
         lines.append(f"{totals['unarchived']} messages are not archived: run archivist archive")
     if totals["edited"]:

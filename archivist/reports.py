@@ -1,9 +1,11 @@
 """Run reports kept on disk (`archive --report-dir`): one JSON file per run, newest N kept.
 
 Each file is the document `archive --json` prints, named `archive-<UTC time>.json` so that
-names sort by time. A run that could not finish writes one too, with its `error`, so a
-monitor reading the newest file sees every run. Files are written whole (a temporary file,
-then a rename), so a reader never sees half a report.
+names sort by time, without the conversation's text (decisions, topics, state-change texts)
+unless `report_text` is set: a file on disk keeps ids and counts. A run that could not
+finish writes one too, with its `error`, so a monitor reading the newest file sees every run.
+Files are written whole (a temporary file, then a rename), so a reader never sees half a
+report.
 """
 
 from __future__ import annotations
@@ -31,8 +33,30 @@ def prepare_report_dir(directory: Path) -> Path:
     return directory
 
 
-def save_report(directory: Path, report: RunReport, keep: int) -> Path:
-    """Write the report as the newest file in `directory`, then delete all but the newest `keep`."""
+def without_text(report: RunReport) -> RunReport:
+    """The report with ids and counts only: no decision, topic or state-change text."""
+    sessions = [
+        s.model_copy(
+            update={
+                "decisions": [],
+                "topics": [],
+                "state_changes": [
+                    c.model_copy(update={"text": "", "evidence": None}) for c in s.state_changes
+                ],
+            }
+        )
+        for s in report.sessions
+    ]
+    return report.model_copy(update={"sessions": sessions, "text_left_out": True})
+
+
+def save_report(directory: Path, report: RunReport, keep: int, text: bool = False) -> Path:
+    """Write the report as the newest file in `directory`, then delete all but the newest `keep`.
+
+    Without `text`, the file holds ids and counts only (`without_text`).
+    """
+    if not text:
+        report = without_text(report)
     stamp = (report.started_at or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = directory / f"{PREFIX}{stamp}{SUFFIX}"
     n = 1

@@ -3,7 +3,8 @@
 -- Applied by every `archivist init` last, after sql/functions/ and sql/retire.sql, in the same
 -- transaction; idempotent. Privileges are set absolutely (revoked, then granted), so a database
 -- reaches the same ACLs whatever an earlier version, or Supabase's default privileges, granted.
--- CREATE OR REPLACE resets a function's settings, so the timeouts are set here every time.
+-- CREATE OR REPLACE resets a function's settings, so the timeouts and search_path are set here
+-- every time.
 --
 -- Private by default. On Supabase the anon key is public by design (it ships in browser
 -- bundles) and Supabase grants anon and authenticated every privilege on new tables and
@@ -26,6 +27,15 @@ DECLARE
                                '10000');
     v_stmt    text := coalesce(nullif(current_setting('archivist.statement_timeout', true), ''),
                                '600000');
+    -- Every function runs with a fixed search_path (Supabase's linter, function_search_path_
+    -- mutable: a caller's search_path must not decide which table or operator a function
+    -- uses): the archivist's schema, pgvector's (`extensions` on Supabase), then pg_temp last
+    -- so a temporary object never shadows one of these. pg_catalog is searched first.
+    v_vector  name := (SELECT n.nspname FROM pg_extension e
+                       JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector');
+    v_path    text := concat_ws(', ', quote_ident(current_schema()),
+                                CASE WHEN v_vector <> current_schema() THEN quote_ident(v_vector) END,
+                                'pg_temp');
 BEGIN
     FOR v_rel IN SELECT t FROM archivist_tables() t LOOP
         EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', v_rel);
@@ -70,6 +80,7 @@ BEGIN
         IF v_service THEN
             EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO service_role', v_fn);
         END IF;
+        EXECUTE format('ALTER FUNCTION %s SET search_path = %s', v_fn, v_path);
         IF v_name IN ('match_jarvis_memory_chunks', 'hybrid_jarvis_memory_chunks',
                       'search_jarvis_archive') THEN
             EXECUTE format('ALTER FUNCTION %s SET statement_timeout = %L', v_fn, '15s');

@@ -26,6 +26,7 @@ COMMANDS = [
     "reembed",
     "config",
     "mcp",
+    "forget",
 ]
 
 

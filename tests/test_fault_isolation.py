@@ -156,7 +156,7 @@ def test_the_server_down_still_stops_the_run(
     )  # a fault of every session is held against none
 
 
-LONG_ID = "conversation-" + "x" * 8_000 + "-tail1234"
+LONG_ID = "conversation-" + "x" * 10_000 + "-tail1234"  # 10 KB
 SHORT_ID = f"{LONG_ID[:24]}…{LONG_ID[-8:]}"
 
 
@@ -169,16 +169,24 @@ def test_a_session_id_too_long_is_refused_and_never_echoed(
     source.add("fine", ["hello", "hi"])
 
     done = run_cli(settings, "archive", "--json")
+    cron = run_cli(settings, "archive", "--quiet")
     refused = run_cli(settings, "archive", "--session-id", LONG_ID)
     check = run_cli(settings, "prune-check", "--older-than", "30d", "--json")
 
-    assert done.returncode == 0, done.stderr
+    # Listed, and the exit code says a session could not be archived: never silent, in cron too.
+    assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
     assert [s["session_id"] for s in report["sessions"]] == ["fine"]
-    assert report["unarchivable"] == {"count": 1, "examples": [f"{SHORT_ID} (8022 bytes)"]}
+    assert report["unarchivable"] == {"count": 1, "examples": [f"{SHORT_ID} (10022 bytes)"]}
+    assert cron.returncode == 1 and cron.stdout == ""
+    assert "ids over 1024 bytes and cannot be archived" in " ".join(cron.stderr.split())
+    assert SHORT_ID in cron.stderr
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert SHORT_ID in refused.stderr and "at most 1024 bytes" in refused.stderr
     assert check.returncode == 3
-    assert [s["session_id"] for s in json.loads(check.stdout)["sessions"]] == [SHORT_ID]
-    for output in (done, refused, check):
+    verdict = json.loads(check.stdout)
+    assert [(s["session_id"], s["id_too_long"]) for s in verdict["sessions"]] == [(SHORT_ID, True)]
+    assert verdict["sessions"][0]["reason"].startswith("session id over 1024 bytes")
+    assert any("ids over 1024 bytes" in r for r in verdict["reasons"])
+    for output in (done, cron, refused, check):
         assert "x" * 100 not in output.stdout + output.stderr

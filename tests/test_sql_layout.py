@@ -55,7 +55,8 @@ def test_every_function_is_defined_in_exactly_one_file_and_no_migration(db_url: 
     ]
     with psycopg.connect(db_url) as conn:
         in_db = [row[0].split("(")[0] for row in conn.execute(ARCHIVIST_FUNCTIONS)]
-    assert sorted(in_db) == sorted(defined)
+        recorded = [row[0].split("(")[0] for row in conn.execute("SELECT archivist_functions()")]
+    assert sorted(in_db) == sorted(defined) == sorted(recorded)
 
 
 def test_the_checksums_accepted_from_before_the_reorganisation_are_mains() -> None:
@@ -109,27 +110,57 @@ def test_an_edited_migration_is_refused_naming_the_file(db_url: str, tmp_path: P
     assert row == ("e",)  # nothing was changed
 
 
-def test_init_drops_archivist_functions_no_file_defines_and_keeps_others(
-    db_url: str, tmp_path: Path
-) -> None:
-    with psycopg.connect(db_url, autocommit=True) as conn:
-        conn.execute(
-            "CREATE FUNCTION archivist_retired_helper(integer) RETURNS integer "
-            "LANGUAGE sql AS 'SELECT 1';"
-            "CREATE FUNCTION search_jarvis_archive(p_topic text) RETURNS integer "
-            "LANGUAGE sql AS 'SELECT 1';"
-            "CREATE FUNCTION match_jarvis_documents() RETURNS integer LANGUAGE sql AS 'SELECT 1'"
-        )
-    code, _, err = cli(["init"], tmp_path, db_url)
-    assert code == 0, err
-    with psycopg.connect(db_url) as conn:
+# What an earlier init recorded and no file defines now (an obsolete helper, an old signature of
+# a search), beside a user's functions that merely look like the archivist's.
+OBSOLETE_AND_FOREIGN = """
+CREATE FUNCTION archivist_retired_helper(integer) RETURNS integer LANGUAGE sql AS 'SELECT 1';
+CREATE FUNCTION search_jarvis_archive(p_topic text) RETURNS integer LANGUAGE sql AS 'SELECT 1';
+INSERT INTO archivist_own_functions (fn, name, signature)
+SELECT p.oid, p.proname, p.oid::regprocedure::text FROM pg_proc p
+WHERE p.oid IN ('archivist_retired_helper(integer)'::regprocedure,
+                'search_jarvis_archive(text)'::regprocedure);
+CREATE FUNCTION archivist_my_report() RETURNS integer LANGUAGE sql AS 'SELECT 2';
+CREATE FUNCTION search_jarvis_archive(p_topic text, p_mine boolean) RETURNS integer
+LANGUAGE sql AS 'SELECT 3';
+CREATE FUNCTION match_jarvis_documents() RETURNS integer LANGUAGE sql AS 'SELECT 1';
+"""
+
+
+def _survivors(url: str) -> list[str]:
+    with psycopg.connect(url) as conn:
         names = [row[0] for row in conn.execute(ARCHIVIST_FUNCTIONS)]
         own = conn.execute("SELECT to_regprocedure('match_jarvis_documents()')").fetchone()
+        assert own is not None and own[0] is not None
+        recorded = {row[0] for row in conn.execute("SELECT archivist_functions()::text")}
+        # The policy leaves a foreign function's privileges alone: PUBLIC may still call it.
+        public = conn.execute(
+            "SELECT has_function_privilege('public', 'archivist_my_report()', 'EXECUTE')"
+        ).fetchone()
+        assert public == (True,)
+    assert "archivist_my_report()" not in recorded
+    assert "search_jarvis_archive(text,boolean)" not in recorded
+    return names
+
+
+@pytest.mark.parametrize("how", ["init", "print-sql"])
+def test_init_drops_only_obsolete_functions_it_recorded_never_a_foreign_one(
+    how: str, db_url: str, tmp_path: Path
+) -> None:
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(OBSOLETE_AND_FOREIGN)
+    if how == "init":
+        code, _, err = cli(["init"], tmp_path, db_url)
+        assert code == 0, err
+    else:
+        code, script, err = cli(["init", "--print-sql"], tmp_path, None)
+        assert code == 0, err
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            conn.execute(script.encode())
+    names = _survivors(db_url)
     assert "archivist_retired_helper(integer)" not in names
-    assert [n for n in names if n.startswith("search_jarvis_archive(")] == [
-        n for n in names if n.startswith("search_jarvis_archive(text[]")
-    ]
-    assert own is not None and own[0] is not None
+    assert "search_jarvis_archive(text)" not in names
+    assert "archivist_my_report()" in names
+    assert "search_jarvis_archive(text,boolean)" in names
 
 
 def test_functions_of_another_version_are_refused_over_rest_naming_the_fix(

@@ -113,6 +113,7 @@ class _Reports:
         self.folder = folder
         self.dry_run = dry_run
         self.keep: int = Settings.model_fields["report_keep"].default
+        self.text = False
         self.started = datetime.now(UTC)
         self.settings: Settings | None = None
         self.ready = False
@@ -122,6 +123,7 @@ class _Reports:
         self.settings = settings
         self.folder = self.folder or settings.report_dir
         self.keep = settings.report_keep
+        self.text = settings.report_text
         if self.folder is not None:
             prepare_report_dir(self.folder)
             self.ready = True
@@ -132,7 +134,7 @@ class _Reports:
         try:
             if not self.ready:
                 prepare_report_dir(self.folder)
-            path = save_report(self.folder, report, self.keep)
+            path = save_report(self.folder, report, self.keep, self.text)
         except (OSError, ValueError, ConfigError) as exc:
             # The report is what a monitor reads: rather than lose it, it goes to stderr.
             detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
@@ -269,7 +271,8 @@ def archive(
         out.error(line, label="error" if len(unknown) == len(report.sessions) else "warning")
     if session_id and unknown and len(unknown) == len(report.sessions):
         raise typer.Exit(EXIT_USAGE)  # nothing named exists: a typo, not a run
-    raise typer.Exit(1 if report.failed or report.notes else 0)
+    # A session it could not archive (an id too long to hold) is a failure too: never silent.
+    raise typer.Exit(1 if report.failed or report.notes or report.unarchivable.count else 0)
 
 
 def _program() -> str:

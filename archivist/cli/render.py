@@ -128,12 +128,19 @@ def prune_result(out: Output, result: PruneCheck) -> None:
         out.json(result.model_dump_json(indent=2))
         return
     cutoff = f"{people_time(result.cutoff)} UTC"
+    forgotten = (
+        f"; {result.forgotten_messages} more "
+        f"({plural(result.forgotten_sessions, 'session')}) were "
+        "forgotten on request: nothing to protect"
+        if result.forgotten_messages
+        else ""
+    )
     if result.safe:
         if not out.quiet:
             out.out.print(
                 f"[green]safe[/green]: the archive holds the current text of "
-                f"{plural(result.messages_older, 'message')} older than {cutoff} "
-                f"({plural(result.sessions_older, 'session')})"
+                f"{plural(result.messages_older - result.forgotten_messages, 'message')} older "
+                f"than {cutoff} ({plural(result.sessions_older, 'session')}){forgotten}"
             )
         return
     verdict = (

@@ -224,12 +224,16 @@ def _left_out(report: RunReport) -> list[str]:
             + " (archivist status lists them; archive --session-id retries one now)"
         )
     if report.unarchivable.count:
-        lines.append(
-            f"[yellow]too long:[/yellow] {plural(report.unarchivable.count, 'session')} with "
-            f"new messages have ids over {MAX_SESSION_ID_BYTES} bytes and cannot be archived: "
-            + escape(", ".join(report.unarchivable.examples))
-        )
+        lines.append(_too_long(report))
     return lines
+
+
+def _too_long(report: RunReport) -> str:
+    return (
+        f"[yellow]too long:[/yellow] {plural(report.unarchivable.count, 'session')} with "
+        f"new messages have ids over {MAX_SESSION_ID_BYTES} bytes and cannot be archived: "
+        + escape(", ".join(report.unarchivable.examples))
+    )
 
 
 def run_report(out: Output, report: RunReport) -> None:
@@ -237,10 +241,12 @@ def run_report(out: Output, report: RunReport) -> None:
     if out.as_json:
         out.json(report.model_dump_json(indent=2))
         return
-    problem = bool(report.failed or report.notes)
+    problem = bool(report.failed or report.notes or report.unarchivable.count)
     if out.quiet:
         for note in report.notes:
             out.error(note, label="stopped")
+        if report.unarchivable.count:
+            out.err.print(_too_long(report))
         if problem:
             out.err.print(escape(summary(report)))
         return

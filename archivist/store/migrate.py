@@ -26,6 +26,7 @@ they are read from the repository's top-level `sql/`.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -52,6 +53,30 @@ CREATE TABLE IF NOT EXISTS archivist_migrations (
     applied_at timestamptz NOT NULL DEFAULT now()
 )"""
 
+# pgvector goes into Supabase's `extensions` schema where one exists (Supabase's linter flags an
+# extension in public, extension_in_public); elsewhere sql/001_tables.sql creates it in the
+# current schema. An extension already installed stays where it is: it may be another's too.
+_VECTOR_HOME = """
+DO $archivist_vector$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')
+       AND EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'extensions') THEN
+        CREATE EXTENSION vector SCHEMA extensions;
+    END IF;
+END;
+$archivist_vector$"""
+
+# pgvector's schema on this transaction's search_path (after the rest: the current schema, where
+# the archivist's tables go, stays first), so the migrations and functions name its types and
+# operators unqualified wherever it lives. The functions themselves run with a fixed
+# search_path (sql/policy.sql).
+_VECTOR_ON_PATH = """
+SELECT set_config('search_path',
+                  concat_ws(', ', nullif(current_setting('search_path'), ''),
+                            quote_ident(n.nspname)), true)
+FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+WHERE e.extname = 'vector' AND n.nspname <> ALL (current_schemas(false))"""
+
 # sha256 of sql/001-009 as main held them before functions moved to sql/functions/ (commit
 # 493e2bf; the files are kept in tests/fixtures/sql_493e2bf for the upgrade test).
 CHECKSUMS_BEFORE_REORGANISATION = {
@@ -69,6 +94,57 @@ CHECKSUMS_BEFORE_REORGANISATION = {
 
 class EditedMigrationError(ConfigError):
     """An applied migration's file no longer has the text the database applied."""
+
+
+class NoAccessError(ConfigError):
+    """The role cannot read the archivist's tables or call its functions: a grant is missing
+    (or the key is the wrong one), which `init` would not fix."""
+
+
+INSUFFICIENT_PRIVILEGE = "42501"  # SQLSTATE of "permission denied"
+
+# Whether the role can read archivist_migrations: SELECT granted, and row level security (on
+# every archivist table, with no policy for other roles: sql/policy.sql) not hiding its rows.
+# Without it, the table would look empty, as if no migration was applied. Also who the role is,
+# and the role to grant it: the service role where one exists, else the tables' owner.
+_ACCESS = """
+SELECT current_user::text,
+       CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'service_role')
+            THEN 'service_role' ELSE pg_get_userbyid(c.relowner)::text END,
+       has_table_privilege(c.oid, 'SELECT')
+       AND (NOT c.relrowsecurity OR r.rolsuper OR r.rolbypassrls
+            OR pg_has_role(c.relowner, 'USAGE'))
+FROM pg_class c JOIN pg_roles r ON r.rolname = current_user
+WHERE c.oid = to_regclass('archivist_migrations')"""
+
+
+def no_access(role: str | None, grant: str | None = None) -> NoAccessError:
+    """The one line for a role without access: who it is and what to grant."""
+    if role is None:  # over REST: the role of the key
+        return NoAccessError(
+            "this key's role has no access to the archive (use the service role's key: "
+            "SUPABASE_SERVICE_ROLE_KEY)"
+        )
+    name, target = _ident(role), _ident(grant or "service_role")
+    return NoAccessError(
+        f"role {role} has no access to the archive (grant it: GRANT {target} TO {name}; or use "
+        "the service role)"
+    )
+
+
+def _ident(name: str) -> str:
+    """A role name as SQL spells it: bare when it can be, else quoted."""
+    if re.fullmatch(r"[a-z_][a-z0-9_$]*", name):
+        return name
+    return sql.Identifier(name).as_string(None)
+
+
+def access_problem(conn: Conn) -> NoAccessError | None:
+    """The error for a role that cannot read the archive, or None (also before any init)."""
+    row = conn.execute(_ACCESS).fetchone()
+    if row is None or row[2]:
+        return None
+    return no_access(str(row[0]), str(row[1]))
 
 
 @dataclass(frozen=True)
@@ -161,6 +237,8 @@ def schema_records(conn: Conn) -> SchemaRecords:
     ).fetchone()
     migrations: dict[str, str] = {}
     meta: dict[str, str] = {}
+    if row and row[0] and (problem := access_problem(conn)) is not None:
+        raise problem
     if row and row[0]:
         migrations = {
             str(name): str(checksum)
@@ -191,9 +269,11 @@ def apply_schema(
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
         conn.execute(_CREATE_TABLE)
         pending_migrations(schema_records(conn).migrations)  # an edited one stops it here
+        conn.execute(_VECTOR_HOME)
     for migration in load_migrations():
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+            conn.execute(_VECTOR_ON_PATH)
             row = conn.execute(
                 "SELECT checksum FROM archivist_migrations WHERE name = %s", [migration.name]
             ).fetchone()
@@ -213,6 +293,7 @@ def apply_schema(
     # wrote from obsolete ones by the transaction id on their catalog rows.
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+        conn.execute(_VECTOR_ON_PATH)
         conn.execute(_policy_timeouts(timeouts).encode())
         if access is not None:
             conn.execute(_record(ACCESS_KEY, access).encode())
@@ -313,9 +394,14 @@ def migration_script(
         f"SELECT pg_advisory_xact_lock({_LOCK_KEY});",
         _CREATE_TABLE.strip() + ";",
         _DUE.strip(),
+        _VECTOR_HOME.strip() + ";",
     ]
     for migration in load_migrations():
-        parts += [f"\n-- ==== {migration.name} ====", _guarded(migration)]
+        parts += [
+            f"\n-- ==== {migration.name} ====",
+            _VECTOR_ON_PATH.strip() + ";",
+            _guarded(migration),
+        ]
     parts += [
         "\n-- ==== the timeouts the policy gives the functions ====",
         _policy_timeouts(timeouts) + ";",

@@ -45,6 +45,7 @@ from archivist.store.rpc import (
 )
 
 Conn = psycopg.Connection[tuple[Any, ...]]
+INVALID_PARAMETER = "22023"  # SQLSTATE the functions raise for a request they refuse
 
 
 @dataclass(frozen=True)
@@ -477,6 +478,35 @@ class Store:
             p_max_chars=self.max_message_chars,
         )
         return int(count or 0)
+
+    def forget(
+        self,
+        session_ids: Sequence[str],
+        user_id: str | None,
+        message_ids: Sequence[str],
+        dry_run: bool,
+    ) -> dict[str, Any]:
+        """Erase sessions, a user's data or messages from every archivist table, in one
+        transaction, leaving tombstones (sql/functions/forget.sql); dry: only count."""
+        try:
+            found: dict[str, Any] = self.call(
+                "archivist_forget",
+                p_sources=self._sources,
+                p_session_ids=list(session_ids),
+                p_user_id=user_id,
+                p_message_ids=list(message_ids),
+                p_dry_run=dry_run,
+            )
+        except RpcError as exc:
+            if exc.code == INVALID_PARAMETER:  # an unknown message, a session it would lose
+                raise ConfigError(str(exc)) from None
+            raise
+        return found
+
+    def forgotten_before(self, cutoff: datetime) -> tuple[int, int]:
+        """How many source messages older than `cutoff`, in how many sessions, were forgotten."""
+        row = self.call("archivist_forgotten_before", p_sources=self._sources, p_cutoff=cutoff)
+        return int(row["messages"]), int(row["sessions"])
 
     def messages_before(self, cutoff: datetime) -> tuple[int, int]:
         """How many messages, in how many sessions, are older than `cutoff`."""

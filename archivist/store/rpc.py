@@ -27,7 +27,12 @@ from psycopg.types.json import Jsonb
 from archivist.config import DatabaseTimeouts
 from archivist.embed.base import Vector
 from archivist.errors import ConfigError, StoreError
-from archivist.store.migrate import SchemaRecords, schema_records
+from archivist.store.migrate import (
+    INSUFFICIENT_PRIVILEGE,
+    SchemaRecords,
+    no_access,
+    schema_records,
+)
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -174,19 +179,37 @@ class PsycopgRpc:
             if returns_set
             else sql.SQL("SELECT to_jsonb({})").format(call)
         )
-        with mapped_errors():
+        with self._privileged(), mapped_errors():
             row = self._execute(query, self._params(args), timeout_ms).fetchone()
         return row[0] if row else None
 
     def call_row(self, function: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
         query = sql.SQL("SELECT * FROM {}").format(self._call_sql(function, args))
-        with mapped_errors():
+        with self._privileged(), mapped_errors():
             self._register_vector()  # its columns come in binary: vectors too
             params = self._params(args)
             cursor = self._execute(query, params, None, binary=True)
             row = cursor.fetchone()
             names = [c.name for c in cursor.description or []]
         return dict(zip(names, row, strict=True)) if row else None
+
+    @contextmanager
+    def _privileged(self) -> Iterator[None]:
+        """A call the role may not make ("permission denied") as the error that names the
+        role and the grant it lacks, not as a database error."""
+        try:
+            yield
+        except RpcError as exc:
+            if exc.code != INSUFFICIENT_PRIVILEGE:
+                raise
+            with mapped_errors():
+                role = self.conn.execute(
+                    "SELECT current_user::text, CASE WHEN EXISTS (SELECT 1 FROM pg_roles "
+                    "WHERE rolname = 'service_role') THEN 'service_role' ELSE (SELECT "
+                    "pg_get_userbyid(c.relowner)::text FROM pg_class c "
+                    "WHERE c.oid = to_regclass('archivist_meta')) END"
+                ).fetchone()
+            raise no_access(*(role or ("?", None))) from None
 
     def _call_sql(self, function: str, args: Mapping[str, Any]) -> sql.Composed:
         named = sql.SQL(", ").join(
@@ -210,8 +233,12 @@ class PsycopgRpc:
         one plain catalog read (pgvector's own `register_vector` opens a transaction per type)."""
         if self.conn.adapters.types.get("vector") is not None:
             return
+        # By the extension, not the search_path: pgvector may live in a schema (Supabase's
+        # `extensions`) that this connection's search_path does not list.
         row = self.conn.execute(
-            "SELECT t.oid, t.typarray FROM pg_type t WHERE t.oid = to_regtype('vector')"
+            "SELECT t.oid, t.typarray FROM pg_type t JOIN pg_extension e "
+            "ON e.extname = 'vector' AND t.typnamespace = e.extnamespace "
+            "WHERE t.typname = 'vector'"
         ).fetchone()
         if row is None:
             raise MissingFunctionError("the vector extension is missing; run: archivist init")

@@ -24,7 +24,14 @@ from supabase.lib.client_options import SyncClientOptions
 
 from archivist.config import redact
 from archivist.errors import StoreError
-from archivist.store.migrate import ACCESS_KEY, FUNCTIONS_KEY, PRIVATE, SchemaRecords
+from archivist.store.migrate import (
+    ACCESS_KEY,
+    FUNCTIONS_KEY,
+    INSUFFICIENT_PRIVILEGE,
+    PRIVATE,
+    SchemaRecords,
+    no_access,
+)
 from archivist.store.rpc import (
     Json,
     MissingFunctionError,
@@ -89,6 +96,8 @@ class SupabaseRpc:
                 ) from None
             if code == "57014":
                 raise QueryTimeoutError(message, code) from None
+            if code == INSUFFICIENT_PRIVILEGE:
+                raise no_access(None) from None
             raise rpc_error(f"Supabase: {message}", code) from None
         except httpx.HTTPError as exc:
             raise self._unreachable(exc) from None
@@ -120,6 +129,8 @@ class SupabaseRpc:
         except APIError as exc:
             if str(exc.code) in _MISSING_TABLE:
                 return []
+            if str(exc.code) == INSUFFICIENT_PRIVILEGE:
+                raise no_access(None) from None
             raise RpcError(f"Supabase: {self._clean(exc.message or exc)}", exc.code) from None
         except httpx.HTTPError as exc:
             raise self._unreachable(exc) from None

@@ -11,6 +11,7 @@ AS $$
       AND c.relname IN ('archivist_meta', 'archivist_migrations', 'archivist_runs',
                         'archivist_session_claims', 'archivist_reembed_staging',
                         'archivist_message_hashes', 'archivist_session_failures',
+                        'archivist_own_functions', 'archivist_forgotten',
                         'jarvis_archive', 'jarvis_archive_sessions', 'jarvis_memory_chunks')
     ORDER BY c.relname
 $$;
@@ -25,14 +26,13 @@ AS $$
     ORDER BY s.relname
 $$;
 
--- The archivist's functions: those named archivist_*, and its three search functions.
+-- The archivist's functions: those sql/retire.sql recorded creating (archivist_own_functions),
+-- never another function however it is named.
 CREATE OR REPLACE FUNCTION archivist_functions() RETURNS SETOF regprocedure
 LANGUAGE sql STABLE
 AS $$
-    SELECT p.oid::regprocedure FROM pg_proc p
-    WHERE p.pronamespace = current_schema()::regnamespace
-      AND (p.proname LIKE 'archivist\_%' OR p.proname IN (
-           'match_jarvis_memory_chunks', 'hybrid_jarvis_memory_chunks', 'search_jarvis_archive'))
+    SELECT p.oid::regprocedure FROM archivist_own_functions o
+    JOIN pg_proc p ON p.oid = o.fn AND p.proname = o.name
     ORDER BY p.proname, p.oid
 $$;
 

@@ -107,11 +107,16 @@ $$;
 --   {current}  the archive holds its current text whole: archived, with the md5 it has now,
 --              and not cut.
 --   {hash}     a LEFT JOIN of its archivist_message_hashes row, aliased h.
+--   {forgotten} `archivist forget` erased it, or its session (a tombstone in
+--              archivist_forgotten, keyed as archivist_forget_key computes): runs leave it out.
+--   {forgotten_message}
+--              the same for the message alone; a read of one session, or a list grouped by
+--              session, checks the session's tombstone once instead of a hash per row.
 CREATE OR REPLACE FUNCTION archivist_source_sql(p_template text, p_names jsonb) RETURNS text
 LANGUAGE plpgsql IMMUTABLE
 AS $$
 DECLARE
-    v_sql text := replace(replace(replace(replace(replace(replace(p_template,
+    v_sql text := replace(replace(replace(replace(replace(replace(replace(replace(p_template,
         '{dated}', 'm.{ts} BETWEEN ''0001-01-02'' AND now() + interval ''1 year'''),
         '{covered}', 'EXISTS (SELECT 1 FROM archivist_message_hashes x '
             'WHERE x.session_id = m.{sid}::text AND x.message_id = m.{mid}::text)'),
@@ -121,7 +126,17 @@ DECLARE
         '{hash}', 'LEFT JOIN archivist_message_hashes h '
             'ON h.session_id = m.{sid}::text AND h.message_id = m.{mid}::text'),
         '{md5}', 'md5(coalesce(m.{content}::text, ''''))'),
-        '{chars}', 'length(coalesce(m.{content}::text, ''''))');
+        '{chars}', 'length(coalesce(m.{content}::text, ''''))'),
+        -- Each costs nothing until something of its kind is forgotten: the first test runs once
+        -- per statement; then a hash per row.
+        '{forgotten}', '(((SELECT EXISTS (SELECT 1 FROM archivist_forgotten '
+            'WHERE kind = ''session'')) AND EXISTS (SELECT 1 FROM archivist_forgotten f '
+            'WHERE f.key = encode(sha256(convert_to(m.{sid}::text, ''UTF8'')), ''hex''))) '
+            'OR {forgotten_message})'),
+        '{forgotten_message}', '((SELECT EXISTS (SELECT 1 FROM archivist_forgotten '
+            'WHERE kind = ''message'')) AND EXISTS (SELECT 1 FROM archivist_forgotten f '
+            'WHERE f.key = encode(sha256(convert_to(m.{sid}::text || chr(31) || m.{mid}::text, '
+            '''UTF8'')), ''hex'')))');
     v_key text;
 BEGIN
     FOR v_key IN SELECT jsonb_object_keys(p_names) LOOP
@@ -171,21 +186,24 @@ DECLARE
 BEGIN
     v_sql := 'SELECT m.{sid}::text AS session_id, min(m.{ts}) AS oldest FROM {msgs} m '
         'LEFT JOIN jarvis_archive_sessions w ON w.session_id = m.{sid}::text '
-        'WHERE {dated} AND (w.watermark_at IS NULL '
+        'WHERE {dated} AND NOT {forgotten_message} AND (w.watermark_at IS NULL '
         '  OR (m.{ts}, m.{mid}) > (w.watermark_at, w.watermark_id::{cast})) ' || v_activity ||
         ' GROUP BY 1 '
         'UNION ALL SELECT m.{sid}::text, min(m.{ts}) FROM {msgs} m '
         'JOIN jarvis_archive_sessions w ON w.session_id = m.{sid}::text '
         'WHERE w.watermark_at IS NOT NULL AND {dated} '
         '  AND (m.{ts}, m.{mid}) <= (w.watermark_at, w.watermark_id::{cast}) '
-        '  AND NOT {covered} ' || v_activity || ' GROUP BY 1 '
+        '  AND NOT {covered} AND NOT {forgotten_message} ' || v_activity || ' GROUP BY 1 '
         'UNION ALL SELECT m.{sid}::text, min(m.{ts}) FROM {msgs} m '
         'JOIN archivist_message_hashes h '
         '  ON h.session_id = m.{sid}::text AND h.message_id = m.{mid}::text '
         'WHERE (h.content_md5 <> {md5} OR h.archived_chars < least({chars}, coalesce($3, 0))) '
+        '  AND NOT {forgotten_message} '
         || v_activity || ' GROUP BY 1 '
         'UNION ALL SELECT m.{sid}::text, NULL::timestamptz FROM {msgs} m '
-        'WHERE NOT coalesce({dated}, false) AND NOT {covered} ' || v_activity || ' GROUP BY 1';
+        'WHERE NOT coalesce({dated}, false) AND NOT {covered} AND NOT {forgotten_message} '
+        || v_activity
+        || ' GROUP BY 1';
     IF v_n ? 'sums' THEN
         v_sql := v_sql || ' UNION ALL SELECT ss.{ssid}::text, ss.{sts} FROM {sums} ss '
             'LEFT JOIN jarvis_archive_sessions w ON w.session_id = ss.{ssid}::text '
@@ -195,7 +213,9 @@ BEGIN
                     ELSE 'AND ss.{sts} >= now() - make_interval(days => $1)' END;
     END IF;
     v_sql := 'WITH pending AS MATERIALIZED (SELECT session_id, min(oldest) AS oldest '
-        '    FROM (' || v_sql || ') p GROUP BY session_id) '
+        '    FROM (' || v_sql || ') p GROUP BY session_id '
+        '    HAVING NOT EXISTS (SELECT 1 FROM archivist_forgotten f '
+        '      WHERE f.key = encode(sha256(convert_to(session_id, ''UTF8'')), ''hex''))) '
         'SELECT jsonb_build_object(''sessions'', (SELECT coalesce(jsonb_agg(q.session_id '
         '    ORDER BY q.oldest, q.session_id), ''[]'') FROM ('
         '    SELECT p.session_id, p.oldest FROM pending p '
@@ -261,6 +281,10 @@ BEGIN
     IF v_where IS NULL THEN
         RAISE EXCEPTION 'archivist: unknown message read mode %', p_mode USING ERRCODE = '22023';
     END IF;
+    IF EXISTS (SELECT 1 FROM archivist_forgotten f
+               WHERE f.key = archivist_forget_key(p_session_id)) THEN
+        RETURN '[]'::jsonb;  -- a forgotten session: nothing of it is read again
+    END IF;
     EXECUTE archivist_source_sql(
         'SELECT coalesce(jsonb_agg(jsonb_build_object(''id'', p.id, ''role'', p.role, '
         '''content'', p.content, ''created_at'', p.created_at, ''md5'', p.md5, '
@@ -271,7 +295,7 @@ BEGIN
         '{md5} AS md5, {chars} AS chars, h.content_md5 AS archived_md5, '
         'h.archived_chars AS archived_chars, '
         'row_number() OVER (ORDER BY m.{ts}, m.{mid}) AS n '
-        'FROM {msgs} m {hash} WHERE m.{sid}::text = $1 ' || v_where ||
+        'FROM {msgs} m {hash} WHERE m.{sid}::text = $1 AND NOT {forgotten_message} ' || v_where ||
         ' ORDER BY m.{ts}, m.{mid} LIMIT $5) p', v_n)
     INTO v_result
     USING p_session_id, p_at, p_id, p_ids, least(greatest(coalesce(p_limit, 500), 1), 10000),
@@ -284,9 +308,9 @@ $$;
 -- hold whole, and why: `unarchived` (no version archived it), `edited` (archived, but its text
 -- changed since: edited, or deleted and inserted again with the same id) or `truncated`
 -- (archived cut at max_message_chars). A JSON array, oldest first, of
--- {session_id, count, oldest, unarchived, edited, truncated, ids: {reason: [id, ...]}} with at
--- most p_max_ids ids per reason (oldest first), an id too long to archive shortened
--- (archivist_display_id). prune-check reports it; status counts it.
+-- {session_id, id_too_long, count, oldest, unarchived, edited, truncated, ids: {reason: [id, ...]}}
+-- with at most p_max_ids ids per reason (oldest first), an id too long to archive shortened
+-- (archivist_display_id) and flagged. prune-check reports it; status counts it.
 CREATE OR REPLACE FUNCTION archivist_messages_at_risk(
     p_sources jsonb, p_cutoff timestamptz, p_max_ids integer
 ) RETURNS jsonb
@@ -300,12 +324,13 @@ BEGIN
         '    CASE WHEN h.message_id IS NULL THEN ''unarchived'' '
         '         WHEN h.content_md5 <> {md5} THEN ''edited'' '
         '         WHEN h.archived_chars < {chars} THEN ''truncated'' END AS reason '
-        '  FROM {msgs} m {hash} WHERE m.{ts} < $1 AND {dated}), '
+        '  FROM {msgs} m {hash} WHERE m.{ts} < $1 AND {dated} AND NOT {forgotten}), '
         'ranked AS (SELECT r.*, row_number() OVER (PARTITION BY r.s, r.reason '
         '    ORDER BY r.t, r.id) AS k FROM risk r WHERE r.reason IS NOT NULL) '
         'SELECT coalesce(jsonb_agg(x.o ORDER BY x.oldest, x.s), ''[]'') FROM ('
         '  SELECT g.s, min(g.t) AS oldest, jsonb_build_object('
         '    ''session_id'', archivist_display_id(g.s), '
+        '    ''id_too_long'', NOT archivist_session_id_fits(g.s), '
         '    ''count'', count(*), ''oldest'', min(g.t), '
         '    ''unarchived'', count(*) FILTER (WHERE g.reason = ''unarchived''), '
         '    ''edited'', count(*) FILTER (WHERE g.reason = ''edited''), '
@@ -347,14 +372,16 @@ BEGIN
     EXECUTE archivist_source_sql(
         'SELECT coalesce(jsonb_agg(jsonb_build_object(''session_id'', s, ''count'', n) '
         'ORDER BY s), ''[]'') FROM (SELECT m.{sid}::text AS s, count(*) AS n FROM {msgs} m '
-        'WHERE NOT coalesce({dated}, false) AND NOT {current} GROUP BY 1) u',
+        'WHERE NOT coalesce({dated}, false) AND NOT {current} AND NOT {forgotten} '
+        'GROUP BY 1) u',
         archivist_source_names(p_sources))
     INTO v_result;
     RETURN v_result;
 END;
 $$;
 
--- The bot's latest summary of a session: {summary_text, updated_at}, or null.
+-- The bot's latest summary of a session: {summary_text, updated_at}, or null (also for a
+-- forgotten session).
 CREATE OR REPLACE FUNCTION archivist_session_summary(p_sources jsonb, p_session_id text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
@@ -363,8 +390,9 @@ DECLARE
     v_n      jsonb := archivist_source_names(p_sources);
     v_result jsonb;
 BEGIN
-    IF NOT v_n ? 'sums' THEN
-        RETURN NULL;
+    IF NOT v_n ? 'sums' OR EXISTS (SELECT 1 FROM archivist_forgotten f
+                                   WHERE f.key = archivist_forget_key(p_session_id)) THEN
+        RETURN NULL;  -- a forgotten session's summary is never archived again
     END IF;
     EXECUTE archivist_source_sql(
         'SELECT jsonb_build_object(''summary_text'', ss.{stext}::text, ''updated_at'', ss.{sts}) '

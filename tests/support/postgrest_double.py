@@ -166,7 +166,11 @@ class PostgrestDouble:
             query = sql.SQL(
                 "SELECT coalesce(json_agg(_r), '[]') FROM (SELECT {} FROM {}) _r"
             ).format(sql.SQL(", ").join(sql.Identifier(c) for c in columns), sql.Identifier(table))
-            row = conn.execute(query).fetchone()
+            try:  # a table the role may not read: PostgREST answers 42501, as for a function
+                row = conn.execute(query).fetchone()
+            except psycopg.Error as exc:
+                conn.rollback()
+                raise _as_gateway_error(exc) from None
             return row[0] if row else []
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
