@@ -26,6 +26,8 @@ COMMANDS = [
     "reembed",
     "config",
     "mcp",
+    "conflicts",
+    "resolve",
 ]
 
 

@@ -29,9 +29,9 @@ ChangeKind = Literal["replace", "reverse", "cancel", "update"]
 _WORD = r"(?:[^\s,.;:!?()\[\]\"]|[.,](?=[\w$]))+"
 _NP = _WORD + r"(?:\s+" + _WORD + r"){0,5}?"
 _END = (
-    r"(?=\s*(?:[,;:!?()\n]|[.,](?![\w$])|$|\s(?:for|instead|after all|now|anymore|any more|from now|going"
-    r" forward|for now|again|please|too|as well|because|since|so|but|and|though|then|though"
-    r"|which|when|if|until)\b))"
+    r"(?=\s*(?:[,;:!?()\n]|[.,](?![\w$])|$|\s(?:for|instead|after all|now|anymore|any more"
+    r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
+    r"|though|then|which|when|if|until)\b))"
 )
 _DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that)\s+)?"
 _ARTICLE = re.compile(r"^(?:the|our|my|a|an|their|your|its|this|that|all|all of)\s+", re.I)
@@ -91,10 +91,11 @@ class Frame:
         return self.subject is None and self.value is None and self.old is None
 
 
+NO_FRAME = Frame()
+
+
 def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(
-        pattern.replace("NP", _NP).replace("DET", _DET).replace("END", _END), re.I
-    )
+    return re.compile(pattern.replace("NP", _NP).replace("DET", _DET).replace("END", _END), re.I)
 
 
 # (pattern, change, choice): the first pattern that matches and yields a phrase wins. Named
@@ -104,78 +105,149 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
     (_rx(p), cast(ChangeKind | None, c))
     for p, c in (
         # replacements
-        (r"\breplac(?:e|ed|es|ing)\s+DET(?P<old>NP)\s+(?:with|by)\s+DET(?P<val>NP)"
-         r"(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END", "replace"),
-        (r"\b(?:swap(?:ping|ped)?|trad(?:e|ing|ed))\s+(?:out\s+)?DET(?P<old>NP)\s+for\s+DET"
-         r"(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END", "replace"),
-        (r"\b(?:mov|switch|migrat|chang|port|shift|flipp?|transition|convert)\w*\s+(?:over\s+)?"
-         r"DET(?P<subj>NP)\s+(?:over\s+)?(?:from|off(?: of)?)\s+DET(?P<old>NP)\s+(?:over\s+)?"
-         r"(?:to|onto|in favou?r of)\s+DET(?P<val>NP)END", "replace"),
-        (r"\b(?:mov|switch|migrat|chang|port|shift|go|goes|went|going|transition|convert)\w*"
-         r"\s+(?:over\s+)?(?:from|off(?: of)?)\s+DET(?P<old>NP)\s+(?:over\s+)?(?:to|onto)\s+DET"
-         r"(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END", "replace"),
-        (r"(?:^DET(?P<subj2>NP)\s*:\s*|^|:\s*|\bfor\s+DET(?P<subj>NP)\s*[:,]?\s*)(?P<old>NP)\s*(?:\u2192|->|=>|\u27f6)\s*"
-         r"(?P<val>NP)END", "replace"),
-        (r"\b(?:use|using|go with|going with|pick|choose|adopt)\s+DET(?P<val>NP)\s+(?:instead of"
-         r"|rather than|in place of)\s+DET(?P<old>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
-         "replace"),
+        (
+            r"\breplac(?:e|ed|es|ing)\s+DET(?P<old>NP)\s+(?:with|by)\s+DET(?P<val>NP)"
+            r"(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
+            "replace",
+        ),
+        (
+            r"\b(?:swap(?:ping|ped)?|trad(?:e|ing|ed))\s+(?:out\s+)?DET(?P<old>NP)\s+for\s+DET"
+            r"(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
+            "replace",
+        ),
+        (
+            r"\b(?:mov|switch|migrat|chang|port|shift|flipp?|transition|convert)\w*\s+(?:over\s+)?"
+            r"DET(?P<subj>NP)\s+(?:over\s+)?(?:from|off(?: of)?)\s+DET(?P<old>NP)\s+(?:over\s+)?"
+            r"(?:to|onto|in favou?r of)\s+DET(?P<val>NP)END",
+            "replace",
+        ),
+        (
+            r"\b(?:mov|switch|migrat|chang|port|shift|go|goes|went|going|transition|convert)\w*"
+            r"\s+(?:over\s+)?(?:from|off(?: of)?)\s+DET(?P<old>NP)\s+(?:over\s+)?(?:to|onto)\s+DET"
+            r"(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
+            "replace",
+        ),
+        (
+            r"(?:^DET(?P<subj2>NP)\s*:\s*|^|:\s*|\bfor\s+DET(?P<subj>NP)\s*[:,]?\s*)(?P<old>NP)\s*(?:\u2192|->|=>|\u27f6)\s*"
+            r"(?P<val>NP)END",
+            "replace",
+        ),
+        (
+            r"\b(?:use|using|go with|going with|pick|choose|adopt)\s+DET(?P<val>NP)\s+(?:instead of"
+            r"|rather than|in place of)\s+DET(?P<old>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
+            "replace",
+        ),
         # reversals that name the subject or the value
-        (r"\b(?:go(?:ing)?|went|switch(?:ing)?|mov(?:e|ing)|revert(?:ing)?|return(?:ing)?"
-         r"|roll(?:ing)?)\s+(?:DET(?P<subj>NP)\s+)?back\s+to\s+DET(?P<val>NP)"
-         r"(?:\s+(?:for|on|in)\s+DET(?P<subj2>NP))?END", "reverse"),
+        (
+            r"\b(?:go(?:ing)?|went|switch(?:ing)?|mov(?:e|ing)|revert(?:ing)?|return(?:ing)?"
+            r"|roll(?:ing)?)\s+(?:DET(?P<subj>NP)\s+)?back\s+to\s+DET(?P<val>NP)"
+            r"(?:\s+(?:for|on|in)\s+DET(?P<subj2>NP))?END",
+            "reverse",
+        ),
         (r"\brevert(?:ing|ed)?\s+(?:DET(?P<subj>NP)\s+)?to\s+DET(?P<val>NP)END", "reverse"),
         # value updates: "the launch moved to the 17th", "response time is now 250 ms"
-        (r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:has\s+|have\s+|got\s+|was\s+|is\s+|has"
-         r" been\s+|just\s+)*" + _UPDATE_VERBS + r"\s+(?:to|until|till|back to|up to|down to)\s+"
-         r"DET(?P<val>NP)END", "update"),
-        (r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:is|are|'s)\s+now\s+(?:at\s+|on\s+|set"
-         r" to\s+)?DET(?P<val>NP)END", "update"),
-        (r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:is|are|'s)\s+(?:at\s+|on\s+)?DET"
-         r"(?P<val>NP)\s+now\b", "update"),
-        (r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:has|have)\s+(?:now\s+)?(?:changed|been"
-         r" changed|been updated|been moved)\s+to\s+DET(?P<val>NP)END", "update"),
+        (
+            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:has\s+|have\s+|got\s+|was\s+|is\s+|has"
+            r" been\s+|just\s+)*" + _UPDATE_VERBS + r"\s+(?:to|until|till|back to|up to|down to)\s+"
+            r"DET(?P<val>NP)END",
+            "update",
+        ),
+        (
+            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:is|are|'s)\s+now\s+(?:at\s+|on\s+|set"
+            r" to\s+)?DET(?P<val>NP)END",
+            "update",
+        ),
+        (
+            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:is|are|'s)\s+(?:at\s+|on\s+)?DET"
+            r"(?P<val>NP)\s+now\b",
+            "update",
+        ),
+        (
+            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:has|have)\s+(?:now\s+)?(?:changed|been"
+            r" changed|been updated|been moved)\s+to\s+DET(?P<val>NP)END",
+            "update",
+        ),
         # moves that name the subject: "move the session cache to Memcached"
-        (r"\b(?:mov|switch|migrat|port|shift|flipp?|transition)\w*\s+(?:over\s+)?DET(?P<subj>NP)"
-         r"\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)END", "replace"),
-        (r"\b(?:switch|mov|migrat)\w*\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)"
-         r"(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END", "replace"),
+        (
+            r"\b(?:mov|switch|migrat|port|shift|flipp?|transition)\w*\s+(?:over\s+)?DET(?P<subj>NP)"
+            r"\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)END",
+            "replace",
+        ),
+        (
+            r"\b(?:switch|mov|migrat)\w*\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)"
+            r"(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
+            "replace",
+        ),
         # cancellations
-        (r"\b(?:we|i|they)?\s*(?:no longer (?:use|need|run|rely on|have|want)|stop(?:ped)? using"
-         r"|(?:are|am|'re|'m)\s+not using|aren't using|not using|don't use|do not use)\s+DET"
-         r"(?P<old>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END", "cancel"),
-        (r"\b(?:drop|ditch|scrap|retire|kill off|get rid of|stop using)\s+DET(?P<old>NP)"
-         r"(?:\s+(?:for|from)\s+DET(?P<subj>NP))?END", "cancel"),
-        (r"^(?:and\s+|so\s+)?DET(?P<old>NP)\s+is\s+(?:out|gone|dead|off the table|cancell?ed)END",
-         "cancel"),
+        (
+            r"\b(?:we|i|they)?\s*(?:no longer (?:use|need|run|rely on|have|want)|stop(?:ped)? using"
+            r"|(?:are|am|'re|'m)\s+not using|aren't using|not using|don't use|do not use)\s+DET"
+            r"(?P<old>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
+            "cancel",
+        ),
+        (
+            r"\b(?:drop|ditch|scrap|retire|kill off|get rid of|stop using)\s+DET(?P<old>NP)"
+            r"(?:\s+(?:for|from)\s+DET(?P<subj>NP))?END",
+            "cancel",
+        ),
+        (
+            r"^(?:and\s+|so\s+)?DET(?P<old>NP)\s+is\s+(?:out|gone|dead|off the table"
+            r"|cancell?ed)END",
+            "cancel",
+        ),
         # a reversal then the choice: "scratch that, Heroku", "on second thought: Postgres"
-        (r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
-         r"[,:;\u2014-]?\s*(?:let's\s+|we'll\s+|we\s+will\s+)?(?:just\s+)?(?:use\s+|go with\s+"
-         r"|keep\s+|stick with\s+)?DET(?P<val>NP)END", "reverse"),
+        (
+            r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
+            r"[,:;\u2014-]?\s*(?:let's\s+|we'll\s+|we\s+will\s+)?(?:just\s+)?(?:use\s+|go with\s+"
+            r"|keep\s+|stick with\s+)?DET(?P<val>NP)END",
+            "reverse",
+        ),
         # plain choices
-        (r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:goes|go|going|will go|is going|routes?"
-         r"|is routed|gets routed|runs|run|will run|is running|lives|will live|sits|is deployed"
-         r"|gets deployed|will be deployed|is hosted|will be hosted|is handled|is managed"
-         r"|is powered|is built|is stored|gets stored|will be stored|is backed|is served"
-         r"|is done|is tracked|happens)\s+(?:through|on|in|via|by|with|to|from|at|using)\s+DET"
-         r"(?P<val>NP)END", None),
-        (r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:uses|will use|is using|relies on"
-         r"|should use|must use|stays on|stays with|is on|will be on)\s+DET(?P<val>NP)END", None),
-        (r"\b(?:we|i|they|the team)\s+(?:now\s+|currently\s+|still\s+|already\s+|just\s+)?"
-         r"(?:use|'re using|are using|am using|'m using|rely on|run|are running|'re running"
-         r"|went with|picked|chose|settled on|deploy to|host on|standardi[sz]ed on|stick with"
-         r"|stay with|keep|are keeping|'re keeping|'ll keep|will keep|'ll use|will use"
-         r"|'re going with|are going with|'ll go with|will go with)\s+DET(?P<val>NP)\s+"
-         r"(?:for|on|in|as)\s+DET(?P<subj>NP)END", None),
-        (r"\b(?:use|go with|pick|choose|adopt|stick with|stay with|keep|settle on|standardi[sz]e"
-         r" on|going with|sticking with|keeping|using)\s+DET(?P<val>NP)\s+(?:for|as)\s+DET"
-         r"(?P<subj>NP)END", None),
-        (r"^(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?P<val>[A-Z][\w.+#'-]*(?:\s+"
-         r"[\w.+#'-]+){0,2})\s+it\s+is\b", None),
-        (r"\b(?:we|i)\s+(?:now\s+|currently\s+)?(?:use|'re using|are using|'m using|rely on"
-         r"|went with|picked|chose|settled on|'re going with|are going with|'ll go with"
-         r"|will go with|'ll use|will use|'ll keep|will keep|keep)\s+DET(?P<val>NP)END", None),
-        (r"\b(?:let's|lets|let us)\s+(?:just\s+)?(?:use|go with|pick|choose|adopt|stick with"
-         r"|stay with|keep|settle on)\s+DET(?P<val>NP)END", None),
+        (
+            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:goes|go|going|will go|is going|routes?"
+            r"|is routed|gets routed|runs|run|will run|is running|lives|will live|sits|is deployed"
+            r"|gets deployed|will be deployed|is hosted|will be hosted|is handled|is managed"
+            r"|is powered|is built|is stored|gets stored|will be stored|is backed|is served"
+            r"|is done|is tracked|happens)\s+(?:through|on|in|via|by|with|to|from|at|using)\s+DET"
+            r"(?P<val>NP)END",
+            None,
+        ),
+        (
+            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:uses|will use|is using|relies on"
+            r"|should use|must use|stays on|stays with|is on|will be on)\s+DET(?P<val>NP)END",
+            None,
+        ),
+        (
+            r"\b(?:we|i|they|the team)\s+(?:now\s+|currently\s+|still\s+|already\s+|just\s+)?"
+            r"(?:use|'re using|are using|am using|'m using|rely on|run|are running|'re running"
+            r"|went with|picked|chose|settled on|deploy to|host on|standardi[sz]ed on|stick with"
+            r"|stay with|keep|are keeping|'re keeping|'ll keep|will keep|'ll use|will use"
+            r"|'re going with|are going with|'ll go with|will go with)\s+DET(?P<val>NP)\s+"
+            r"(?:for|on|in|as)\s+DET(?P<subj>NP)END",
+            None,
+        ),
+        (
+            r"\b(?:use|go with|pick|choose|adopt|stick with|stay with|keep|settle on|standardi[sz]e"
+            r" on|going with|sticking with|keeping|using)\s+DET(?P<val>NP)\s+(?:for|as)\s+DET"
+            r"(?P<subj>NP)END",
+            None,
+        ),
+        (
+            r"^(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?P<val>[A-Z][\w.+#'-]*(?:\s+"
+            r"[\w.+#'-]+){0,2})\s+it\s+is\b",
+            None,
+        ),
+        (
+            r"\b(?:we|i)\s+(?:now\s+|currently\s+)?(?:use|'re using|are using|'m using|rely on"
+            r"|went with|picked|chose|settled on|'re going with|are going with|'ll go with"
+            r"|will go with|'ll use|will use|'ll keep|will keep|keep)\s+DET(?P<val>NP)END",
+            None,
+        ),
+        (
+            r"\b(?:let's|lets|let us)\s+(?:just\s+)?(?:use|go with|pick|choose|adopt|stick with"
+            r"|stay with|keep|settle on)\s+DET(?P<val>NP)END",
+            None,
+        ),
         (r"\b(?:(?:stick|stay)(?:ing)?\s+with|keep(?:ing)?)\s+DET(?P<val>NP)END", None),
     )
 )
@@ -286,7 +358,7 @@ def key(phrase: str | None) -> tuple[str, ...]:
     if not phrase:
         return ()
     words = [stem(t) for t in tokens(phrase) if t not in FUNCTION_WORDS]
-    return tuple(sorted(set(w for w in words if w)))
+    return tuple(sorted({w for w in words if w}))
 
 
 def same_subject(a: str | None, b: str | None) -> bool:

@@ -207,7 +207,7 @@ def _by_subject(
     ]
     if not live:
         return False
-    evidence = {
+    evidence = supersession_evidence(candidate, new.uid, by_id) or {
         "trigger": new.change or "restated",
         "ref_msg_id": user_ref,
         "candidate_uid": new.uid,

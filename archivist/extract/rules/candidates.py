@@ -22,7 +22,17 @@ from archivist.extract.rules.phrases import clause, has_substance, strip_fillers
 from archivist.extract.rules.text import units
 from archivist.extract.rules.vocabulary import COMMON_VERBS, TOPIC_STOPWORDS, domain_of
 from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
-from archivist.state.frames import Frame, choice_text, frame, is_choice, statement, tentative
+from archivist.state.frames import (
+    NO_FRAME,
+    Frame,
+    choice_text,
+    frame,
+    is_choice,
+    same_subject,
+    same_value,
+    statement,
+    tentative,
+)
 from archivist.state.items import CandidateItem, ItemType, resolve_status_merge
 from archivist.words import completed_index, content_stems, identity, tokens
 
@@ -86,10 +96,12 @@ class _Found:
         text: str,
         message: Message,
         sentence: str,
-        choice: Frame = Frame(),
+        choice: Frame = NO_FRAME,
         **kw: str,
     ) -> None:
         key = (item_type, " ".join(sorted(identity(text))) or text.lower())
+        if key in self._keys and self._changed_since(self._keys[key], choice):
+            del self._keys[key]  # "back to Redis" after a move off it: said anew, not merged
         if key in self._keys:
             item = self.items[self._keys[key]]
             if item.subject is None and choice.subject is not None:
@@ -115,6 +127,19 @@ class _Found:
         self._keys[key] = len(self.items)
         self.items.append(candidate)
 
+    def _changed_since(self, index: int, choice: Frame) -> bool:
+        """Whether a change goes back to the candidate at `index`: a later candidate of the
+        batch chose another value on its subject."""
+        if choice.change is None:
+            return False
+        subject = self.items[index].subject
+        return any(
+            later.type in ("decision", "constraint")
+            and same_subject(later.subject, subject)
+            and not same_value(later.value, self.items[index].value)
+            for later in self.items[index + 1 :]
+        )
+
     def sentence(
         self, message: Message, sentence: str, list_outcome: str | None, *, user: bool
     ) -> None:
@@ -135,7 +160,7 @@ class _Found:
             if isinstance(finding, DecisionHit):
                 self.add("decision", finding.text, message, sentence, choice)
                 typed = decided = True
-            elif isinstance(finding, ActionHit) and is_choice(choice):
+            elif isinstance(finding, (ActionHit, Completion)) and is_choice(choice):
                 continue  # "move the session cache to Memcached": a choice, not a task
             elif isinstance(finding, ActionHit):
                 status = "blocked" if blocked else "open"
