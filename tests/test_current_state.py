@@ -143,3 +143,33 @@ def test_bad_arguments_are_one_line_and_exit_2(
     done = run_archivist(args, env)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_archive_search_status_active_means_current_in_its_scope(
+    changed: dict[str, list[Any]],
+) -> None:
+    found = as_json("archive-search", "--type", "decision", "--status", "active")
+    by_session = {h["session_id"]: [i["text"] for i in h["state_items"]] for h in found["hits"]}
+    assert by_session == {
+        "s2": ["Use Memcached for session cache instead of Redis"],
+        "s3": ["Use Redis for job queue"],
+    }
+    then = as_json("archive-search", "--type", "decision", "--as-of", (T0 + DAY / 2).isoformat())
+    assert [(h["session_id"], [i["status"] for i in h["state_items"]]) for h in then["hits"]] == [
+        ("s1", ["active"])
+    ]
+
+
+def test_the_python_client_reads_the_same_state(
+    changed: dict[str, list[Any]], source: SourceDB
+) -> None:
+    from archivist.client import Archivist
+    from archivist.config import Settings
+
+    with Archivist(Settings(database_url=source.url, embedder="hash")) as client:
+        now = client.current_state()
+        then = client.current_state(as_of=T0 + DAY / 2)
+        history = client.current_state(subject="session cache")
+    assert {i.session_id for i in now.items if i.type == "decision"} == {"s2", "s3"}
+    assert [i.session_id for i in then.items if i.type == "decision"] == ["s1"]
+    assert [i.current for i in history.items] == [False, True]

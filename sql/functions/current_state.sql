@@ -211,3 +211,18 @@ BEGIN
     RETURN to_jsonb(v_row);
 END;
 $$;
+
+-- Whether each item of the given sessions is current in its scope (at p_as_of): {session_id:
+-- {uid: true|false}}; an item said after p_as_of is absent. archive_search reads it for
+-- `--status active` (current, not only active in its session) and `--as-of`.
+CREATE OR REPLACE FUNCTION archivist_item_currency(
+    p_session_ids text[], p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL
+) RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(jsonb_object_agg(s.session_id, s.items), '{}')
+    FROM (SELECT i.session_id, jsonb_object_agg(i.uid, i.current) AS items
+          FROM archivist_state_items(p_user_id, p_as_of) i
+          WHERE i.session_id = ANY (p_session_ids)
+          GROUP BY i.session_id) s
+$$;
