@@ -133,6 +133,7 @@ class StateItem(BaseModel):
     subject: str | None = None
     value: str | None = None
     change: str | None = None
+    replaces: str | None = None
 
 
 class StateChange(BaseModel):

@@ -4,8 +4,9 @@
 -- archivist_commit_version (through archivist_index_state) in the same transaction as the
 -- version, so the items of a scope (a user, or the whole archive) can be reconciled in time
 -- order by SQL (archivist_state_items, sql/functions/current_state.sql). subject_key and
--- value_key are the English stems of the item's subject and value (to_tsvector): two items are
--- about the same thing when one's subject stems are all among the other's. The rows go with
+-- value_key (and old_key, of what a change replaces) are the English stems of the item's subject
+-- and value (to_tsvector): two items are about the same thing when one's subject stems are all
+-- among the other's. The rows go with
 -- their version (ON DELETE CASCADE), so forgetting a session forgets its items.
 --
 -- jarvis_state_resolutions records what a person settled about a conflict (`archivist resolve
@@ -24,6 +25,8 @@ CREATE TABLE IF NOT EXISTS jarvis_state_items (
     value        text,
     value_key    text[] NOT NULL DEFAULT '{}',
     change       text,
+    replaces     text,
+    old_key      text[] NOT NULL DEFAULT '{}',
     replaced_by  text,
     conflict     boolean NOT NULL DEFAULT false,
     refs         jsonb NOT NULL DEFAULT '[]',
@@ -48,12 +51,14 @@ CREATE INDEX IF NOT EXISTS jarvis_state_resolutions_uid_idx ON jarvis_state_reso
 
 -- The items of the versions archived before this migration.
 INSERT INTO jarvis_state_items (archive_id, session_id, user_id, uid, type, text, status, subject,
-                                subject_key, value, value_key, change, replaced_by, conflict,
-                                refs, became_at, last_seen_at)
+                                subject_key, value, value_key, change, replaces, old_key,
+                                replaced_by, conflict, refs, became_at, last_seen_at)
 SELECT a.id, a.session_id, a.user_id, i ->> 'uid', i ->> 'type', i ->> 'text', i ->> 'status',
        i ->> 'subject', tsvector_to_array(to_tsvector('english', coalesce(i ->> 'subject', ''))),
        i ->> 'value', tsvector_to_array(to_tsvector('english', coalesce(i ->> 'value', ''))),
-       i ->> 'change', i ->> 'replaced_by', coalesce((i ->> 'conflict')::boolean, false),
+       i ->> 'change', i ->> 'replaces',
+       tsvector_to_array(to_tsvector('english', coalesce(i ->> 'replaces', ''))),
+       i ->> 'replaced_by', coalesce((i ->> 'conflict')::boolean, false),
        coalesce(i -> 'refs', '[]'), (i ->> 'created_at')::timestamptz,
        (i ->> 'last_seen_at')::timestamptz
 FROM jarvis_archive a CROSS JOIN LATERAL jsonb_array_elements(

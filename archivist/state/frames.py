@@ -94,8 +94,30 @@ class Frame:
 NO_FRAME = Frame()
 
 
+# Where a subject-first statement starts: the sentence, or after a lead-in clause ("Heads
+# up, the launch moved to the 17th").
+_START = r"(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
+_LEAD = re.compile(
+    r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
+    r"|update|quick update|fyi|btw|also|and|but|then|final answer)\b[\s,:!.\u2014-]*)+",
+    re.I,
+)
+# A plain choice said as news ("search runs on Typesense now") is an update of its subject.
+_NOW = re.compile(
+    r"\b(?:now|from now on|going forward|from today|these days|nowadays|as of today"
+    r"|starting (?:today|tomorrow|monday|tuesday|wednesday|thursday|friday|next week))\b",
+    re.I,
+)
+
+
 def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern.replace("NP", _NP).replace("DET", _DET).replace("END", _END), re.I)
+    return re.compile(
+        pattern.replace("START ", _START)
+        .replace("NP", _NP)
+        .replace("DET", _DET)
+        .replace("END", _END),
+        re.I,
+    )
 
 
 # (pattern, change, choice): the first pattern that matches and yields a phrase wins. Named
@@ -147,23 +169,23 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         (r"\brevert(?:ing|ed)?\s+(?:DET(?P<subj>NP)\s+)?to\s+DET(?P<val>NP)END", "reverse"),
         # value updates: "the launch moved to the 17th", "response time is now 250 ms"
         (
-            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:has\s+|have\s+|got\s+|was\s+|is\s+|has"
+            r"START DET(?P<subj>NP)\s+(?:has\s+|have\s+|got\s+|was\s+|is\s+|has"
             r" been\s+|just\s+)*" + _UPDATE_VERBS + r"\s+(?:to|until|till|back to|up to|down to)\s+"
             r"DET(?P<val>NP)END",
             "update",
         ),
         (
-            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:is|are|'s)\s+now\s+(?:at\s+|on\s+|set"
+            r"START DET(?P<subj>NP)\s+(?:is|are|'s)\s+now\s+(?:at\s+|on\s+|set"
             r" to\s+)?DET(?P<val>NP)END",
             "update",
         ),
         (
-            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:is|are|'s)\s+(?:at\s+|on\s+)?DET"
+            r"START DET(?P<subj>NP)\s+(?:is|are|'s)\s+(?:at\s+|on\s+)?DET"
             r"(?P<val>NP)\s+now\b",
             "update",
         ),
         (
-            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:has|have)\s+(?:now\s+)?(?:changed|been"
+            r"START DET(?P<subj>NP)\s+(?:has|have)\s+(?:now\s+)?(?:changed|been"
             r" changed|been updated|been moved)\s+to\s+DET(?P<val>NP)END",
             "update",
         ),
@@ -191,7 +213,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             "cancel",
         ),
         (
-            r"^(?:and\s+|so\s+)?DET(?P<old>NP)\s+is\s+(?:out|gone|dead|off the table"
+            r"START DET(?P<old>NP)\s+is\s+(?:out|gone|dead|off the table"
             r"|cancell?ed)END",
             "cancel",
         ),
@@ -199,12 +221,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         (
             r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
             r"[,:;\u2014-]?\s*(?:let's\s+|we'll\s+|we\s+will\s+)?(?:just\s+)?(?:use\s+|go with\s+"
-            r"|keep\s+|stick with\s+)?DET(?P<val>NP)END",
+            r"|keep\s+|stick with\s+)?DET(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "reverse",
         ),
         # plain choices
         (
-            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:goes|go|going|will go|is going|routes?"
+            r"START DET(?P<subj>NP)\s+(?:goes|go|going|will go|is going|routes?"
             r"|is routed|gets routed|runs|run|will run|is running|lives|will live|sits|is deployed"
             r"|gets deployed|will be deployed|is hosted|will be hosted|is handled|is managed"
             r"|is powered|is built|is stored|gets stored|will be stored|is backed|is served"
@@ -213,17 +235,25 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (
-            r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:uses|will use|is using|relies on"
+            r"START DET(?P<subj>NP)\s+(?:uses|will use|is using|relies on"
             r"|should use|must use|stays on|stays with|is on|will be on)\s+DET(?P<val>NP)END",
             None,
         ),
         (
-            r"\b(?:we|i|they|the team)\s+(?:now\s+|currently\s+|still\s+|already\s+|just\s+)?"
+            r"\b(?:we|i|they|the team)\s*(?:now\s+|currently\s+|still\s+|already\s+|just\s+)?"
             r"(?:use|'re using|are using|am using|'m using|rely on|run|are running|'re running"
             r"|went with|picked|chose|settled on|deploy to|host on|standardi[sz]ed on|stick with"
             r"|stay with|keep|are keeping|'re keeping|'ll keep|will keep|'ll use|will use"
             r"|'re going with|are going with|'ll go with|will go with)\s+DET(?P<val>NP)\s+"
-            r"(?:for|on|in|as)\s+DET(?P<subj>NP)END",
+            r"(?:for|as)\s+DET(?P<subj>NP)END",
+            None,
+        ),
+        (
+            r"\b(?:we|i|they|the team|let's|lets|let us)(?:'re|'ll|'ve|\s+are|\s+will|\s+have)?\s+"
+            r"(?:now\s+|currently\s+|still\s+|already\s+|just\s+)?(?:deploy|deploying|deployed"
+            r"|host|hosting|hosted|store|storing|stored|put|putting|run|running|serve|serving"
+            r"|keep|keeping|send|sending|ship|shipping|build|building|publish|publishing)\s+DET"
+            r"(?P<subj>NP)\s+(?:on|in|to|at|with|via|through|on top of)\s+DET(?P<val>NP)END",
             None,
         ),
         (
@@ -280,7 +310,7 @@ def _change_of(sentence: str, change: ChangeKind | None) -> ChangeKind | None:
 
 def frame(sentence: str) -> Frame:
     """The choice a sentence states, or an empty frame."""
-    text = " ".join(sentence.replace("\u2019", "'").split())
+    text = _LEAD.sub("", " ".join(sentence.replace("\u2019", "'").split()))
     for pattern, change in _PATTERNS:
         match = pattern.search(text)
         if match is None:
@@ -291,9 +321,14 @@ def frame(sentence: str) -> Frame:
         subject = _phrase(groups.get("subj") or groups.get("subj2"))
         if value is None and old is None:
             continue
+        if groups.get("subj") and subject is None:
+            continue  # "We'll go with X": "we" is who chose, not what about
         if change == "cancel" and old is None:
             continue
-        return Frame(subject, value, old, _change_of(text, change))
+        change = _change_of(text, change)
+        if change is None and subject and value and _NOW.search(text):
+            change = "update"
+        return Frame(subject, value, old, change)
     if _REVERSAL.search(text):
         return Frame(change="reverse")
     if _CANCEL.search(text):
@@ -302,7 +337,7 @@ def frame(sentence: str) -> Frame:
 
 
 _STATEMENT = _rx(
-    r"^(?:and\s+|so\s+|also\s+)?DET(?P<subj>NP)\s+(?:is|are|will be|must be|has to be|needs to be"
+    r"START DET(?P<subj>NP)\s+(?:is|are|will be|must be|has to be|needs to be"
     r"|have to be|should be|must stay|has to stay|needs to stay|can't exceed|cannot exceed"
     r"|must not exceed|is capped at|are capped at|is set to|are set to|is due|is scheduled for)"
     r"\s+(?:at most\s+|at least\s+|under\s+|below\s+|above\s+|on\s+|by\s+|in\s+)?DET"

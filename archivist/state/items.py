@@ -120,6 +120,9 @@ class CandidateItem(BaseModel):
     value: str | None = Field(
         default=None, max_length=120, description="What it decides for it (Memcached, Auth0)."
     )
+    replaces: str | None = Field(
+        default=None, max_length=120, description="With a change: the value it replaces (Redis)."
+    )
     change: Literal["replace", "reverse", "cancel", "update"] | None = Field(
         default=None,
         description="Set only when the message changes an earlier choice on the same subject.",

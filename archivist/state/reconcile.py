@@ -256,11 +256,8 @@ def _subject_of(new: StateItem, items: Sequence[StateItem]) -> str | None:
 
 
 def _replaced_value(new: StateItem) -> str | None:
-    """What a change names as replaced: a cancel's value, or the "instead of X" of its text."""
-    if new.change == "cancel":
-        return new.value
-    marker = " instead of "
-    return new.text.split(marker, 1)[1] if marker in new.text else None
+    """What a change names as replaced: its `replaces`, or a cancel's value."""
+    return new.replaces or (new.value if new.change == "cancel" else None)
 
 
 def _same(new: StateItem, items: Sequence[StateItem]) -> StateItem | None:
@@ -417,6 +414,7 @@ def _item(candidate: CandidateItem, by_id: Mapping[str, Message]) -> StateItem:
         subject=candidate.subject,
         value=candidate.value,
         change=candidate.change,
+        replaces=candidate.replaces,
     )
 
 

@@ -4,7 +4,9 @@
 --
 -- Two items are about the same thing when both are decisions or constraints, of the same user
 -- (or both of none), and one's subject_key is contained in the other's ("sessions" and
--- "session cache"; never "job queue" and "session cache"). An item stops being true when
+-- "session cache"; never "job queue" and "session cache"), or when a change without a subject
+-- names the earlier item's value as what it replaces ("we no longer use Jenkins").
+-- An item stops being true when
 --   * its own session superseded it (status 'superseded', replaced_by): at its replacement's
 --     time, or
 --   * a later item of another session on the same subject is a change (change is set:
@@ -24,14 +26,17 @@ LANGUAGE sql
 AS $$
     DELETE FROM jarvis_state_items s WHERE s.session_id = p_session_id;
     INSERT INTO jarvis_state_items (archive_id, session_id, user_id, uid, type, text, status,
-                                    subject, subject_key, value, value_key, change, replaced_by,
-                                    conflict, refs, became_at, last_seen_at)
+                                    subject, subject_key, value, value_key, change, replaces,
+                                    old_key, replaced_by, conflict, refs, became_at,
+                                    last_seen_at)
     SELECT p_archive_id, p_session_id, p_user_id, i ->> 'uid', i ->> 'type', i ->> 'text',
            i ->> 'status', i ->> 'subject',
            tsvector_to_array(to_tsvector('english', coalesce(i ->> 'subject', ''))),
            i ->> 'value',
            tsvector_to_array(to_tsvector('english', coalesce(i ->> 'value', ''))),
-           i ->> 'change', i ->> 'replaced_by', coalesce((i ->> 'conflict')::boolean, false),
+           i ->> 'change', i ->> 'replaces',
+           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'replaces', ''))),
+           i ->> 'replaced_by', coalesce((i ->> 'conflict')::boolean, false),
            coalesce(i -> 'refs', '[]'), (i ->> 'created_at')::timestamptz,
            (i ->> 'last_seen_at')::timestamptz
     FROM jsonb_array_elements(coalesce(p_items, '[]')) i
@@ -78,7 +83,10 @@ AS $$
             SELECT y.uid, y.session_id, y.became_at, coalesce(y.change, 'restated') AS trigger
             FROM scope y
             WHERE x.type IN ('decision', 'constraint') AND y.type IN ('decision', 'constraint')
-              AND archivist_same_key(x.subject_key, y.subject_key)
+              AND (archivist_same_key(x.subject_key, y.subject_key)
+                   -- a change that names only the value it replaces ("no longer Jenkins")
+                   OR (y.change IS NOT NULL AND cardinality(y.subject_key) = 0
+                       AND archivist_same_key(x.value_key, y.old_key)))
               AND y.session_id <> x.session_id
               AND y.user_id IS NOT DISTINCT FROM x.user_id
               AND (y.became_at, y.session_id) > (x.became_at, x.session_id)

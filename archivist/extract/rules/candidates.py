@@ -123,6 +123,7 @@ class _Found:
             subject=choice.subject,
             value=choice.value or (choice.old if choice.change == "cancel" else None),
             change=choice.change,
+            replaces=choice.old,
         ).with_context(sentence)
         self._keys[key] = len(self.items)
         self.items.append(candidate)
