@@ -53,6 +53,7 @@ SET = Path(__file__).resolve().parent.parent / "tests" / "state_quality" / "curr
 SPLITS = ("tune", "heldout")
 TYPES = ("decision", "constraint")
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+BEAM_HALVES = {"tune": set(range(1, 11)), "heldout": set(range(11, 21))}
 _MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*\d+\s*$")
 
 
@@ -156,7 +157,11 @@ def _archive(url: str, sessions: int) -> list[dict[str, Any]]:
 
 def _matches(item: dict[str, Any], label: Label, message_id: str) -> bool:
     text = item["text"].lower()
-    return message_id in item["refs"] and any(w.lower() in text for w in label.words)
+    return (
+        item["type"] == label.type
+        and message_id in item["refs"]
+        and any(w.lower() in text for w in label.words)
+    )
 
 
 def _ratio(a: int, b: int) -> float | None:
@@ -278,12 +283,16 @@ def own_rows(
     return rows
 
 
-def beam_rows(root: Path) -> tuple[list[tuple[int, str, str, str, datetime, str]], dict[int, Any]]:
-    """BEAM's chats as source rows, and each chat's questions."""
+def beam_rows(
+    root: Path, chats: set[int]
+) -> tuple[list[tuple[int, str, str, str, datetime, str]], dict[int, Any]]:
+    """BEAM's chats (those numbered in `chats`) as source rows, and each chat's questions."""
     rows = []
     questions = {}
     for chat in sorted((p for p in root.iterdir() if p.name.isdigit()), key=lambda p: int(p.name)):
         n = int(chat.name)
+        if n not in chats:
+            continue
         file = chat / "chat_trunecated.json"
         batches = json.loads((file if file.exists() else chat / "chat.json").read_text())
         for b, batch in enumerate(batches):
@@ -374,7 +383,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = own_rows(conversations)
     questions: dict[int, Any] = {}
     if args.beam:
-        beam, questions = beam_rows(args.beam)
+        wanted = {n for split in splits for n in BEAM_HALVES[split]}
+        beam, questions = beam_rows(args.beam, wanted)
         rows += beam
     sessions = len({r[1] for r in rows})
     with embedded_server("archivist-eval-current-") as server:
@@ -389,8 +399,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         part = [c for c in conversations if c.split == split]
         report[f"own_{split}"] = score_own(part, items)
         if questions:
-            chats = set(range(1, 11)) if split == "tune" else set(range(11, 21))
-            report[f"beam_{split}"] = score_beam(items, questions, chats)
+            report[f"beam_{split}"] = score_beam(items, questions, BEAM_HALVES[split])
     if args.json:
         print(json.dumps(report, indent=2, default=str))
         return 0

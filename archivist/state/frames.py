@@ -26,12 +26,19 @@ from archivist.words import FUNCTION_WORDS, stem, tokens
 ChangeKind = Literal["replace", "reverse", "cancel", "update"]
 
 # A noun phrase: up to five words, no clause punctuation. Cut further by `_phrase`.
-_WORD = r"(?:[^\s,.;:!?()\[\]\"]|[.,](?=[\w$]))+"
+_WORD = r"(?:[^\s,.;:!?()\[\]\"]|[.,](?=[\w$])|(?<=\d):(?=\d))+"
 _NP = _WORD + r"(?:\s+" + _WORD + r"){0,5}?"
+_NP4 = _WORD + r"(?:\s+" + _WORD + r"){0,3}?"
+_UPDATED = (
+    r"(?:improved|increased|grown|grew|dropped|reached|extended|risen|rose|moved|changed"
+    r"|updated|bumped|raised|lowered|reduced|gone up|gone down|climbed|fallen|fell|jumped"
+    r"|shrunk|expanded|doubled|halved|slipped|rescheduled|adjusted|postponed|pushed back"
+    r"|pushed|set)"
+)
 _END = (
     r"(?=\s*(?:[,;:!?()\n]|[.,](?![\w$])|$|\s(?:for|instead|after all|now|anymore|any more"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
-    r"|though|then|which|when|if|until)\b))"
+    r"|though|then|which|when|if|until|after|before|while|thanks|due)\b))"
 )
 _DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that)\s+)?"
 _ARTICLE = re.compile(r"^(?:the|our|my|a|an|their|your|its|this|that|all|all of)\s+", re.I)
@@ -113,6 +120,8 @@ _NOW = re.compile(
 def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(
         pattern.replace("START ", _START)
+        .replace("UPDATED", _UPDATED)
+        .replace("NP4", _NP4)
         .replace("NP", _NP)
         .replace("DET", _DET)
         .replace("END", _END),
@@ -230,13 +239,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|is routed|gets routed|runs|run|will run|is running|lives|will live|sits|is deployed"
             r"|gets deployed|will be deployed|is hosted|will be hosted|is handled|is managed"
             r"|is powered|is built|is stored|gets stored|will be stored|is backed|is served"
-            r"|is done|is tracked|happens)\s+(?:through|on|in|via|by|with|to|from|at|using)\s+DET"
+            r"|is done|is tracked|happens|(?:is|are|gets?|will be)\s+(?!not\b)[a-z]+ed)\s+"
+            r"(?:through|on|in|via|by|with|to|from|at|using)\s+DET"
             r"(?P<val>NP)END",
             None,
         ),
         (
             r"START DET(?P<subj>NP)\s+(?:uses|will use|is using|relies on"
-            r"|should use|must use|stays on|stays with|is on|will be on)\s+DET(?P<val>NP)END",
+            r"|should use|must use|stays on|stays with|is on|are on|will be on|is at|are at"
+            r"|is due(?: on| by)?|are due(?: on| by)?)\s+DET(?P<val>NP)END",
             None,
         ),
         (
@@ -283,6 +294,45 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
 )
 
 
+# Updates said in passing, inside a longer sentence that may ask something else: "the response
+# time, which has recently improved to 250ms, ... can you help?", "I've extended my study
+# sessions to 4 hours", "the new deadline of May 5". Read even in questions and hedged
+# sentences: the update itself is stated, not asked.
+_ASIDES: tuple[re.Pattern[str], ...] = tuple(
+    _rx(p)
+    for p, _ in (
+        (
+            r"\b(?:the|my|our)\s+(?P<subj>NP4)\s*,?\s+(?:which|that)\s+(?:has\s+|have\s+|had\s+)?"
+            r"(?:now\s+|recently\s+|just\s+|further\s+|since\s+)*UPDATED(?:\s+further)?"
+            r"(?:\s+(?:to|at))?\s+DET(?P<val>NP)END",
+            "update",
+        ),
+        (
+            r"\b(?:my|our|the)\s+(?P<subj>NP4)\s+(?:has|have|had|was|is|got)\s+(?:been\s+)?(?:now\s+"
+            r"|recently\s+|just\s+|further\s+)*UPDATED(?:\s+further)?(?:\s+(?:to|at))?\s+DET"
+            r"(?P<val>NP)END",
+            "update",
+        ),
+        (
+            r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:now\s+|recently\s+|just\s+|since\s+)*(?:extended"
+            r"|increased|raised|reduced|cut|lowered|bumped|moved|changed|updated|pushed|shifted"
+            r"|expanded|upped|doubled|halved)\s+(?:my|our|the)\s+(?P<subj>NP4)\s+(?:to|up to"
+            r"|down to)\s+DET(?P<val>NP)END",
+            "update",
+        ),
+        (
+            r"\bthe\s+(?:new|updated|revised)\s+(?P<subj>NP4)\s+(?:of|is|will be|at)\s+DET"
+            r"(?P<val>NP)END",
+            "update",
+        ),
+        (
+            r"\bnow\s+(?:i|we)\s+have\s+(?:a\s+total\s+of\s+)?(?P<val>\d[\w.,]*)\s+(?P<subj>NP4)END",
+            "update",
+        ),
+    )
+)
+
+
 def _phrase(text: str | None, *, value: bool = False) -> str | None:
     """A captured phrase without articles, trailing fillers or an empty core; None if vague."""
     if not text:
@@ -308,9 +358,26 @@ def _change_of(sentence: str, change: ChangeKind | None) -> ChangeKind | None:
     return change
 
 
+def aside(sentence: str) -> Frame:
+    """An update said in passing (`_ASIDES`), or an empty frame."""
+    text = " ".join(sentence.replace("\u2019", "'").split())
+    for pattern in _ASIDES:
+        match = pattern.search(text)
+        if match is None:
+            continue
+        value = _phrase(match.group("val"), value=True)
+        subject = _phrase(match.group("subj"))
+        if value is not None and subject is not None:
+            return Frame(subject, value, None, "update")
+    return Frame()
+
+
 def frame(sentence: str) -> Frame:
     """The choice a sentence states, or an empty frame."""
     text = _LEAD.sub("", " ".join(sentence.replace("\u2019", "'").split()))
+    found = aside(text)
+    if not found.empty:
+        return found
     for pattern, change in _PATTERNS:
         match = pattern.search(text)
         if match is None:

@@ -90,8 +90,10 @@ class Reconciliation:
 def admit(
     candidates: Sequence[CandidateItem], batch: Sequence[Message], max_candidates: int
 ) -> Admitted:
-    """Keep the refs that are ids of the batch; drop candidates left without one; cap the rest."""
+    """Keep the refs that are ids of the batch; drop candidates left without one; cap the
+    rest, the user's first."""
     ids = {m.id for m in batch}
+    users = {m.id for m in batch if m.role.strip().lower() in USER_ROLES}
     kept: list[CandidateItem] = []
     dropped = 0
     for candidate in candidates:
@@ -100,7 +102,13 @@ def admit(
             dropped += 1
             continue
         kept.append(candidate.model_copy(update={"refs": refs}))
-    return Admitted(kept[:max_candidates], dropped, max(0, len(kept) - max_candidates))
+    if len(kept) > max_candidates:
+        # Over the cap, what the user said (the evidence a change needs) goes first; the
+        # order of the kept ones stays the conversation's.
+        first = sorted(range(len(kept)), key=lambda i: (not set(kept[i].refs) & users, i))
+        chosen = sorted(first[:max_candidates])
+        return Admitted([kept[i] for i in chosen], dropped, len(kept) - max_candidates)
+    return Admitted(kept, dropped, 0)
 
 
 def cosine(a: Vector, b: Vector) -> float:

@@ -25,6 +25,7 @@ from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
 from archivist.state.frames import (
     NO_FRAME,
     Frame,
+    aside,
     choice_text,
     frame,
     is_choice,
@@ -155,7 +156,7 @@ class _Found:
         # What the user's sentence chooses, by its structure: it gives every decision here its
         # subject, and is a decision itself where no decision pattern matched.
         chose = user and not is_question(sentence) and not tentative(sentence)
-        choice = frame(sentence) if chose else Frame()
+        choice = frame(sentence) if chose else aside(sentence) if user else Frame()
         typed = decided = False
         for finding in findings:
             if isinstance(finding, DecisionHit):
@@ -169,7 +170,8 @@ class _Found:
                 typed = True
             elif isinstance(finding, Completion):
                 typed = self._complete(finding, message, sentence) or typed
-        if not decided and is_choice(choice) and (chosen := choice_text(choice)):
+        limit = choice.change is None and bool(_CONSTRAINT.search(sentence))
+        if not decided and not limit and is_choice(choice) and (chosen := choice_text(choice)):
             self.add("decision", chosen, message, sentence, choice)
             typed = True
         if typed:
