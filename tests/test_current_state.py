@@ -112,10 +112,13 @@ def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
     netlify, vercel = listed[1], listed[0]
     assert vercel["conflict_with"] == [netlify["uid"]]
     assert "Open conflicts: 2 items" in invoke("conflicts").output
+    assert as_json("status")["open_conflicts"] == 2
+    assert "open conflicts: 2" in invoke("status").output
 
     kept = as_json("resolve", vercel["uid"], "--keep")
     assert kept["action"] == "keep" and kept["uid"] == vercel["uid"]
     assert as_json("conflicts")["items"] == []
+    assert as_json("status")["open_conflicts"] == 0
     current = as_json("state", "--current")["items"]
     assert [i["uid"] for i in current if i["type"] == "decision"] == [vercel["uid"]]
     # Nothing was deleted: the dropped side is still in the subject's history.
