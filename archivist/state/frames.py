@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal, cast
 
 from archivist.words import FUNCTION_WORDS, stem, tokens
@@ -333,6 +334,10 @@ _ASIDES: tuple[re.Pattern[str], ...] = tuple(
 )
 
 
+_ARROW = re.compile("\u2192|->|=>|\u27f6")
+_ARROWS = next(p for p, _ in _PATTERNS if "\\u2192" in p.pattern)
+
+
 def _phrase(text: str | None, *, value: bool = False) -> str | None:
     """A captured phrase without articles, trailing fillers or an empty core; None if vague."""
     if not text:
@@ -358,6 +363,7 @@ def _change_of(sentence: str, change: ChangeKind | None) -> ChangeKind | None:
     return change
 
 
+@lru_cache(maxsize=4096)
 def aside(sentence: str) -> Frame:
     """An update said in passing (`_ASIDES`), or an empty frame."""
     text = " ".join(sentence.replace("\u2019", "'").split())
@@ -372,13 +378,18 @@ def aside(sentence: str) -> Frame:
     return Frame()
 
 
+@lru_cache(maxsize=4096)
 def frame(sentence: str) -> Frame:
-    """The choice a sentence states, or an empty frame."""
+    """The choice a sentence states, or an empty frame (cached: a run reads a sentence for
+    its decisions and its constraints, and chat repeats itself)."""
     text = _LEAD.sub("", " ".join(sentence.replace("\u2019", "'").split()))
     found = aside(text)
     if not found.empty:
         return found
+    arrows = _ARROW.search(text) is not None
     for pattern, change in _PATTERNS:
+        if pattern is _ARROWS and not arrows:
+            continue
         match = pattern.search(text)
         if match is None:
             continue
