@@ -22,6 +22,7 @@ from archivist.pipeline.workers import WorkerJob, run_workers
 from archivist.prune_check import PruneCheck
 from archivist.reembed import Progress as ReembedProgress
 from archivist.reembed import ReembedReport, reembed
+from archivist.state.current import CurrentState, Resolution
 from archivist.state.history import History
 from archivist.state.view import StateView
 from archivist.status import Status, archive_status
@@ -126,6 +127,30 @@ def session_state(settings: Settings, session_id: str) -> StateView:
     """The compact state block of a session's latest version."""
     with Archivist(settings) as client:
         return client.state(session_id)
+
+
+def current_state(
+    settings: Settings,
+    user_id: str | None,
+    as_of: str | None,
+    subject: str | None,
+    limit: int,
+) -> CurrentState:
+    """The current items across sessions (or one subject's history), now or at `as_of`."""
+    with Archivist(settings) as client:
+        return client.current_state(user_id, as_of, subject, limit)
+
+
+def state_conflicts(settings: Settings, user_id: str | None, limit: int) -> CurrentState:
+    """The items in conflict, newest first."""
+    with Archivist(settings) as client:
+        return client.conflicts(user_id, limit)
+
+
+def resolve_conflict(settings: Settings, uid: str, action: str, user_id: str | None) -> Resolution:
+    """Record a person's keep or drop of one item."""
+    with Archivist(settings) as client:
+        return client.resolve(uid, action, user_id)
 
 
 def session_history(settings: Settings, session_id: str) -> History:

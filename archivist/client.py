@@ -51,6 +51,12 @@ from archivist.search import (
     Searcher,
     SearchResult,
 )
+from archivist.state.current import (
+    CurrentState,
+    CurrentStateQuery,
+    Resolution,
+    ResolveQuery,
+)
 from archivist.state.history import History, history
 from archivist.state.view import StateView, state_view
 from archivist.store.embedded import reading_settings
@@ -261,6 +267,44 @@ class Archivist:
         if len(versions) > HISTORY_MAX_VERSIONS:
             shown.versions = shown.versions[1:]
         return shown
+
+    def current_state(
+        self,
+        user_id: str | None = None,
+        as_of: datetime | str | None = None,
+        subject: str | None = None,
+        limit: int = 200,
+    ) -> CurrentState:
+        """What is true now (or at `as_of`) across sessions: the current items of a user (or of
+        the whole archive), each with its session and messages; with `subject`, every item on
+        that subject, oldest first: how it changed."""
+        q = parse_query(
+            CurrentStateQuery,
+            {"user_id": user_id, "as_of": as_of, "subject": subject, "limit": limit},
+        )
+        self._store.check_ready()
+        return CurrentState.model_validate(self._rpc.call("archivist_current_state", q.arguments()))
+
+    def conflicts(self, user_id: str | None = None, limit: int = 200) -> CurrentState:
+        """The items on one subject that disagree without a change, newest first."""
+        q = parse_query(CurrentStateQuery, {"user_id": user_id, "limit": limit})
+        self._store.check_ready()
+        return CurrentState.model_validate(
+            self._rpc.call("archivist_current_state", q.arguments(conflicts=True))
+        )
+
+    def resolve(self, uid: str, action: str, user_id: str | None = None) -> Resolution:
+        """Settle a conflict: `keep` the item (those it conflicts with stop) or `drop` it.
+        Recorded; nothing is deleted."""
+        q = parse_query(ResolveQuery, {"uid": uid, "action": action, "user_id": user_id})
+        self._store.check_ready()
+        row = self._rpc.call(
+            "archivist_resolve_state_item",
+            {"p_uid": q.uid, "p_action": q.action, "p_user_id": q.user_id},
+        )
+        if row is None:
+            raise ConfigError(f"no state item {q.uid} in the archive; see `archivist conflicts`")
+        return Resolution.model_validate(row)
 
     def prune_check(self, older_than: timedelta | str) -> PruneCheck:
         """Whether deleting messages older than `older_than` (or "30d", or "2026-01-01")

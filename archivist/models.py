@@ -128,6 +128,12 @@ class StateItem(BaseModel):
     pinned: bool = False
     created_at: datetime | None = None
     last_seen_at: datetime | None = None
+    # What the item decides (`archivist.state.frames`): a later change on the same subject
+    # supersedes it, in its session and across the sessions of its scope (sql/060).
+    subject: str | None = None
+    value: str | None = None
+    change: str | None = None
+    replaces: str | None = None
 
 
 class StateChange(BaseModel):

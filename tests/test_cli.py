@@ -27,6 +27,8 @@ COMMANDS = [
     "config",
     "mcp",
     "forget",
+    "conflicts",
+    "resolve",
 ]
 
 

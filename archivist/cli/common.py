@@ -266,6 +266,15 @@ Until = Annotated[
         metavar="WHEN", parser=_when, help="Only conversation up to this time (as --since)."
     ),
 ]
+AsOf = Annotated[
+    datetime | None,
+    typer.Option(
+        "--as-of",
+        metavar="WHEN",
+        parser=_when,
+        help="The archive as it stood then: items current at that time (as --until).",
+    ),
+]
 OlderThan = Annotated[
     datetime,
     typer.Option(

@@ -209,6 +209,8 @@ def status_result(out: Output, result: Status) -> None:
         f"sessions with messages not archived: {result.sessions_pending}\n"
         f"messages not archived: {result.messages_unarchived} (oldest: {oldest})"
     )
+    if result.open_conflicts:
+        out.out.print(f"open conflicts: {result.open_conflicts} (archivist conflicts)")
     table = _table("last runs (times UTC)", "started", "finished", "counts", "failures")
     for run in result.last_runs:
         counts = ", ".join(f"{k} {v}" for k, v in (run.counts or {}).items() if v)

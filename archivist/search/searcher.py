@@ -22,6 +22,7 @@ from archivist.search.deadline import Deadline, SearchTimeoutError
 from archivist.search.filters import ArchiveFilters, chunk_filter
 from archivist.search.newest import newest_first
 from archivist.search.results import (
+    ArchiveHit,
     ArchiveSearchResult,
     Clamp,
     FilterCut,
@@ -146,7 +147,48 @@ class Searcher:
             deadline, "search_jarvis_archive", filters.as_arguments(limit, all_versions)
         )
         hits = [archive_hit(r) for r in rows]
+        if not all_versions and ("active" in filters.item_statuses or filters.as_of is not None):
+            hits = self._current_only(filters, hits, deadline)
         return ArchiveSearchResult(limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped))
+
+    def _current_only(
+        self, filters: ArchiveFilters, hits: list[ArchiveHit], deadline: Deadline
+    ) -> list[ArchiveHit]:
+        """`active` means current in the item's scope (a later session may have replaced it),
+        and `as_of` the state as it stood then (sql/functions/current_state.sql): the items
+        that are not, go; a hit its filter found by its items goes with its last one."""
+        if not hits:
+            return hits
+        currency: dict[str, dict[str, bool]] = self._timed_value(
+            deadline,
+            "archivist_item_currency",
+            {
+                "p_session_ids": [h.session_id for h in hits],
+                "p_user_id": filters.user_id,
+                "p_as_of": filters.as_of,
+            },
+        )
+        by_items = bool(filters.item_types or filters.item_statuses)
+        kept = []
+        for hit in hits:
+            known = currency.get(hit.session_id, {})
+            items = []
+            for item in hit.state_items:
+                current = known.get(item.uid)
+                if filters.as_of is not None and current is None:
+                    continue  # not said yet then
+                if current and filters.as_of is not None and item.status == "superseded":
+                    item = item.model_copy(update={"status": "active", "replaced_by": None})
+                if current is False and item.status in ("active", "superseded"):
+                    if "active" in filters.item_statuses or filters.as_of is not None:
+                        continue
+                if filters.item_statuses and item.status not in filters.item_statuses:
+                    continue
+                items.append(item)
+            if by_items and not items:
+                continue
+            kept.append(hit.model_copy(update={"state_items": items}))
+        return kept
 
     def search(
         self,
@@ -223,6 +265,10 @@ class Searcher:
             clamped["query_chars"] = Clamp(requested=len(text), applied=ceiling)
             text = text[:ceiling]
         return text
+
+    def _timed_value(self, deadline: Deadline, function: str, args: dict[str, Any]) -> Any:
+        """`_timed` for a function that returns one JSON value."""
+        return self._timed(deadline, function, args) or {}
 
     def _timed(self, deadline: Deadline, function: str, args: dict[str, Any]) -> list[Any]:
         """Call one search function under what is left of the deadline, as a statement timeout.
