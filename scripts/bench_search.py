@@ -29,8 +29,9 @@ Measured, in this order:
    HNSW query and the full-text floor: a bare GIN lookup of 100 chunks having any word of the
    query (no order), and the same ranked by ts_rank. The hybrid's note gives its p95 over the
    sum of the raw HNSW's and the bare GIN lookup's (issue 27's target: at most 3x). The words
-   part scores at most 500 chunks (`archivist.text_candidates`); a row with the cap off
-   (every chunk with a query word scored) gives the capped ranking's recall@10 against it.
+   part scores at most 500 chunks (`archivist.text_candidates`); rows with the cap off
+   (every chunk with a query word scored) give the capped rankings' recall@10 against them,
+   and a vector-only row (text_weight 0) the vector part's share of the hybrid's time.
 5. archive_search: M versions (default 100,000; 1-3 per session, `jarvis_archive_sessions`
    pointing at the latest, `is_latest` set on it) with realistic extraction JSON (topics from
    a 500-word vocabulary with Zipf frequencies, decisions, entities keyed `tool:x`, actions),
@@ -553,6 +554,7 @@ def filtered_cases(conn: Conn, queries: np.ndarray, f: Filter, budget_s: float) 
 
 HYBRID_SQL = "SELECT * FROM hybrid_jarvis_memory_chunks(%s, %s, 10, %s)"
 TEXT_SQL = "SELECT * FROM hybrid_jarvis_memory_chunks(NULL, %s, 10, %s, 0, 1)"
+VECTOR_SQL = "SELECT * FROM hybrid_jarvis_memory_chunks(%s, NULL, 10, %s, 1, 0)"
 # The full-text floor: 100 ids the GIN index finds for any word of the query, under the same
 # filter, in no order (the least a words search can do; kept on the GIN index with
 # enable_seqscan off, as a common word would make it a sequential scan), and the same ranked
@@ -601,7 +603,23 @@ def memory_hybrid(conn: Conn, queries: np.ndarray, budget_s: float, seed: int) -
             [[t, Jsonb(filter_)] for t in texts],
             budget_s,
         )
+        vector = run_case(
+            conn,
+            section,
+            "same, vector only (text_weight 0)",
+            VECTOR_SQL,
+            [[q, Jsonb(filter_)] for q in queries],
+            budget_s,
+        )
         with settings(conn, archivist__text_candidates="0"):
+            every_hybrid = run_case(
+                conn,
+                section,
+                "hybrid, every match scored",
+                HYBRID_SQL,
+                [[q, t, Jsonb(filter_)] for q, t in zip(queries, texts, strict=True)],
+                budget_s,
+            )
             every = run_case(
                 conn,
                 section,
@@ -610,9 +628,10 @@ def memory_hybrid(conn: Conn, queries: np.ndarray, budget_s: float, seed: int) -
                 [[t, Jsonb(filter_)] for t in texts],
                 budget_s,
             )
-        every.note = "archivist.text_candidates = 0 (no cap)"
-        every.recall = 1.0
+        every.note = every_hybrid.note = "archivist.text_candidates = 0 (no cap)"
+        every.recall = every_hybrid.recall = 1.0
         words.recall = recall_at_10(words.results, every.results)
+        hybrid.recall = recall_at_10(hybrid.results, every_hybrid.results)
         hnsw_sql = HNSW_SQL.format(where="WHERE session_id = %s" if session else "")
         hnsw_params = [[*args, q] for q in queries]
         with settings(conn, hnsw__ef_search="100", enable_sort="off"):
@@ -635,7 +654,7 @@ def memory_hybrid(conn: Conn, queries: np.ndarray, budget_s: float, seed: int) -
         floor = hnsw.p95_ms + gin.p95_ms
         for case in (hybrid, words):
             case.note = f"p95 {case.p95_ms / floor:.1f}x (raw HNSW + bare GIN) p95"
-        cases += [hybrid, words, every, hnsw, gin, ranked]
+        cases += [hybrid, every_hybrid, words, every, vector, hnsw, gin, ranked]
     return cases
 
 
