@@ -91,7 +91,15 @@ def test_the_capped_ranking_is_the_one_that_scores_every_chunk(
 ) -> None:
     # The chunks with the most weighty words are read first: those with both words (343, 115
     # in the session) fit in the cap, so the 10 best are the same chunks in the same order.
-    queries = ["orchid lagoon", "orchid lagoon status", "orchid zanzibar", "zanzibar"]
+    # The last: five words none of which chooses (each in more than a tenth of the chunks),
+    # one more than make the sets: the fifth's chunks come last.
+    queries = [
+        "orchid lagoon",
+        "orchid lagoon status",
+        "orchid zanzibar",
+        "zanzibar",
+        "orchid lagoon filler3 filler4 filler5",
+    ]
     capped = [search(conn, q, filter_) for q in queries]
     alone = lengths(conn, "lagoon", filter_)
     every_match_scored(conn)
