@@ -96,12 +96,12 @@ def test_the_capped_ranking_is_the_one_that_scores_every_chunk(
     queries = [
         "orchid lagoon",
         "orchid lagoon status",
-        "orchid zanzibar",
         "zanzibar",
         "orchid lagoon filler3 filler4 filler5",
     ]
     capped = [search(conn, q, filter_) for q in queries]
     alone = lengths(conn, "lagoon", filter_)
+    rare = lengths(conn, "orchid zanzibar", filter_)
     every_match_scored(conn)
     assert capped == [search(conn, q, filter_) for q in queries]
     both = {
@@ -114,6 +114,8 @@ def test_the_capped_ranking_is_the_one_that_scores_every_chunk(
     # One word in 1,715 chunks: the cap keeps 500 of them (in table order, not the shortest),
     # among which as short ones as the shortest of all rank first.
     assert alone == lengths(conn, "lagoon", filter_) == [3] * 10
+    # A rare word's chunks come first (a set of their own), then the shortest read of the others.
+    assert rare == lengths(conn, "orchid zanzibar", filter_)
 
 
 def lengths(conn: psycopg.Connection[Any], text: str, filter_: dict[str, Any]) -> list[int]:
