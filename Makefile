@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 EVAL_STAMP := $(VENV)/.eval-deps
 TEST_WORKERS ?= 2
 
-.PHONY: demo test lint typecheck check bench bench-all bench-search bench-reembed bench-client eval eval-deps soak clean
+.PHONY: demo docs test lint typecheck check bench bench-all bench-search bench-reembed bench-client eval eval-deps soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,9 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)  ## archive the sample sessions into an embedded Postgres
 	ARCHIVIST_DATA_DIR=$(CURDIR)/.archivist $(BIN)/archivist demo
+
+docs: $(STAMP)  ## regenerate docs/settings.md from the settings model
+	$(BIN)/python -m archivist.settings_doc --write
 
 test: $(STAMP)  ## the whole test suite: two workers, each taking whole test files
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile

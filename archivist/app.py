@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from datetime import timedelta
 
-from archivist.backends import make_embedder, open_postgres_store, open_store
+from pydantic import SecretStr
+
+from archivist.backends import database_url, make_embedder, open_postgres_store, open_store
+from archivist.chunking import chunk_chars
 from archivist.client import Archivist
 from archivist.config import Settings
 from archivist.embed.base import Embedder
@@ -12,9 +17,12 @@ from archivist.errors import ConfigError
 from archivist.forget import ForgetReport, ForgetRequest
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest, Progress
+from archivist.pipeline.claims import RunLimits
+from archivist.pipeline.workers import WorkerJob, run_workers
 from archivist.prune_check import PruneCheck
 from archivist.reembed import Progress as ReembedProgress
 from archivist.reembed import ReembedReport, reembed
+from archivist.state.current import CurrentState, Resolution
 from archivist.state.history import History
 from archivist.state.view import StateView
 from archivist.status import Status, archive_status
@@ -35,7 +43,7 @@ def init_database(
     their own rows (True), or makes it private again (False); None keeps what is recorded.
     """
     access = _access(settings, allow_authenticated)
-    with open_store(settings) as store:
+    with open_store(settings, create=True) as store:
         return store.init(embedding_config(settings, make_embedder(settings)), access)
 
 
@@ -62,10 +70,38 @@ def archive(
     request: ArchiveRequest,
     progress: Progress | None = None,
     embedder: Embedder | None = None,
+    workers: int = 1,
 ) -> RunReport:
-    """Run the archivist once. The embedded database is initialised on first use."""
-    with Archivist(settings, embedder) as client:
-        return client.archive(request, progress)
+    """Run the archivist once, in `workers` processes (a dry run, or named sessions: in this
+    one). The embedded database is created on first use, except by a dry run, which writes
+    nothing."""
+    if workers == 1 or request.selection.session_ids or request.dry_run:
+        with Archivist(settings, embedder, create=not request.dry_run) as client:
+            return client.archive(request, progress)
+    with database_url(settings, create=True) as url:
+        if settings.uses_embedded_database:
+            # Started once, here, for every worker; initialised before they start.
+            settings = settings.model_copy(update={"database_url": SecretStr(url)})
+            with Archivist(settings, embedder) as client:
+                client.prepare_embedded()
+        job = WorkerJob(
+            _ArchiveJob(settings, request, embedder),
+            logging.getLogger("archivist").getEffectiveLevel(),
+        )
+        return run_workers(job, workers, request.selection.limit, progress)
+
+
+@dataclass(frozen=True)
+class _ArchiveJob:
+    """One worker's run of `archive --workers N` (pickled into its process)."""
+
+    settings: Settings
+    request: ArchiveRequest
+    embedder: Embedder | None
+
+    def __call__(self, progress: Progress, limits: RunLimits) -> RunReport:
+        with Archivist(self.settings, self.embedder) as client:
+            return client.archive(self.request, progress, limits)
 
 
 def forget(settings: Settings, request: ForgetRequest) -> ForgetReport:
@@ -93,6 +129,30 @@ def session_state(settings: Settings, session_id: str) -> StateView:
         return client.state(session_id)
 
 
+def current_state(
+    settings: Settings,
+    user_id: str | None,
+    as_of: str | None,
+    subject: str | None,
+    limit: int,
+) -> CurrentState:
+    """The current items across sessions (or one subject's history), now or at `as_of`."""
+    with Archivist(settings) as client:
+        return client.current_state(user_id, as_of, subject, limit)
+
+
+def state_conflicts(settings: Settings, user_id: str | None, limit: int) -> CurrentState:
+    """The items in conflict, newest first."""
+    with Archivist(settings) as client:
+        return client.conflicts(user_id, limit)
+
+
+def resolve_conflict(settings: Settings, uid: str, action: str, user_id: str | None) -> Resolution:
+    """Record a person's keep or drop of one item."""
+    with Archivist(settings) as client:
+        return client.resolve(uid, action, user_id)
+
+
 def session_history(settings: Settings, session_id: str) -> History:
     """A session's last versions and what changed between them."""
     with Archivist(settings) as client:
@@ -115,4 +175,7 @@ def reembed_chunks(
             "cannot do; run it with DATABASE_URL set to the database's direct connection"
         )
     with open_postgres_store(settings) as store:
-        return reembed(store, embedder, dim, settings.embed_batch_size, progress)
+        pieces = chunk_chars(
+            embedder.model, settings.chunk_max_chars, settings.embedding_input_tokens
+        )
+        return reembed(store, embedder, dim, settings.embed_batch_size, progress, pieces)

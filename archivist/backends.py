@@ -31,13 +31,14 @@ _SUPABASE = (
 
 
 @contextmanager
-def open_store(settings: Settings) -> Iterator[Store]:
-    """Connect to `DATABASE_URL`, or to Supabase over REST, or start the embedded database."""
+def open_store(settings: Settings, create: bool = False) -> Iterator[Store]:
+    """Connect to `DATABASE_URL`, or to Supabase over REST, or start the embedded database
+    (made first only with `create`)."""
     if settings.uses_supabase:
         with _supabase_store(settings) as store:
             yield store
         return
-    with open_postgres_store(settings) as postgres:
+    with open_postgres_store(settings, create) as postgres:
         yield postgres
 
 
@@ -69,12 +70,13 @@ def supabase_rpc(settings: Settings) -> Rpc:
 
 
 @contextmanager
-def database_url(settings: Settings) -> Iterator[str]:
-    """`DATABASE_URL`, or the embedded database's, which runs at least while the body does."""
+def database_url(settings: Settings, create: bool = False) -> Iterator[str]:
+    """`DATABASE_URL`, or the embedded database's, which runs at least while the body does
+    (made first only with `create`)."""
     if settings.database_url is not None:
         yield settings.database_url.get_secret_value()
         return
-    server = start_embedded(settings.data_dir)
+    server = start_embedded(settings.data_dir, create)
     try:
         yield embedded_url(server)
     finally:
@@ -82,9 +84,9 @@ def database_url(settings: Settings) -> Iterator[str]:
 
 
 @contextmanager
-def open_postgres_store(settings: Settings) -> Iterator[PostgresStore]:
+def open_postgres_store(settings: Settings, create: bool = False) -> Iterator[PostgresStore]:
     """A direct connection: `DATABASE_URL`, or the embedded database when none is set."""
-    with database_url(settings) as url:
+    with database_url(settings, create) as url:
         store = PostgresStore(
             connect(url, settings), settings.sources, settings.max_message_chars, settings.timeouts
         )

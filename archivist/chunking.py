@@ -33,6 +33,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from archivist.embed.base import split_text
 from archivist.models import Chunk, ChunkSource, Extraction, Message, Span
 from archivist.state.items import StateItem
 
@@ -123,22 +124,6 @@ def _make_chunks(
         )
         for i, (text, meta) in enumerate(pieces)
     ]
-
-
-def split_text(text: str, max_chars: int) -> list[str]:
-    """Cut text into pieces of at most `max_chars`, preferring line and word boundaries."""
-    pieces: list[str] = []
-    while len(text) > max_chars:
-        cut = text.rfind("\n", max_chars // 2, max_chars)
-        if cut <= 0:
-            cut = text.rfind(" ", max_chars // 2, max_chars)
-        if cut <= 0:
-            cut = max_chars
-        pieces.append(text[:cut].rstrip())
-        text = text[cut:].lstrip()
-    if text.strip():
-        pieces.append(text)
-    return [p for p in pieces if p]
 
 
 def _span_coverage(span: Span) -> dict[str, object]:
@@ -275,14 +260,18 @@ def window_chunks(
     index: int | None = None,
     speakers: Mapping[str, str] = DEFAULT_SPEAKERS,
 ) -> list[Chunk]:
-    """Consecutive turns as chunks of at most `max_chars`, each knowing the messages it covers."""
+    """Consecutive turns as chunks of at most `max_chars`, each knowing the messages it covers
+    and where each of their turns starts in its text (`turn_starts`, for excerpts)."""
     pieces: list[tuple[str, dict[str, object]]] = []
     lines: list[str] = []
     covered: list[Message] = []
 
     def flush() -> None:
         if lines:
-            pieces.append(("\n".join(lines), _coverage(index, covered)))
+            starts = [0]
+            for line in lines[:-1]:
+                starts.append(starts[-1] + len(line) + 1)
+            pieces.append(("\n".join(lines), {**_coverage(index, covered), "turn_starts": starts}))
             lines.clear()
             covered.clear()
 

@@ -17,10 +17,12 @@ loop keeps one client instead.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -31,12 +33,13 @@ from archivist.backends import (
     search_embedder,
     supabase_rpc,
 )
-from archivist.config import SearchMode, Settings, load_settings
+from archivist.config import SearchMode, Settings, database_label, load_settings
 from archivist.embed.base import Embedder, embed_query
 from archivist.errors import ConfigError, DimensionMismatchError
 from archivist.forget import ForgetReport, ForgetRequest, forget_in_database, scrub_report_files
 from archivist.models import ChunkSource, RunReport
 from archivist.pipeline import Archiver, ArchiveRequest, Progress
+from archivist.pipeline.claims import RunLimits
 from archivist.prune_check import PruneCheck, prune_check
 from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery, parse_query
 from archivist.search import (
@@ -48,14 +51,22 @@ from archivist.search import (
     Searcher,
     SearchResult,
 )
+from archivist.state.current import (
+    CurrentState,
+    CurrentStateQuery,
+    Resolution,
+    ResolveQuery,
+)
 from archivist.state.history import History, history
 from archivist.state.view import StateView, state_view
+from archivist.store.embedded import reading_settings
 from archivist.store.pool import PooledRpc
 from archivist.store.postgres import Conn, EmbeddingConfig, PostgresStore, SessionSelection, Store
 from archivist.store.rpc import Rpc
 from archivist.when import parse_time
 
 HISTORY_MAX_VERSIONS = 100
+log = logging.getLogger(__name__)
 
 
 class _SharedStore(Store):
@@ -80,10 +91,27 @@ class _SharedStore(Store):
 class Archivist:
     """Searches, views, archive runs and the prune check on connections kept across calls."""
 
-    def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        *,
+        create: bool = False,
+    ) -> None:
         """Connect as `settings` say (the environment's by default); `embedder` overrides the
-        configured one and stays the caller's to close."""
-        self.settings = settings or load_settings()
+        configured one and stays the caller's to close.
+
+        With the environment's settings and no database configured, it reads the demo's
+        database, as the read-only commands do (`database` says which). It never creates the
+        embedded database unless `create` (an archive run's client) says so.
+        """
+        self.note: str | None = None
+        if settings is None:
+            settings, self.note = reading_settings(load_settings(), Path.cwd())
+            if self.note:
+                log.warning("%s", self.note)
+        self.settings = settings
+        self._create = create
         self._closing = ExitStack()
         try:
             self._embedder = embedder or self._owned_embedder(make_embedder(self.settings))
@@ -119,8 +147,14 @@ class Archivist:
 
     @classmethod
     def from_env(cls) -> Archivist:
-        """A client configured by the environment and `archivist.toml`, like the CLI."""
-        return cls(load_settings())
+        """A client configured by the environment and `archivist.toml`, like the CLI (with no
+        database configured: the demo's, read-only)."""
+        return cls()
+
+    @property
+    def database(self) -> str:
+        """Which database this client uses, as a person can read it (no password)."""
+        return database_label(self.settings)
 
     def _owned_embedder(self, embedder: Embedder) -> Embedder:
         close = getattr(embedder, "close", None)
@@ -131,7 +165,7 @@ class Archivist:
     def _connect(self) -> Rpc:
         if self.settings.uses_supabase:
             return supabase_rpc(self.settings)
-        url = self._closing.enter_context(database_url(self.settings))
+        url = self._closing.enter_context(database_url(self.settings, self._create))
         return PooledRpc(url, self.settings)
 
     def __enter__(self) -> Archivist:
@@ -161,9 +195,10 @@ class Archivist:
         until: datetime | None = None,
         mode: SearchMode | None = None,
         user_id: str | None = None,
+        min_score: float | None = None,
     ) -> MemorySearchResult:
         """Search memory by meaning: the chunks that best answer the query, best first (only
-        `user_id`'s, when given)."""
+        `user_id`'s, when given; none with a relevance under `min_score`)."""
         q = parse_query(
             MemoryQuery,
             {
@@ -175,10 +210,19 @@ class Archivist:
                 "until": until,
                 "mode": mode,
                 "user_id": user_id,
+                "min_score": min_score,
             },
         )
         return self._searcher.memory_search(
-            q.query, q.limit, q.session_ids, q.source, q.since, q.until, q.mode, user_id=q.user_id
+            q.query,
+            q.limit,
+            q.session_ids,
+            q.source,
+            q.since,
+            q.until,
+            q.mode,
+            user_id=q.user_id,
+            min_score=q.min_score,
         )
 
     def archive_search(
@@ -223,6 +267,44 @@ class Archivist:
         if len(versions) > HISTORY_MAX_VERSIONS:
             shown.versions = shown.versions[1:]
         return shown
+
+    def current_state(
+        self,
+        user_id: str | None = None,
+        as_of: datetime | str | None = None,
+        subject: str | None = None,
+        limit: int = 200,
+    ) -> CurrentState:
+        """What is true now (or at `as_of`) across sessions: the current items of a user (or of
+        the whole archive), each with its session and messages; with `subject`, every item on
+        that subject, oldest first: how it changed."""
+        q = parse_query(
+            CurrentStateQuery,
+            {"user_id": user_id, "as_of": as_of, "subject": subject, "limit": limit},
+        )
+        self._store.check_ready()
+        return CurrentState.model_validate(self._rpc.call("archivist_current_state", q.arguments()))
+
+    def conflicts(self, user_id: str | None = None, limit: int = 200) -> CurrentState:
+        """The items on one subject that disagree without a change, newest first."""
+        q = parse_query(CurrentStateQuery, {"user_id": user_id, "limit": limit})
+        self._store.check_ready()
+        return CurrentState.model_validate(
+            self._rpc.call("archivist_current_state", q.arguments(conflicts=True))
+        )
+
+    def resolve(self, uid: str, action: str, user_id: str | None = None) -> Resolution:
+        """Settle a conflict: `keep` the item (those it conflicts with stop) or `drop` it.
+        Recorded; nothing is deleted."""
+        q = parse_query(ResolveQuery, {"uid": uid, "action": action, "user_id": user_id})
+        self._store.check_ready()
+        row = self._rpc.call(
+            "archivist_resolve_state_item",
+            {"p_uid": q.uid, "p_action": q.action, "p_user_id": q.user_id},
+        )
+        if row is None:
+            raise ConfigError(f"no state item {q.uid} in the archive; see `archivist conflicts`")
+        return Resolution.model_validate(row)
 
     def prune_check(self, older_than: timedelta | str) -> PruneCheck:
         """Whether deleting messages older than `older_than` (or "30d", or "2026-01-01")
@@ -276,21 +358,36 @@ class Archivist:
     # -- writes -------------------------------------------------------------------------------
 
     def archive(
-        self, request: ArchiveRequest | None = None, progress: Progress | None = None
+        self,
+        request: ArchiveRequest | None = None,
+        progress: Progress | None = None,
+        limits: RunLimits | None = None,
     ) -> RunReport:
-        """Run the archivist once. The embedded database is initialised on first use."""
+        """Run the archivist once. The embedded database is initialised on first use.
+        `limits`: those this run shares with other workers (archivist.pipeline.workers)."""
         request = request or ArchiveRequest(
             SessionSelection(limit=self.settings.max_sessions), delay_ms=self.settings.delay_ms
         )
+        if self.note is not None and not request.dry_run:
+            raise ConfigError(
+                "this client reads the demo's database (no database configured) and does not "
+                "archive into it; set DATABASE_URL, or ARCHIVIST_DATA_DIR for an embedded one"
+            )
         with self._run_stores() as (store, commit_store):
-            if self.settings.uses_embedded_database and (
-                store.schema_problem() or store.recorded_embedding() is None
-            ):
-                wanted = EmbeddingConfig(self._embedder.model, self.settings.embedding_dim)
-                store.init(wanted)
+            if self.settings.uses_embedded_database:
+                self._init_embedded(store)
             extractor = make_extractor(self.settings)
             archiver = Archiver(store, self._embedder, self.settings, extractor, commit_store)
-            return archiver.run(request, progress)
+            return archiver.run(request, progress, limits)
+
+    def prepare_embedded(self) -> None:
+        """Initialise the database as a run on the embedded database would (for workers that
+        reach the embedded database by its URL)."""
+        self._init_embedded(self._store)
+
+    def _init_embedded(self, store: Store) -> None:
+        if store.schema_problem() or store.recorded_embedding() is None:
+            store.init(EmbeddingConfig(self._embedder.model, self.settings.embedding_dim))
 
     @contextmanager
     def _run_stores(self) -> Iterator[tuple[Store, Store | None]]:
@@ -328,11 +425,20 @@ def memory_search(
     mode: SearchMode | None = None,
     settings: Settings | None = None,
     user_id: str | None = None,
+    min_score: float | None = None,
 ) -> MemorySearchResult:
     """Search memory by meaning, on a client opened for this one call."""
     with Archivist(settings) as client:
         return client.memory_search(
-            query, limit, session_ids, source, since, until, mode, user_id=user_id
+            query,
+            limit,
+            session_ids,
+            source,
+            since,
+            until,
+            mode,
+            user_id=user_id,
+            min_score=min_score,
         )
 
 

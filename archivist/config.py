@@ -37,7 +37,7 @@ from pydantic import (
 from archivist.errors import ConfigError
 
 SearchMode = Literal["vector", "text", "hybrid"]
-_ALIASES = {
+ENV_ALIASES = {
     "DATABASE_URL": "database_url",
     "OLLAMA_HOST": "ollama_host",
     "SUPABASE_URL": "supabase_url",
@@ -109,6 +109,10 @@ class Settings(BaseModel):
     ollama_retries: int = Field(3, ge=0, le=10)
     ollama_backoff_s: float = Field(0.5, ge=0)
     embed_batch_size: int = Field(64, ge=1, le=1024)
+    # Embedding requests a run keeps in flight (sessions embedded ahead of their commit). 4 is
+    # the parallelism Ollama gives a model when it has memory to spare (OLLAMA_NUM_PARALLEL
+    # unset); a server that runs fewer at once queues the rest (docs/scale-out.md).
+    embed_concurrency: int = Field(4, ge=1, le=64)
     # Sessions failing on embedding one after another, for a fault every session meets (the
     # server down, unreachable or failing), mean the embedder is down: stop the run there
     # rather than failing every remaining session slowly. Faults of one session's texts (NaN,
@@ -136,6 +140,8 @@ class Settings(BaseModel):
 
     max_sessions: int = Field(50, ge=1)
     delay_ms: int = Field(500, ge=0)
+    # Worker processes of one `archive` run (docs/scale-out.md); they share --max-sessions.
+    workers: int = Field(1, ge=1, le=64)
     # `archive --report-dir`: where each run's JSON report is kept, and how many are kept.
     report_dir: Path | None = None
     report_keep: int = Field(30, ge=1, le=100_000)
@@ -146,6 +152,9 @@ class Settings(BaseModel):
     max_messages_per_version: int = Field(2000, ge=1)
     max_message_chars: int = Field(20_000, ge=100)
     chunk_max_chars: int = Field(1500, ge=200)
+    # A turn window is indexed whole up to this many characters (its vector pools pieces of
+    # chunk_max_chars); only a longer one is cut. Search hits show excerpts of it instead.
+    window_max_chars: int = Field(16_000, ge=200)
     turns_per_window: int = Field(4, ge=1, le=100)
     # The embedding model's input length in tokens, when chunking's table does not know it
     # (chunks are cut to what the model reads; see archivist/chunking.py).
@@ -161,6 +170,11 @@ class Settings(BaseModel):
     archive_search_max_rows: int = Field(20, ge=1, le=20)
     search_timeout_s: float = Field(15.0, gt=0)
     search_query_max_chars: int = Field(8000, ge=1)
+    # A memory hit longer than this shows an excerpt: every turn of it, cut around what matched.
+    search_hit_max_chars: int = Field(1100, ge=100, le=100_000)
+    # A hit whose relevance is under this is a weak match; a search with no better hit says
+    # "no good match" (chosen by how well it separates answered from unanswerable questions).
+    search_weak_below: float = Field(0.2, ge=0, le=1)
     # Ranking: "vector" (cosine only), "text" (full text only) or "hybrid" (reciprocal rank
     # fusion of both, with an optional recency factor of the given half-life).
     search_mode: SearchMode = "hybrid"
@@ -231,8 +245,28 @@ class Settings(BaseModel):
                 found.append(key.get_secret_value())
         if self.database_url is not None:
             url = self.database_url.get_secret_value()
-            found += [url, *_passwords(url)]
+            # A URL that does not parse may hide its password anywhere: all of it is secret.
+            # One that parses keeps its host readable, its password (if any) is not.
+            found += _passwords(url) if _parses(url) else [url, *_passwords(url)]
         return [s for s in found if s]
+
+
+def database_label(settings: Settings) -> str:
+    """Which database the settings name, as a person reads it: never its password."""
+    if settings.database_url is not None:
+        url = settings.database_url.get_secret_value()
+        return redact(redact_url(url) if "://" in url else url, settings.secrets())
+    if settings.uses_supabase:
+        return f"Supabase over REST at {settings.supabase_url}"
+    return f"the embedded database in {settings.data_dir}"
+
+
+def _parses(dsn: str) -> bool:
+    try:
+        conninfo_to_dict(dsn)
+    except psycopg.Error:
+        return False
+    return True
 
 
 def _passwords(dsn: str) -> list[str]:
@@ -258,7 +292,8 @@ def load_settings(
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {}
     flags = {k: v for k, v in (overrides or {}).items() if v is not None}
-    for layer in (_from_toml(*_config_file(env, config_path)), _from_env(env), flags):
+    path, required = _config_file(env, config_path)
+    for layer in (_from_toml(path, required), _from_env(env), flags):
         for key, value in layer.items():
             if key == "sources" and isinstance(value, dict) and isinstance(values.get(key), dict):
                 value = {**values["sources"], **value}  # column by column, not all or nothing
@@ -267,8 +302,75 @@ def load_settings(
         return Settings.model_validate(values)
     except ValidationError as exc:
         error = exc.errors()[0]
-        where = ".".join(str(p) for p in error["loc"]) or "settings"
-        raise ConfigError(f"invalid setting {where}: {error['msg']}") from None
+        loc = [str(p) for p in error["loc"]]
+        where = _where(loc, flags, env, path)
+        if error["type"] == "extra_forbidden":
+            raise ConfigError(
+                f"unknown setting {where}; `archivist config` lists the settings "
+                "(docs/settings.md says what each does)"
+            ) from None
+        secret = bool(loc) and loc[0] in _SECRET_FIELDS
+        raise ConfigError(f"invalid setting {where}: {plain_error(error, secret)}") from None
+
+
+_SECRET_FIELDS = frozenset({"database_url", "supabase_service_role_key", "mcp_token"})
+
+
+def _where(
+    loc: list[str], flags: Mapping[str, Any], env: Mapping[str, str], toml: Path | None
+) -> str:
+    """Where the user wrote the setting a validation error names: the flag, the environment
+    variable (its real name) or the TOML key."""
+    if not loc:
+        return "settings"
+    name = loc[-1] if loc[0] == "sources" else loc[0]
+    if loc[0] in flags:
+        return f"--{loc[0].replace('_', '-')}"
+    variables = [a for a, field in ENV_ALIASES.items() if field == name and loc[0] != "sources"]
+    for variable in [*variables, f"{_ENV_PREFIX}{name.upper()}"]:
+        if env.get(variable):
+            return variable
+    return f"{'.'.join(loc)} (in {toml})" if toml is not None else ".".join(loc)
+
+
+def plain_error(error: Mapping[str, Any], secret: bool = False) -> str:
+    """One validation error in the project's words: what is allowed and, unless the value is
+    a secret, what was given; never the validation library's own phrasing."""
+    kind, ctx = error["type"], error.get("ctx") or {}
+    given = error.get("input")
+    shown = "" if secret or not isinstance(given, str | int | float) else f", not {given!r}"
+    if kind == "literal_error" or kind == "enum":
+        allowed = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        return f"use {' or '.join(allowed)}{shown}"
+    if kind in ("too_short", "string_too_short"):
+        return f"at least {ctx.get('min_length')} characters"
+    if kind in ("too_long", "string_too_long"):
+        return f"at most {ctx.get('max_length')} characters"
+    bounds = {
+        "greater_than_equal": ("at least", "ge"),
+        "greater_than": ("more than", "gt"),
+        "less_than_equal": ("at most", "le"),
+        "less_than": ("less than", "lt"),
+    }
+    if kind in bounds:
+        words, key = bounds[kind]
+        return f"must be {words} {ctx.get(key)}{shown}"
+    parsing = {
+        "int_parsing": "a whole number",
+        "int_from_float": "a whole number",
+        "float_parsing": "a number",
+        "bool_parsing": "true or false",
+    }
+    if kind in parsing:
+        return f"must be {parsing[kind]}{shown}"
+    if kind == "string_pattern_mismatch":
+        if "http" in str(ctx.get("pattern", "")):
+            return f"must be an http:// or https:// URL{shown}"
+        return f"must be an SQL name (letters, digits, _; or schema.name){shown}"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if message.startswith("Input should be "):
+        message = "must be " + message.removeprefix("Input should be ") + shown
+    return message
 
 
 class SettingOrigin(BaseModel):
@@ -292,7 +394,7 @@ def explain_settings(
     for key, value in _from_toml(path, required).items():
         for name in _flat_keys(key, value):
             origins[name] = f"toml {path}"
-    for name, field in _ALIASES.items():
+    for name, field in ENV_ALIASES.items():
         if env.get(name):
             origins[field] = _env_origin(name)
     for name, value in env.items():
@@ -369,7 +471,7 @@ def _from_toml(path: Path | None, required: bool) -> dict[str, Any]:
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    for name, field in _ALIASES.items():
+    for name, field in ENV_ALIASES.items():
         if env.get(name):
             values[field] = env[name]
     for name, value in env.items():

@@ -3,7 +3,8 @@
 It always uses an embedded database (under `<data_dir>/demo`), never `DATABASE_URL`, so it
 cannot touch a real archive. Re-running it adds nothing: the samples are loaded once and the
 second archive run finds nothing new. Read-only commands find the demo's database when no
-database is configured (`demo_data_dir`), so the commands the demo suggests work as printed.
+database is configured (`archivist.store.embedded.reading_settings`), so the commands the
+demo suggests work as printed.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from archivist.app import archive
@@ -25,7 +25,7 @@ from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import EmbedError
 from archivist.models import Extraction, RunReport
 from archivist.pipeline import ArchiveRequest
-from archivist.store.embedded import embedded_exists
+from archivist.store.embedded import DEMO_FOLDER
 from archivist.store.postgres import PostgresStore
 
 SOURCE_TABLES = """
@@ -46,10 +46,6 @@ CREATE TABLE IF NOT EXISTS session_summaries (
 """
 
 
-DEMO_FOLDER = "demo"
-# Where `make demo` keeps its data (ARCHIVIST_DATA_DIR=$(CURDIR)/.archivist), relative to the
-# folder it ran in.
-MAKE_DEMO_DATA_DIR = Path(".archivist")
 # The commands the demo suggests next: (command, what it shows). Each must work as printed.
 NEXT_COMMANDS = (
     ('memory-search "Memcached"', "by meaning, the turns that match"),
@@ -59,21 +55,6 @@ NEXT_COMMANDS = (
     ("history dev-cache-memcached", "its versions and what changed"),
     ("status", "what is archived and what waits"),
 )
-
-
-def demo_data_dir(settings: Settings, cwd: Path) -> Path | None:
-    """The demo's data folder, for a read-only command run with no database configured.
-
-    Only when the settings name no database (no `DATABASE_URL`, no Supabase) and the embedded
-    database in `data_dir` was never created: then the demo's under `data_dir`, or, when
-    `data_dir` is not set, first the one `make demo` leaves in `./.archivist`.
-    """
-    if not settings.uses_embedded_database or embedded_exists(settings.data_dir):
-        return None
-    candidates = [settings.data_dir / DEMO_FOLDER]
-    if "data_dir" not in settings.model_fields_set:
-        candidates.insert(0, cwd / MAKE_DEMO_DATA_DIR / DEMO_FOLDER)
-    return next((c for c in candidates if embedded_exists(c)), None)
 
 
 @dataclass
@@ -110,7 +91,7 @@ def run_demo(settings: Settings, note: Callable[[str], None]) -> DemoResult:
     settings = settings.model_copy(update={"embedder": embedder.name})
     note(f"embedded database in {settings.data_dir}; {embedder_note}")
     conversations = sample_conversations()
-    with open_postgres_store(settings) as store:
+    with open_postgres_store(settings, create=True) as store:
         loaded = _load_samples(store, conversations)
     report = archive(settings, ArchiveRequest(delay_ms=0), embedder=embedder)
     with open_store(settings) as store:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from archivist.backends import make_embedder, make_llm_extractor, open_store
-from archivist.config import DatabaseTimeouts, Settings
+from archivist.config import DatabaseTimeouts, Settings, database_label
 from archivist.embed.base import Embedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
@@ -51,23 +51,19 @@ def run_doctor(settings: Settings) -> DoctorReport:
     """Run every check; never raises for a failed check."""
     checks: list[Check] = []
     recorded_dim: int | None = None
+    where = database_label(settings)  # first, so every line below is about that database
     try:
         with open_store(settings) as store:
-            checks.append(Check(name="database", ok=True, detail="reachable"))
+            checks.append(Check(name="database", ok=True, detail=f"{where}: reachable"))
             recorded_dim = _database_checks(store, settings, checks)
     except ArchivistError as exc:
-        checks.append(
-            Check(
-                name="database",
-                ok=False,
-                detail=str(exc),
-                fix=(
-                    "check SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY (Project Settings > API)"
-                    if settings.uses_supabase
-                    else "set DATABASE_URL to a reachable Postgres with pgvector"
-                ),
-            )
-        )
+        if settings.uses_supabase:
+            fix = "check SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY (Project Settings > API)"
+        elif settings.uses_embedded_database:
+            fix = "run `archivist init` (or `archivist demo`), or set DATABASE_URL"
+        else:
+            fix = "set DATABASE_URL to a reachable Postgres with pgvector"
+        checks.append(Check(name="database", ok=False, detail=f"{where}: {exc}", fix=fix))
     _embedder_checks(make_embedder(settings), recorded_dim, checks)
     if settings.extractor == "ollama":
         _llm_check(settings, checks)

@@ -128,6 +128,12 @@ class StateItem(BaseModel):
     pinned: bool = False
     created_at: datetime | None = None
     last_seen_at: datetime | None = None
+    # What the item decides (`archivist.state.frames`): a later change on the same subject
+    # supersedes it, in its session and across the sessions of its scope (sql/060).
+    subject: str | None = None
+    value: str | None = None
+    change: str | None = None
+    replaces: str | None = None
 
 
 class StateChange(BaseModel):
@@ -251,6 +257,15 @@ class SessionOutcome(BaseModel):
     )
 
 
+class PassedOver(BaseModel):
+    """Pending sessions a run's claims passed over without reading them."""
+
+    held: int = Field(0, description="another worker held them")
+    gone: int = Field(
+        0, description="another worker archived them since they were listed (or they back off)"
+    )
+
+
 class RunReport(BaseModel):
     """The result of one `archive` run, rendered by the CLI or printed as JSON."""
 
@@ -272,6 +287,8 @@ class RunReport(BaseModel):
     error: str | None = Field(
         None, description="why the run stopped before it could finish (set only then)"
     )
+    workers: int = Field(1, description="worker processes that shared the run (--workers)")
+    passed_over: PassedOver = Field(default_factory=PassedOver)
     text_left_out: bool = Field(
         False,
         description="decisions, topics and state-change texts were left out (report files, "

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from archivist.config import SearchMode
+from archivist.config import SearchMode, plain_error
 from archivist.errors import ConfigError
 from archivist.models import ChunkSource
 from archivist.search import ARCHIVE_MAX_ROWS, MEMORY_MAX_RESULTS, ArchiveFilters
@@ -63,6 +63,9 @@ class MemoryQuery(BaseModel):
         None, description="Ranking: vector, text or hybrid (default: the configured one)."
     )
     user_id: str | None = None
+    min_score: float | None = Field(
+        None, ge=0, description="Leave out hits whose relevance is under this (0 to 1)."
+    )
 
 
 class _Filtered(ArchiveFilters):
@@ -108,10 +111,18 @@ class SessionQuery(BaseModel):
 def parse_query(model: type[Query], values: Mapping[str, Any]) -> Query:
     """Validate a read's arguments; a bad one is a `ConfigError` of one line."""
     try:
-        return model.model_validate(values)
+        query = model.model_validate(values)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "arguments"
         more = exc.error_count() - 1
         rest = f" (and {more} more)" if more else ""
-        raise ConfigError(f"invalid argument {where}: {first['msg']}{rest}") from None
+        problem = "unknown argument" if first["type"] == "extra_forbidden" else plain_error(first)
+        raise ConfigError(f"invalid argument {where}: {problem}{rest}") from None
+    since, until = getattr(query, "since", None), getattr(query, "until", None)
+    if since is not None and until is not None and since > until:
+        raise ConfigError(
+            f"since ({since.isoformat()}) is after until ({until.isoformat()}): nothing can "
+            "match; swap them (since is the earlier time)"
+        )
+    return query

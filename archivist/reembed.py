@@ -64,8 +64,10 @@ def reembed(
     dim: int | None,
     batch_size: int,
     progress: Progress | None = None,
+    piece_chars: int | None = None,
 ) -> ReembedReport:
-    """Re-embed every chunk with `embedder`, resumably, then swap the table over."""
+    """Re-embed every chunk with `embedder`, resumably, then swap the table over; a chunk
+    longer than `piece_chars` is embedded in pieces, as an archive run does."""
     store.require_current_schema()
     previous = store.recorded_embedding()
     if previous is None:
@@ -89,7 +91,7 @@ def reembed(
             ids_kept=0,
         )
         for _ in range(_SWAP_ATTEMPTS):
-            _stage_all(staging, embedder, report, batch_size, progress)
+            _stage_all(staging, embedder, report, batch_size, progress, piece_chars)
             moved = staging.swap(embedder.model, dim)
             if moved is not None:
                 report.chunks = moved
@@ -107,10 +109,11 @@ def _stage_all(
     report: ReembedReport,
     batch_size: int,
     progress: Progress | None,
+    piece_chars: int | None,
 ) -> None:
     after: str | None = None
     while chunks := staging.unstaged(after, batch_size):
-        vectors, calls = embed_documents(embedder, [c.content for c in chunks])
+        vectors, calls = embed_documents(embedder, [c.content for c in chunks], piece_chars)
         report.requests += calls
         wrong = {len(v) for v in vectors} - {report.dim}
         if wrong:

@@ -32,6 +32,9 @@ class Status(BaseModel):
         default_factory=list, description="sessions with failed runs in a row, quarantined first"
     )
     sessions_quarantined: int = Field(0, description="left out of runs until named")
+    open_conflicts: int = Field(
+        0, description="items on one subject that disagree, for `archivist conflicts`"
+    )
 
 
 def archive_status(store: Store, runs: int = 5) -> Status:
@@ -47,4 +50,7 @@ def archive_status(store: Store, runs: int = 5) -> Status:
         last_runs=[RunRecord.model_validate(r) for r in store.recent_runs(runs)],
         failed_sessions=failed,
         sessions_quarantined=sum(f.quarantined for f in failed),
+        open_conflicts=int(
+            store.call("archivist_current_state", p_limit=1, p_conflicts=True)["total"]
+        ),
     )

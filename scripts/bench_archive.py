@@ -11,7 +11,7 @@ are those of the archivist and of Postgres, not of a model server. Measured, in 
    (building the payload, sending it, and the `archivist_commit_version` function; it runs in
    the run's commit thread, beside the rest, so its share overlaps theirs), the time the run
    waits for a commit and lets its session go, the rules extractor, the one read per session
-   (`read_session`), and the rest; the statements Postgres received (counted
+   (`claim_read`: the claim and the read), and the rest; the statements Postgres received (counted
    in its log, on a copy of the database in an untimed run) per archived session.
 2. Database write cost per chunk: the time inside `commit_version` divided by the chunks it
    inserted, next to a bare binary COPY of the very same chunk rows, selected back, into a copy
@@ -357,9 +357,9 @@ class Probes:
     @contextmanager
     def installed(self) -> Iterator[None]:
         with ExitStack() as stack:
-            stack.enter_context(timed(PostgresStore, "pending_sessions", self.select))
-            # The one read of a session: its messages, state, chunks and item vectors.
-            stack.enter_context(timed(PostgresStore, "read_session", self.read))
+            stack.enter_context(timed(PostgresStore, "pending_claims", self.select))
+            # The one read of a session (with its claim): messages, state, chunks, item vectors.
+            stack.enter_context(timed(PostgresStore, "claim_read", self.read))
             stack.enter_context(timed(extract_base_module, "extend_extraction", self.extract))
             stack.enter_context(timed(PostgresStore, "commit_version", self.commit, self._count))
             # The run waiting for a commit (made beside it) and letting its session go.
@@ -834,7 +834,7 @@ def breakdown_rows(run: RunStats) -> list[Row]:
         ("commit_version (DB write, beside the rest)", share(run.commit_s, total)),
         ("waiting for commits, letting sessions go", share(run.settle_s, total)),
         ("rules extractor", share(run.extract_s, total)),
-        ("reading sessions (read_session)", share(run.read_s, total)),
+        ("reading sessions (claim_read)", share(run.read_s, total)),
         ("selecting sessions", share(run.select_s, total)),
         ("rest (planning, chunking, per-run queries)", share(run.other_s, total)),
         ("everything but embedding", share(total - run.embed_s, total)),

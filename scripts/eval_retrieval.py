@@ -16,15 +16,17 @@ Scores (one scorer for every system, `score_run`):
                       answerable question's top hit scores higher than a no-answer question's
                       (ties count half). 0.5: the top score cannot tell "nothing was said about
                       this" from an answer; 1.0: a threshold on it separates them perfectly. The
-                      top score is the first hit's cosine `similarity` (its `score` in text
-                      mode, which has no query vector; BM25's score for the baseline).
+                      top score is the best `relevance` among the hits (BM25's score for the
+                      baseline).
   ids/hit, turn share how many messages a hit covers on average, and the share of hits that are
                       turn windows: context for the recall (wide hits cover more).
   p50 / p95 ms        the wall time of each memory_search call (query embedding included).
 
 Systems: every search mode of the archivist, and `bm25`: Okapi BM25 (k1 1.5, b 0.75, lower-case
-words, English stop words dropped, no stemming) over fixed windows of 4 consecutive messages per
-session, scored by the same scorer. It needs no database and no embedder.
+words, English stop words dropped, no stemming) over windows of 4 consecutive messages per
+session overlapping by 2, scored by the same scorer. It needs no database and no embedder. And
+per embedder `win-vec`: its vectors over the same windows, nearest by cosine (the floor for
+`vector` mode: the same model over plain windows).
 
 Embedders:
   hash    the offline HashEmbedder (lexical, not semantic), in process
@@ -63,13 +65,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, get_args
 
+import numpy as np
 import psycopg
 from psycopg.conninfo import make_conninfo
 
 from archivist.app import archive
 from archivist.backends import open_store
+from archivist.chunking import chunk_chars
 from archivist.config import SearchMode, Settings
-from archivist.embed.base import Embedder
+from archivist.embed.base import Embedder, embed_documents, embed_query
 from archivist.embed.hashing import HashEmbedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
@@ -92,6 +96,7 @@ EMBEDDERS = ("hash", "minilm", "ollama")
 ANSWERABLE = tuple(c for c in rs.CLASSES if c != "no-answer")
 LIMIT = 10
 BM25_WINDOW = 4
+BM25_STRIDE = 2
 MINILM_MODEL = "all-minilm"
 MINILM_DIM = 384
 
@@ -125,7 +130,9 @@ def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
 
 
 def top_score(hits: Sequence[RankedHit]) -> float:
-    return hits[0].score if hits else 0.0
+    """The best relevance among the hits (the first hit need not be the most relevant: the
+    newest statement of a subject ranks first)."""
+    return max((h.score for h in hits), default=0.0)
 
 
 @dataclass
@@ -234,14 +241,51 @@ class BM25:
 
 
 def bm25_windows(conversation: rs.Conversation) -> list[tuple[frozenset[str], str]]:
-    """Each session's messages in fixed windows of BM25_WINDOW, as (keys, text)."""
+    """Each session's messages in windows of BM25_WINDOW overlapping by half (stride
+    BM25_STRIDE), the last one ending at the session's end, as (keys, text)."""
     windows = []
     for session in conversation.sessions:
-        for start in range(0, len(session.messages), BM25_WINDOW):
+        count = len(session.messages)
+        starts = list(range(0, max(count - BM25_WINDOW, 0) + 1, BM25_STRIDE))
+        if starts[-1] + BM25_WINDOW < count:
+            starts.append(count - BM25_WINDOW)
+        for start in starts:
             part = session.messages[start : start + BM25_WINDOW]
             text = "\n".join(f"{m.role}: {m.content}" for m in part)
             windows.append((frozenset(m.key for m in part), text))
     return windows
+
+
+class VectorWindows:
+    """The embedder's vectors over the same windows as BM25, nearest by cosine: what a model
+    does over plain windows, the floor `vector` mode must not fall under."""
+
+    def __init__(
+        self, embedder: Embedder, windows: Sequence[tuple[frozenset[str], str]], pieces: int
+    ) -> None:
+        self.embedder = embedder
+        self.keys = [keys for keys, _ in windows]
+        vectors, _ = embed_documents(embedder, [text for _, text in windows], pieces)
+        self.matrix = np.stack(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
+        norms = np.linalg.norm(self.matrix, axis=1, keepdims=True)
+        self.matrix = self.matrix / np.where(norms == 0, 1, norms)
+
+    def search(self, query: str, k: int = LIMIT) -> list[RankedHit]:
+        vector = embed_query(self.embedder, query)
+        vector = vector / (np.linalg.norm(vector) or 1)
+        similarity = self.matrix @ vector
+        best = np.argsort(-similarity, kind="stable")[:k]
+        return [RankedHit(self.keys[i], "vector_window", float(similarity[i])) for i in best]
+
+
+def run_vector_windows(labelled: rs.LabelledSet, name: str, embedder: Embedder) -> Run:
+    pieces = chunk_chars(embedder.model, Settings().chunk_max_chars)
+    indexes = {
+        c.conversation_id: VectorWindows(embedder, bm25_windows(c), pieces)
+        for c in labelled.conversations
+    }
+    results = [indexes[q.conversation_id].search(q.question) for q in labelled.questions]
+    return score_run(name, "win-vec", labelled.questions, results)
 
 
 def run_bm25(labelled: rs.LabelledSet) -> Run:
@@ -377,14 +421,7 @@ def hit_keys(hit: Any, id_to_key: dict[str, str]) -> frozenset[str]:
 
 
 def ranked(hits: Sequence[Any], id_to_key: dict[str, str]) -> list[RankedHit]:
-    return [
-        RankedHit(
-            hit_keys(h, id_to_key),
-            h.source,
-            float(h.similarity if h.similarity is not None else (h.score or 0.0)),
-        )
-        for h in hits
-    ]
+    return [RankedHit(hit_keys(h, id_to_key), h.source, float(h.relevance or 0.0)) for h in hits]
 
 
 def evaluate_embedder(
@@ -416,7 +453,8 @@ def evaluate_embedder(
             started = time.monotonic()
             _archive(settings, embedder, dim, sessions)
             log(f"{name}: archived {sessions} sessions in {time.monotonic() - started:.1f} s")
-            return _score_modes(settings, embedder, name, labelled, id_to_key, modes)
+            runs = _score_modes(settings, embedder, name, labelled, id_to_key, modes)
+            return [run_vector_windows(labelled, name, embedder), *runs]
     finally:
         drop_database(admin_url, database)
 

@@ -309,11 +309,15 @@ def test_max_sessions_takes_the_oldest_pending_first(source: SourceDB, settings:
     assert [s.session_id for s in run(settings, limit=10).sessions] == ["s2", "s1", "s0"]
 
 
-def test_a_session_locked_by_another_run_is_skipped(source: SourceDB, settings: Settings) -> None:
+def test_a_session_locked_by_another_run_is_passed_over(
+    source: SourceDB, settings: Settings
+) -> None:
     source.add("busy", ["hi", "hello"])
     with psycopg.connect(source.url, autocommit=True) as other:
         other.execute("SELECT pg_advisory_lock(hashtextextended('archivist:session:busy', 0))")
-        [outcome] = run(settings).sessions
+        report = run(settings)
+        assert report.sessions == [] and report.passed_over.held == 1  # never read
+        [outcome] = run(settings, session_ids=["busy"]).sessions  # named: read, and skipped
         assert outcome.status == "skipped"
         assert "another archivist run" in (outcome.reason or "")
     assert run(settings).sessions[0].status == "archived"

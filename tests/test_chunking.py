@@ -176,3 +176,22 @@ def test_an_extraction_chunk_keeps_its_id_when_a_group_is_added_before_it() -> N
     kept = set(old) & set(new)
     assert len(new) > len(old) and len(kept) >= 3
     assert all(old[text] == new[text] for text in kept)
+
+
+def test_a_window_of_long_turns_is_one_chunk_that_knows_where_each_turn_starts() -> None:
+    turns = [
+        message(1, "user", "Which database do we use for the ledger?"),
+        message(2, "assistant", "Postgres. " + "It keeps the ledger consistent. " * 100),
+        message(3, "user", "And backups?"),
+    ]
+    (chunk,) = window_chunks("s", "turns:000000", turns, "hash-768", 1, 16_000, index=0)
+    assert chunk.metadata["message_ids"] == ["1", "2", "3"]
+    starts = chunk.metadata["turn_starts"]
+    assert [chunk.content[s:].split(":", 1)[0] for s in starts] == ["User", "Assistant", "User"]
+    assert chunk.content[starts[2] :] == "User: And backups?"
+
+
+def test_a_window_longer_than_its_ceiling_is_cut_at_turns() -> None:
+    turns = [message(i, "user", "word " * 100) for i in range(4)]  # 506 characters a turn
+    chunks = window_chunks("s", "turns:000000", turns, "hash-768", 1, 1100, index=0)
+    assert [c.metadata["message_ids"] for c in chunks] == [["0", "1"], ["2", "3"]]

@@ -27,6 +27,8 @@ COMMANDS = [
     "config",
     "mcp",
     "forget",
+    "conflicts",
+    "resolve",
 ]
 
 
@@ -107,9 +109,9 @@ def test_a_failed_session_gives_exit_code_1(source: SourceDB, env: dict[str, str
     [
         (["archive", "--max-sessions", "0"], {}, "Invalid value"),
         (["archive", "--bogus"], {}, "No such option"),
-        (["archive"], {"ARCHIVIST_MAX_SESSIONS": "many"}, "invalid setting max_sessions"),
-        (["archive"], {"ARCHIVIST_EMBEDDER": "magic"}, "invalid setting embedder"),
-        (["archive"], {"ARCHIVIST_MESSAGES_TABLE": "x; drop table y"}, "messages_table"),
+        (["archive"], {"ARCHIVIST_MAX_SESSIONS": "many"}, "invalid setting ARCHIVIST_MAX_SESSIONS"),
+        (["archive"], {"ARCHIVIST_EMBEDDER": "magic"}, "invalid setting ARCHIVIST_EMBEDDER"),
+        (["archive"], {"ARCHIVIST_MESSAGES_TABLE": "x; drop table y"}, "ARCHIVIST_MESSAGES_TABLE"),
     ],
 )
 def test_bad_flags_and_settings_exit_2_with_one_line(

@@ -13,7 +13,7 @@ import re
 import shlex
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -190,7 +190,7 @@ def test_env_file_syntax_and_the_real_environment_winning(
     [
         ("NOT A SETTING LINE", "line 2: not a KEY=VALUE line"),
         ("ARCHIVIST_EMBEDDER='hash", "line 2: unterminated or stray quote"),
-        ("ARCHIVIST_TYPO=1", "invalid setting typo"),
+        ("ARCHIVIST_TYPO=1", "unknown setting ARCHIVIST_TYPO"),
     ],
 )
 def test_a_bad_env_file_is_one_line_and_exit_2(tmp_path: Path, line: str, problem: str) -> None:
@@ -243,3 +243,46 @@ def test_the_newest_reports_are_kept(
             first = sorted(report_dir.glob("archive-*.json"))
     kept = sorted(report_dir.glob("archive-*.json"))
     assert len(kept) == 2 and first[0] not in kept
+
+
+def operations_prune_line() -> str:
+    """The prune job's shell line from docs/operations.md's crontab (after the time fields)."""
+    text = (ROOT / "docs" / "operations.md").read_text()
+    block = re.search(r"```crontab\n(.*?)```", text, re.S)
+    assert block, "docs/operations.md has no ```crontab block"
+    lines = [ln for ln in block.group(1).splitlines() if re.match(r"[\d*]", ln)]
+    line = next(ln for ln in lines if "prune-check" in ln)
+    found = re.match(r"(?:\S+\s+){5}(.*)$", line)
+    assert found
+    return found.group(1)
+
+
+def prune_job(env_file: Path) -> subprocess.CompletedProcess[str]:
+    command = operations_prune_line().replace("/etc/archivist.env", str(env_file))
+    return subprocess.run(
+        ["env", "-i", f"PATH={ENTRY_POINT.parent}:/usr/bin:/bin", "sh", "-c", command],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=env_file.parent,
+    )
+
+
+def test_the_prune_line_is_silent_when_safe_and_deletes_up_to_the_checked_cutoff(
+    corpus: SourceDB, ollama_server: OllamaTestServer, tmp_path: Path
+) -> None:
+    env_file = write_env_file(tmp_path / "archivist.env", corpus, ollama_server)
+    assert cron(readme_crontab_command(), env_file, tmp_path / "log").returncode == 0
+    corpus.add("recent", ["said today, kept by the prune"], datetime.now(UTC))
+    assert corpus.count("session_messages") == len(SESSIONS) * 4 + 1
+
+    done = prune_job(env_file)
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert corpus.count("session_messages") == 1  # the old ones went, today's stayed
+
+    corpus.add("never-archived", ["an old message the archive lacks"], T0)
+    unsafe = prune_job(env_file)
+    assert unsafe.returncode == 3 and unsafe.stdout == ""
+    assert unsafe.stderr.startswith("not safe: 1 of 1 message older than"), unsafe.stderr
+    assert corpus.count("session_messages") == 2  # nothing deleted

@@ -107,7 +107,10 @@ def test_a_slow_answer_past_the_timeout_fails_that_session_only(
     ollama_server.fault, ollama_server.fail_times, ollama_server.delay_s = "slow", 2, 3.0
     ollama_server.fault_after = 1
 
-    done, report = archive(corpus, ollama_server, tmp_path, ollama_timeout_s="0.5")
+    # One request at a time, so that both slow answers meet s1's request and its retry.
+    done, report = archive(
+        corpus, ollama_server, tmp_path, ollama_timeout_s="0.5", embed_concurrency="1"
+    )
 
     assert done.returncode == 1 and report is not None
     assert statuses(report) == {s: "failed" if s == "s1" else "archived" for s in SESSIONS}

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support.ollama_server import OllamaTestServer
 
-from archivist.embed.base import Embedder, Vector, embed_documents
+from archivist.embed.base import Embedder, Vector, embed_documents, split_text
 from archivist.embed.hashing import HashEmbedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import EmbedError
@@ -368,3 +368,17 @@ def test_ollama_host_defaults_to_the_environment(monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv("OLLAMA_HOST")
     with OllamaEmbedder() as embedder:
         assert embedder.host == "http://127.0.0.1:11434"
+
+
+def test_a_text_longer_than_the_model_reads_is_embedded_in_pieces_and_pooled() -> None:
+    embedder = HashEmbedder(dimension=64)
+    text = "ledger postgres " * 20 + "holiday lisbon " * 60
+    (pooled,), calls = embed_documents(embedder, [text], piece_chars=400)
+    pieces = split_text(text, 400)
+    vectors = embedder.embed_batch(pieces)
+    expected = np.average(np.stack(vectors), axis=0, weights=[len(p) for p in pieces])
+    assert calls == 1 and len(pieces) == 4
+    assert np.allclose(pooled, expected / np.linalg.norm(expected), atol=1e-6)
+    assert float(pooled @ vectors[-1]) > 0.3  # the end of the text counts, not only its start
+    (short,), _ = embed_documents(embedder, ["ledger postgres"], piece_chars=400)
+    assert np.allclose(short, embedder.embed_batch(["ledger postgres"])[0])

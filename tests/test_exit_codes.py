@@ -1,4 +1,5 @@
-"""The exit-code contract, one test per row of the README's table, through the real entry point.
+"""The exit-code contract, one test per row of the table in docs/operations.md, through the
+real entry point.
 
 0 success; 1 the work failed at run time; 2 usage or configuration; 3 prune-check "not safe";
 130 interrupted. Commands that embed nothing never need the embedder; searches use the model
@@ -49,8 +50,8 @@ def archived(source: SourceDB) -> SourceDB:
     return source
 
 
-def test_readme_table_lists_exactly_the_codes_tested_here() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_documented_table_lists_exactly_the_codes_tested_here() -> None:
+    readme = (ROOT / "docs" / "operations.md").read_text()
     section = readme[readme.index("## Exit codes") :]
     rows = re.findall(r"^\| `(\d+)` \|", section, re.M)
     assert rows == ["0", "1", "2", "3", "130"]

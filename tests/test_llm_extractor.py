@@ -449,8 +449,8 @@ def test_an_unknown_extractor_is_a_usage_error(
     done = archive(source, server, tmp_path, "--extractor", "gpt")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "error: Invalid value for '--extractor': Value error, 'gpt' is not one of 'rules', "
-        "'ollama'. (see: python -m archivist archive --help)"
+        "error: Invalid value for '--extractor': 'gpt'; use rules or ollama "
+        "(see: python -m archivist archive --help)"
     ]
 
 

@@ -30,6 +30,7 @@ from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery
 from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
+from archivist.state.current import CurrentState, CurrentStateQuery
 from archivist.state.history import History
 from archivist.state.view import StateView
 from archivist.store.postgres import EmbeddingConfig, PostgresStore
@@ -54,6 +55,7 @@ TOOLS = {
     "search": (HybridQuery, SearchResult),
     "session_state": (SessionQuery, StateView),
     "session_history": (SessionQuery, History),
+    "current_state": (CurrentStateQuery, CurrentState),
 }
 _databases = itertools.count()
 
@@ -143,6 +145,7 @@ async def check_answers(session: ClientSession, ollama: OllamaTestServer) -> dic
         "search": await call(session, "search", query="refresh token", session_ids=["oauth"]),
         "session_state": await call(session, "session_state", session_id="deploy"),
         "session_history": await call(session, "session_history", session_id="oauth"),
+        "current_state": await call(session, "current_state"),
     }
     assert len(ollama.embed_requests) == embeds + 2  # the two searches by meaning, over HTTP
     structured: dict[str, Any] = {}
@@ -157,6 +160,8 @@ async def check_answers(session: ClientSession, ollama: OllamaTestServer) -> dic
     assert [s["session_id"] for s in structured["search"]["sessions"]] == ["oauth"]
     assert structured["session_state"]["text"] == text(answers["session_state"])
     assert [v["version"] for v in structured["session_history"]["versions"]] == [1]
+    current = {i["session_id"] for i in structured["current_state"]["items"]}
+    assert current == {"deploy", "oauth"} and "Current state" in text(answers["current_state"])
     return structured
 
 
@@ -173,7 +178,7 @@ def test_stdio_lists_the_tools_and_answers_each(
 
         over_stdio(archived, scenario, errlog)
         errlog.seek(0)
-        assert "5 read-only tools; nomic-embed-text (768-d), on stdio" in errlog.read()
+        assert "6 read-only tools; nomic-embed-text (768-d), on stdio" in errlog.read()
 
 
 def test_limits_are_clamped_and_bad_calls_are_tool_errors(
@@ -327,7 +332,7 @@ def test_startup_checks_fail_with_the_usual_exit_codes(
         ({"ARCHIVIST_EMBEDDING_MODEL": "all-minilm"}, [], None, "all-minilm"),
         ({"ARCHIVIST_EMBEDDER": "hash"}, [], None, "holds embeddings of nomic-embed-text"),
         ({}, ["--http", "--host", "0.0.0.0"], 2, "without a bearer token"),
-        ({"ARCHIVIST_MCP_TOKEN": "short"}, [], 2, "mcp_token"),
+        ({"ARCHIVIST_MCP_TOKEN": "short"}, [], 2, "ARCHIVIST_MCP_TOKEN: at least 16 characters"),
     ]
     for env, args, code, message in cases:
         result = mcp_exit(archived, *args, **env)

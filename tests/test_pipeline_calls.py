@@ -164,7 +164,7 @@ def test_a_session_commits_beside_the_next_ones_read(
 
     assert [s.status for s in report.sessions] == ["archived", "archived"]
     lines = statements.lines()
-    reads = _calls(lines, "archivist_read_session")
+    reads = _calls(lines, "archivist_claim_read")  # the claim queue's take-and-read
     commits = _calls(lines, "archivist_commit_version")
     let_gos = _calls(lines, "archivist_let_go_session")
     assert len(reads) == len(commits) == len(let_gos) == 2

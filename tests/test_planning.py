@@ -68,6 +68,7 @@ def settings() -> PlanSettings:
     return PlanSettings(
         model="hash-768",
         chunk_chars=s.chunk_max_chars,
+        window_chars=s.window_max_chars,
         turns_per_window=s.turns_per_window,
         speaker_labels=s.speaker_labels,
         max_message_chars=s.max_message_chars,

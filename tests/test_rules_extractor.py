@@ -35,7 +35,7 @@ from archivist.models import Extraction, Message, SessionSummary
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "archivist" / "samples"  # the demo's sample sessions, with expectations
 FIXTURE_FILES = sorted(FIXTURES.glob("*.json"))
-KEY_RE = re.compile(r"^(?:[a-z]+:[a-z0-9_]*|url:[a-z0-9._~/-]*)$")
+KEY_RE = re.compile(r"^(?:[a-z]+:[a-z0-9_/]*|(?:url|repo):[a-z0-9._~/-]*)$")
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
@@ -511,8 +511,8 @@ def test_repositories_need_context_and_github_urls_give_repo_and_url() -> None:
     )
     assert [x.key for x in e.entities] == [
         "url:github.com/acme/olive/pull/42",
-        "repo:acme_olive",
-        "repo:acme_infra",
+        "repo:acme/olive",
+        "repo:acme/infra",
     ]
 
 
@@ -582,7 +582,9 @@ def test_extractive_summary_waits_for_the_first_user_request() -> None:
         ("place", "Austin, Texas", "place:austin_texas"),
         ("project", "dashboard-redesign", "project:dashboard_redesign"),
         ("tool", "Next.js", "tool:nextjs"),
-        ("repo", "acme/olive", "repo:acme_olive"),
+        ("repo", "acme/olive", "repo:acme/olive"),
+        ("repo", "Acme/Billing-Service.git", "repo:acme/billing-service"),
+        ("product", "CI/CD", "product:ci/cd"),
         ("person", "José  Álvarez", "person:jose_alvarez"),
         ("person", "@maria", "person:maria"),
         ("Tool", "  --Fly.io--  ", "tool:flyio"),

@@ -105,6 +105,28 @@ def test_recency_weight_prefers_newer_conversation(source: SourceDB, settings: S
         assert hit.score == pytest.approx(before[hit.session_id] * factor[hit.session_id], rel=0.01)
 
 
+def test_words_said_often_and_words_said_everywhere_both_count(
+    source: SourceDB, settings: Settings
+) -> None:
+    """BM25 counts how often a window says a word, and scores every window with a query word,
+    not only those with its rarest word."""
+    filler = "We went through the tracker backlog and the sprint board together."
+    for n in range(12):
+        source.add(f"s{n:02d}", [filler, "Noted, the tracker is updated.", f"Item {n}."])
+    source.add("once", ["The tracker budget is fixed.", "OK.", "Fine."])
+    source.add("often", ["Budget: the budget caps the budget.", "The budget is the budget.", "Ok"])
+    source.add("bird", ["A flamingo was in the garden.", "Pink?", "Yes, pink."])
+    archive(settings, ArchiveRequest(delay_ms=0))
+    turns = [
+        h.session_id
+        for h in memory_search("budget", mode="text", settings=settings, source="session_turn").hits
+    ]
+    assert turns[:2] == ["often", "once"]
+    mixed = memory_search("tracker flamingo", mode="text", settings=settings).hits
+    sessions = {h.session_id for h in mixed if h.source == "session_turn"}
+    assert "bird" in sessions and len(sessions) > 5  # the tracker windows are scored too
+
+
 @pytest.mark.both_transports
 def test_memory_search_limit_is_clamped_and_said_so(source: SourceDB, settings: Settings) -> None:
     for n in range(15):

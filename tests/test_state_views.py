@@ -78,7 +78,7 @@ def test_order_pinned_type_confidence_recency_and_no_superseded() -> None:
         "Old question",
     ]
     block = render_state(items, t).splitlines()
-    assert block[0] == "State (updated: 2026-01-01T00:00Z, items: 8)"
+    assert block[0] == "State (updated: 2026-01-01 00:00 UTC, items: 8)"
     assert render_state([item("x y", "decision", status="superseded")], t) == ""
 
 
@@ -102,7 +102,7 @@ def test_state_and_history_commands(source: SourceDB, settings: Settings) -> Non
     block = invoke("state", "cache")
     assert block.exit_code == 0, block.stderr
     lines = block.stdout.strip().splitlines()
-    assert lines[0].startswith("State (updated: 2026-03-01T10:01Z, items: ")
+    assert lines[0].startswith("State (updated: 2026-03-01 10:01 UTC, items: ")
     assert (
         "DECISION (active) caching: Use Memcached instead of Redis for caching [refs:1]" in lines[1]
     )

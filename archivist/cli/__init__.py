@@ -6,11 +6,20 @@
 - `output`: where output goes and how much of it (`--json`, `--quiet`, `-v`, terminals);
 - commands, one module per group: `archive_cmds` (init, archive, demo, reembed),
   `search_cmds` (memory-search, archive-search, search), `inspect_cmds` (status, state,
-  history, prune-check, doctor, config), `forget_cmds` (forget), `serve_cmds` (mcp);
-- renderers: `render_run` (archive runs), `render_search` (search hits), `render` (the rest).
+  history, prune-check, doctor, config), `forget_cmds` (forget), `state_cmds` (conflicts,
+  resolve), `serve_cmds` (mcp);
+- renderers: `render_run` (archive runs), `render_search` (search hits), `render_state`
+  (the current state and its conflicts), `render` (the rest).
 """
 
-from archivist.cli import archive_cmds, forget_cmds, inspect_cmds, search_cmds, serve_cmds
+from archivist.cli import (
+    archive_cmds,
+    forget_cmds,
+    inspect_cmds,
+    search_cmds,
+    serve_cmds,
+    state_cmds,
+)
 from archivist.cli.app import cli, main
 
 __all__ = [
@@ -21,4 +30,5 @@ __all__ = [
     "main",
     "search_cmds",
     "serve_cmds",
+    "state_cmds",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import traceback
 from importlib import metadata
@@ -103,7 +104,7 @@ def main() -> None:
         raise SystemExit(EXIT_INTERRUPTED) from None
     except typer.TyperException as exc:  # click's usage errors
         formatter = getattr(exc, "format_message", None)
-        message = str(formatter() if formatter else exc)
+        message = _plain(str(formatter() if formatter else exc))
         context = getattr(exc, "ctx", None)
         hint = f" (see: {context.command_path} --help)" if context is not None else ""
         if message.strip():  # empty after `archivist` alone, which prints the help instead
@@ -115,6 +116,19 @@ def main() -> None:
         _report_crash(exc)
         raise SystemExit(EXIT_FAILED) from None
     raise SystemExit(code if isinstance(code, int) else 0)
+
+
+_NOT_ONE_OF = re.compile(r"Value error, (.+?) is not one of (.+?)\.?$")
+
+
+def _plain(message: str) -> str:
+    """A usage error in the project's words: an enum option's refusal names what it allows
+    (the validation library would say "Value error, 'x' is not one of 'a', 'b'")."""
+    found = _NOT_ONE_OF.search(message)
+    if found is None:
+        return message.replace("Value error, ", "").replace("Input should be ", "must be ")
+    allowed = " or ".join(v.strip(" '") for v in found.group(2).split(","))
+    return f"{message[: found.start()]}{found.group(1)}; use {allowed}"
 
 
 def _report_crash(exc: Exception) -> None:

@@ -17,6 +17,7 @@ from archivist import demo as demo_module
 from archivist.cli import render, render_run
 from archivist.cli.app import cli
 from archivist.cli.common import (
+    EXIT_USAGE,
     Command,
     EmbedderFlag,
     ExtractorFlag,
@@ -24,6 +25,7 @@ from archivist.cli.common import (
     LlmModelFlag,
     QuietFlag,
     VerboseFlag,
+    announce_creation,
     begin,
     default,
     reported,
@@ -31,9 +33,10 @@ from archivist.cli.common import (
     value,
 )
 from archivist.cli.output import Output
-from archivist.config import Settings
+from archivist.config import Settings, database_label
+from archivist.errors import ConfigError
 from archivist.models import RunReport
-from archivist.pipeline import ArchiveRequest
+from archivist.pipeline import NO_MESSAGES, ArchiveRequest
 from archivist.reports import prepare_report_dir, save_report
 from archivist.store.postgres import SessionSelection
 
@@ -96,9 +99,10 @@ def init(
         with reported(out, settings):
             typer.echo(operations.schema_script(settings, allow_authenticated), nl=False)
         return
+    announce_creation(out, settings)
     with reported(out, settings):
         applied, recorded = operations.init_database(settings, allow_authenticated)
-    render.init_result(out, applied, recorded.model, recorded.dim)
+    render.init_result(out, database_label(settings), applied, recorded.model, recorded.dim)
 
 
 class _Reports:
@@ -131,8 +135,11 @@ class _Reports:
             if not self.ready:
                 prepare_report_dir(self.folder)
             path = save_report(self.folder, report, self.keep, self.text)
-        except (OSError, ValueError) as exc:
-            self.out.error(f"cannot write the run report in {self.folder}: {exc}")
+        except (OSError, ValueError, ConfigError) as exc:
+            # The report is what a monitor reads: rather than lose it, it goes to stderr.
+            detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            self.out.error(f"cannot write the run report in {self.folder} ({detail}); it follows")
+            self.out.err.print(report.model_dump_json(indent=2), markup=False, soft_wrap=True)
             return
         log.info("report: %s", path)
 
@@ -177,6 +184,16 @@ def archive(
         int | None,
         typer.Option(min=0, metavar="MS", help="Pause between sessions." + default("delay_ms")),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=64,
+            metavar="N",
+            help="Archive in N worker processes that share the pending sessions (and "
+            "--max-sessions); see docs/scale-out.md." + default("workers"),
+        ),
+    ] = None,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -211,6 +228,8 @@ def archive(
 
     Example: archivist archive --extractor ollama --llm-model llama3.2
 
+    Example: archivist archive --workers 4 --max-sessions 1000
+
     Example (cron): archivist --env-file /etc/archivist.env archive --quiet
     --report-dir /var/log/archivist
     """
@@ -222,9 +241,11 @@ def archive(
             "embedder": value(embedder),
             "max_sessions": max_sessions,
             "delay_ms": delay_ms,
+            "workers": workers,
             "extractor": value(extractor),
             "llm_model": llm_model,
         },
+        reading=dry_run,  # a plan writes nothing: it may read the demo, never creates one
         on_failure=reports.failed,
     )
     request = ArchiveRequest(
@@ -239,10 +260,17 @@ def archive(
     )
     with reported(out, settings, on_failure=reports.failed):
         reports.configure(settings)
+        if not dry_run:
+            announce_creation(out, settings)
         with render_run.run_progress(out, dry_run) as progress:
-            report = operations.archive(settings, request, progress)
+            report = operations.archive(settings, request, progress, workers=settings.workers)
     reports.save(report)
     render_run.run_report(out, report)
+    unknown = [s.reason for s in report.sessions if s.reason and s.reason.startswith(NO_MESSAGES)]
+    for line in unknown:
+        out.error(line, label="error" if len(unknown) == len(report.sessions) else "warning")
+    if session_id and unknown and len(unknown) == len(report.sessions):
+        raise typer.Exit(EXIT_USAGE)  # nothing named exists: a typo, not a run
     # A session it could not archive (an id too long to hold) is a failure too: never silent.
     raise typer.Exit(1 if report.failed or report.notes or report.unarchivable.count else 0)
 

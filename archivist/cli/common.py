@@ -28,9 +28,8 @@ from archivist.config import (
     load_settings,
     redact,
 )
-from archivist.demo import demo_data_dir
 from archivist.errors import ArchivistError, ConfigError
-from archivist.store.embedded import embedded_exists, pgserver_module
+from archivist.store.embedded import embedded_exists, pgserver_module, reading_settings
 from archivist.when import parse_time
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNSAFE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -98,11 +97,13 @@ def settings_for(
     overrides: dict[str, Any],
     reading: bool = False,
     on_failure: Callable[[str, int], None] | None = None,
+    require_database: bool = True,
 ) -> Settings:
     """The effective settings, or exit 2 with one line.
 
-    `reading`: a read-only command may fall back to the demo's database when none is
-    configured (and says so on stderr), so the README's commands work right after the demo.
+    `reading`: a command that only reads uses the demo's database when none is configured
+    (and says so on stderr), so the README's commands work right after the demo; with no
+    database at all it stops (exit 2), unless not `require_database` (doctor reports it).
     """
     with reported(out, on_failure=on_failure):
         settings = _load(overrides)
@@ -111,23 +112,30 @@ def settings_for(
         exposed = env_file_exposure(GLOBALS.env_file, GLOBALS.env_values, settings)
         if exposed:
             out.error(exposed, label="warning")  # shown even with --quiet: fix it
-    if reading:
-        demo = demo_data_dir(settings, Path.cwd())
-        if demo is not None:
-            out.note(
-                f"no database configured: reading the demo database in {demo} (archivist "
-                "demo); set DATABASE_URL or ARCHIVIST_DATA_DIR for yours"
+    if not reading:
+        return settings
+    settings, demo_note = reading_settings(settings, Path.cwd())
+    if demo_note is not None:
+        out.note(demo_note)
+    elif (
+        require_database
+        and settings.uses_embedded_database
+        and not embedded_exists(settings.data_dir)
+    ):
+        # Reading must not create an empty database: it would hide the demo's from then on.
+        with reported(out, settings, on_failure=on_failure):
+            pgserver_module()  # without it, the missing extra is the news
+            raise ConfigError(
+                f"nothing archived yet: no database in {settings.data_dir}; run `archivist "
+                "init` and `archivist archive`, or `archivist demo`, or set DATABASE_URL"
             )
-            settings = settings.model_copy(update={"data_dir": demo})
-        elif settings.uses_embedded_database and not embedded_exists(settings.data_dir):
-            # Reading must not create an empty database: it would hide the demo's from then on.
-            with reported(out, settings, on_failure=on_failure):
-                pgserver_module()  # without it, the missing extra is the news
-                raise ConfigError(
-                    f"nothing archived yet: no database in {settings.data_dir}; run `archivist "
-                    "init` and `archivist archive`, or `archivist demo`, or set DATABASE_URL"
-                )
     return settings
+
+
+def announce_creation(out: Output, settings: Settings) -> None:
+    """Say where the embedded database is about to be created (init, a run that writes)."""
+    if settings.uses_embedded_database and not embedded_exists(settings.data_dir):
+        out.note(f"creating the embedded database in {settings.data_dir}")
 
 
 def _load(overrides: dict[str, Any]) -> Settings:
@@ -256,6 +264,15 @@ Until = Annotated[
     datetime | None,
     typer.Option(
         metavar="WHEN", parser=_when, help="Only conversation up to this time (as --since)."
+    ),
+]
+AsOf = Annotated[
+    datetime | None,
+    typer.Option(
+        "--as-of",
+        metavar="WHEN",
+        parser=_when,
+        help="The archive as it stood then: items current at that time (as --until).",
     ),
 ]
 OlderThan = Annotated[

@@ -13,7 +13,7 @@ import typer
 
 from archivist import app as operations
 from archivist import doctor as doctor_module
-from archivist.cli import render
+from archivist.cli import render, render_state
 from archivist.cli.app import cli
 from archivist.cli.common import (
     EXIT_FAILED,
@@ -32,7 +32,9 @@ from archivist.cli.common import (
     settings_for,
     value,
 )
+from archivist.cli.output import iso_utc
 from archivist.config import explain_settings
+from archivist.errors import ConfigError
 
 SessionArgument = Annotated[str, typer.Argument(metavar="SESSION_ID", help="The session to show.")]
 
@@ -54,20 +56,56 @@ def status(
 
 @cli.command("state", cls=Command)
 def state(
-    session_id: SessionArgument,
+    session_id: Annotated[
+        str | None,
+        typer.Argument(metavar="[SESSION_ID]", help="The session to show (not with --current)."),
+    ] = None,
+    current: Annotated[
+        bool,
+        typer.Option(
+            "--current", help="What is true now across sessions: the current items of a scope."
+        ),
+    ] = False,
+    user_id: Annotated[
+        str | None, typer.Option("--user-id", help="With --current: only this user's items.")
+    ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="With --current: the state as it stood then (ISO or 30d)."),
+    ] = None,
+    subject: Annotated[
+        str | None,
+        typer.Option("--subject", help="With --current: how one subject changed over time."),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, max=1000, help="With --current: items shown.")
+    ] = 200,
     json_output: JsonFlag = False,
     quiet: QuietFlag = False,
     verbose: VerboseFlag = False,
 ) -> None:
-    """Show a session's active state items as the compact block prompt builders use.
+    """Show a session's active state items as the compact block prompt builders use, or with
+    --current the items true now across sessions (each with its session and message).
 
     Example: archivist state dev-cache-memcached --json
+    Example: archivist state --current --subject "session cache"
     """
     out = begin(json_output, quiet, verbose)
+    with reported(out):
+        if current == (session_id is not None):
+            raise ConfigError("give a SESSION_ID or --current, not both or neither")
+        if not current and (user_id or as_of or subject):
+            raise ConfigError("--user-id, --as-of and --subject go with --current")
     settings = settings_for(out, {}, reading=True)
     with reported(out, settings):
-        result = operations.session_state(settings, session_id)
-    render.state_result(out, result)
+        if session_id is None:
+            scope = operations.current_state(settings, user_id, as_of, subject, limit)
+        else:
+            result = operations.session_state(settings, session_id)
+    if session_id is None:
+        render_state.current_result(out, scope)
+    else:
+        render.state_result(out, result)
 
 
 @cli.command("history", cls=Command)
@@ -91,6 +129,15 @@ def history(
 @cli.command("prune-check", cls=Command)
 def prune_check(
     older_than: OlderThan,
+    print_cutoff: Annotated[
+        bool,
+        typer.Option(
+            "--print-cutoff",
+            metavar="",
+            help="Print only the cutoff it checked (ISO 8601 UTC) on stdout, when safe: the "
+            "prune job deletes up to that time, not up to its own now.",
+        ),
+    ] = False,
     json_output: JsonFlag = False,
     quiet: QuietFlag = False,
     verbose: VerboseFlag = False,
@@ -99,13 +146,16 @@ def prune_check(
 
     Exit 1 or 2 when the check itself failed: a prune script can tell "unsafe" from "broken".
 
-    Example: archivist prune-check --older-than 30d && psql "$DATABASE_URL" -f prune.sql
+    Example: cutoff=$(archivist prune-check --older-than 30d --print-cutoff) && psql
+    "$DATABASE_URL" -qc "DELETE FROM session_messages WHERE created_at < '$cutoff'"
     """
-    out = begin(json_output, quiet, verbose)
-    settings = settings_for(out, {})
+    out = begin(json_output, quiet or print_cutoff, verbose)
+    settings = settings_for(out, {}, reading=True)
     with reported(out, settings):
         result = operations.check_prune(settings, datetime.now(UTC) - older_than)
     render.prune_result(out, result)
+    if print_cutoff and result.safe and not json_output:
+        typer.echo(iso_utc(result.cutoff))
     raise typer.Exit(EXIT_OK if result.safe else EXIT_UNSAFE)
 
 
@@ -128,6 +178,8 @@ def doctor(
     settings = settings_for(
         out,
         {"embedder": value(embedder), "extractor": value(extractor), "llm_model": llm_model},
+        reading=True,
+        require_database=False,
     )
     with reported(out, settings):
         report = doctor_module.run_doctor(settings)

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import logging
 import sys
+import textwrap
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal
 
 from rich.console import Console
@@ -52,6 +54,37 @@ class _LibraryFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         return self.verbose or record.name == "archivist" or record.name.startswith("archivist.")
+
+
+def people_time(moment: datetime) -> str:
+    """The one way a time is shown to people: UTC, to the minute (`2026-11-25 15:35`). Each
+    output names the zone once, beside its first time or in its heading."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def iso_utc(moment: datetime) -> str:
+    """A time for scripts: ISO 8601 in UTC, to the second (`2026-11-25T15:35:10Z`)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """`1 session`, `2 sessions` (`nouns` where adding an s is wrong)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {nouns or noun + 's'}"
+
+
+def fit(line: str, width: int = 80) -> str:
+    """`line` wrapped at spaces to `width` columns, continued with an indent (for mail and
+    logs, where a terminal does not wrap); ids and other single words are never cut."""
+    indent = " " * min(len(line) - len(line.lstrip()) + 4, 12)
+    return textwrap.fill(
+        line, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    )
+
+
+def short_line(text: str, limit: int = 60) -> str:
+    """`text` on one line of at most `limit` characters (a header must not echo a pasted page)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 @dataclass

@@ -5,13 +5,12 @@ are failures (a failed doctor check, an unsafe prune), on stderr, one line each.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
 
-from archivist.cli.output import Output
+from archivist.cli.output import Output, fit, people_time, plural
 from archivist.cli.render_run import session_line, summary
 from archivist.config import SettingOrigin, redact
 from archivist.doctor import DoctorReport
@@ -34,10 +33,6 @@ def _table(title: str | None, *columns: str) -> Table:
     for column in columns:
         table.add_column(column, overflow="fold")
     return table
-
-
-def _utc(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
 
 
 def reembed_result(out: Output, report: ReembedReport) -> None:
@@ -73,14 +68,22 @@ def config_result(out: Output, rows: list[SettingOrigin]) -> None:
     out.out.print(table)
 
 
-def init_result(out: Output, applied: list[str], model: str, dim: int) -> None:
+def init_result(out: Output, database: str, applied: list[str], model: str, dim: int) -> None:
     if out.as_json:
-        out.json(json.dumps({"applied": applied, "embedding_model": model, "dim": dim}))
+        out.json(
+            json.dumps(
+                {"database": database, "applied": applied, "embedding_model": model, "dim": dim}
+            )
+        )
         return
     if out.quiet:
         return
     done = ", ".join(applied) if applied else "none (already up to date)"
-    out.out.print(escape(f"migrations applied: {done}\nembedding model: {model} ({dim}-d)"))
+    out.out.print(
+        escape(
+            f"database: {database}\nmigrations applied: {done}\nembedding model: {model} ({dim}-d)"
+        )
+    )
 
 
 def demo_result(out: Output, result: DemoResult, program: str) -> None:
@@ -124,9 +127,10 @@ def prune_result(out: Output, result: PruneCheck) -> None:
     if out.as_json:
         out.json(result.model_dump_json(indent=2))
         return
-    cutoff = result.cutoff.isoformat(timespec="seconds")
+    cutoff = f"{people_time(result.cutoff)} UTC"
     forgotten = (
-        f"; {result.forgotten_messages} more ({result.forgotten_sessions} sessions) were "
+        f"; {result.forgotten_messages} more "
+        f"({plural(result.forgotten_sessions, 'session')}) were "
         "forgotten on request: nothing to protect"
         if result.forgotten_messages
         else ""
@@ -134,39 +138,52 @@ def prune_result(out: Output, result: PruneCheck) -> None:
     if result.safe:
         if not out.quiet:
             out.out.print(
-                f"[green]safe[/green]: the archive holds the current text of all "
-                f"{result.messages_older - result.forgotten_messages} messages older than "
-                f"{cutoff} ({result.sessions_older} sessions){forgotten}"
+                f"[green]safe[/green]: the archive holds the current text of "
+                f"{plural(result.messages_older - result.forgotten_messages, 'message')} older "
+                f"than {cutoff} ({plural(result.sessions_older, 'session')}){forgotten}"
             )
         return
     verdict = (
-        f"{result.messages_at_risk} of {result.messages_older} messages older than {cutoff} "
-        f"({len(result.sessions)} sessions) are at risk: {_risks(result)}"
+        f"{result.messages_at_risk} of {plural(result.messages_older, 'message')} older than "
+        f"{cutoff} ({plural(len(result.sessions), 'session')}) "
+        f"{'is' if result.messages_at_risk == 1 else 'are'} at risk: {_risks(result)}"
     )
     if out.quiet:
         out.error(verdict, label="not safe")
         return
+    shown = result.sessions if out.verbose else result.sessions[:PRUNE_SESSIONS_SHOWN]
+    more = plural(len(result.sessions) - len(shown), "more session")
+    if not out.out.is_terminal:  # cron mail, a log: plain lines of at most 80 columns
+        lines = [f"not safe: {verdict}", *(f"  {r}" for r in result.reasons)]
+        for s in shown:
+            covered = people_time(s.covered_up_to.created_at) if s.covered_up_to else "never"
+            lines.append(
+                f"  {s.session_id}: {plural(s.messages_at_risk, 'message')} at risk since "
+                f"{people_time(s.oldest_at_risk)}, archived up to {covered}: {s.reason}"
+            )
+        if len(shown) < len(result.sessions):
+            lines.append(f"… and {more} (-v or --json)")
+        for line in lines:
+            out.out.print(fit(line), markup=False)
+        return
     out.out.print(f"[red]not safe[/red]: {escape(verdict)}")
     for reason in result.reasons:
         out.out.print(f"  {escape(reason)}")
-    shown = result.sessions if out.verbose else result.sessions[:PRUNE_SESSIONS_SHOWN]
     if not shown:
         return
     table = _table(None, "session", "messages at risk", "oldest at risk", "archived up to", "why")
     for s in shown:
-        covered = (
-            s.covered_up_to.created_at.isoformat(timespec="seconds") if s.covered_up_to else "-"
-        )
+        covered = people_time(s.covered_up_to.created_at) if s.covered_up_to else "-"
         table.add_row(
             escape(shortened(s.session_id)),
             str(s.messages_at_risk),
-            s.oldest_at_risk.isoformat(timespec="seconds"),
+            people_time(s.oldest_at_risk),
             covered,
             escape(s.reason),
         )
     out.out.print(table)
     if len(shown) < len(result.sessions):
-        out.out.print(f"… and {len(result.sessions) - len(shown)} more sessions (-v or --json)")
+        out.out.print(f"… and {more} (-v or --json)")
 
 
 def _risks(result: PruneCheck) -> str:
@@ -186,20 +203,20 @@ def status_result(out: Output, result: Status) -> None:
         return
     if out.quiet:
         return
-    oldest = (
-        result.oldest_unarchived.isoformat(timespec="seconds") if result.oldest_unarchived else "-"
-    )
+    oldest = f"{people_time(result.oldest_unarchived)} UTC" if result.oldest_unarchived else "-"
     out.out.print(
         f"sessions archived: {result.sessions_archived}\n"
         f"sessions with messages not archived: {result.sessions_pending}\n"
         f"messages not archived: {result.messages_unarchived} (oldest: {oldest})"
     )
-    table = _table("last runs", "started", "finished", "counts", "failures")
+    if result.open_conflicts:
+        out.out.print(f"open conflicts: {result.open_conflicts} (archivist conflicts)")
+    table = _table("last runs (times UTC)", "started", "finished", "counts", "failures")
     for run in result.last_runs:
         counts = ", ".join(f"{k} {v}" for k, v in (run.counts or {}).items() if v)
         table.add_row(
-            _utc(run.started_at),
-            _utc(run.finished_at) if run.finished_at else "[red]never[/]",
+            people_time(run.started_at),
+            people_time(run.finished_at) if run.finished_at else "[red]never[/]",
             counts,
             str(len(run.failures or {})),
         )
@@ -215,7 +232,7 @@ def failed_sessions_table(failed: list[FailedSession], title: str) -> Table:
         until = (
             "[red]quarantined[/]: archive --session-id to retry"
             if f.quarantined
-            else _utc(f.retry_after)
+            else people_time(f.retry_after)
         )
         table.add_row(escape(f.session_id), str(f.failures), until, escape(f.reason))
     return table
@@ -254,12 +271,16 @@ def history_result(out: Output, result: History) -> None:
         return
     if out.quiet:
         return
+    out.out.print(
+        f"{plural(len(result.versions), 'version')} of {result.session_id} (times UTC)",
+        markup=False,
+    )
     for v in result.versions:
-        first = v.span.first_turn_at.isoformat()[:16] if v.span.first_turn_at else "?"
-        last = v.span.last_turn_at.isoformat()[:16] if v.span.last_turn_at else "?"
+        first = people_time(v.span.first_turn_at) if v.span.first_turn_at else "?"
+        last = people_time(v.span.last_turn_at) if v.span.last_turn_at else "?"
         out.out.print(
-            f"version {v.version}  {v.version_at.isoformat()[:16]}  {v.extractor}  "
-            f"{first} .. {last} ({v.span.turn_count} turns)",
+            f"version {v.version}  {people_time(v.version_at)}  {v.extractor}  "
+            f"{first} .. {last} ({plural(v.span.turn_count, 'turn')})",
             markup=False,
         )
         lines = [f"  + [{i.uid}] {i.type}: {i.text}" for i in v.added]

@@ -23,7 +23,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from archivist.cli.output import Output
+from archivist.cli.output import Output, plural
 from archivist.failures import MAX_SESSION_ID_BYTES
 from archivist.models import RunReport, SessionOutcome, SessionStatus
 from archivist.reembed import Progress as ReembedProgress
@@ -125,12 +125,12 @@ def session_line(s: SessionOutcome) -> str:
         return head
     parts = [
         f"v{s.version_from}->v{s.version_to}",
-        f"{s.new_messages} msgs",
+        plural(s.new_messages, "msg"),
         f"chunks +{s.chunks_added} -{s.chunks_removed} ={s.chunks_kept}",
         (
-            f"{s.embed_calls} embedding calls to make"
+            f"{plural(s.embed_calls, 'embedding call')} to make"
             if s.status == "planned"
-            else f"{s.texts_embedded} texts embedded in {s.embed_calls} calls"
+            else f"{plural(s.texts_embedded, 'text')} embedded in {plural(s.embed_calls, 'call')}"
         ),
         f"{s.seconds:.2f}s",
     ]
@@ -175,10 +175,6 @@ def duration(seconds: float) -> str:
     return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
 
 
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def summary(report: RunReport) -> str:
     """The run in one line: sessions by outcome, duration and rate, chunks, embeddings."""
     seconds = (
@@ -201,11 +197,11 @@ def summary(report: RunReport) -> str:
     head = "dry run, nothing written: " if report.dry_run else ""
     chunk_verb = "would add" if report.dry_run else "added"
     fallbacks = sum(1 for s in report.sessions if s.extractor_fallback)
-    tail = f"; {fallbacks} sessions fell back to the rules extractor" if fallbacks else ""
-    sessions, embedded = _plural(total, "session"), _plural(texts, "text")
+    tail = f"; {plural(fallbacks, 'session')} fell back to the rules extractor" if fallbacks else ""
+    sessions, embedded = plural(total, "session"), plural(texts, "text")
     return (
         f"{head}{sessions}: {counts} in {duration(seconds)}{rate}; chunks {chunk_verb} {added}, "
-        f"removed {removed}, kept {kept}; embedded {embedded} in {_plural(calls, 'call')}{tail}"
+        f"removed {removed}, kept {kept}; embedded {embedded} in {plural(calls, 'call')}{tail}"
     )
 
 
@@ -222,7 +218,7 @@ def _left_out(report: RunReport) -> list[str]:
         more = len(report.held) - len(ids)
         quarantined = sum(h.quarantined for h in report.held)
         lines.append(
-            f"[yellow]held back:[/yellow] {_plural(len(report.held), 'session')} after failed "
+            f"[yellow]held back:[/yellow] {plural(len(report.held), 'session')} after failed "
             f"runs ({quarantined} quarantined), not attempted: "
             + escape(", ".join(ids) + (f" and {more} more" if more else ""))
             + " (archivist status lists them; archive --session-id retries one now)"
@@ -234,7 +230,7 @@ def _left_out(report: RunReport) -> list[str]:
 
 def _too_long(report: RunReport) -> str:
     return (
-        f"[yellow]too long:[/yellow] {_plural(report.unarchivable.count, 'session')} with "
+        f"[yellow]too long:[/yellow] {plural(report.unarchivable.count, 'session')} with "
         f"new messages have ids over {MAX_SESSION_ID_BYTES} bytes and cannot be archived: "
         + escape(", ".join(report.unarchivable.examples))
     )

@@ -8,13 +8,14 @@ result models, so fields the search adds (score parts) appear with -v without ch
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
 from rich.markup import escape
 from rich.text import Text
 
-from archivist.cli.output import Output
+from archivist.cli.output import Output, people_time, plural, short_line
 from archivist.search import (
     ArchiveFilters,
     ArchiveHit,
@@ -67,14 +68,27 @@ def _number(value: Any) -> str:
 
 
 def _when(hit: MemoryHit) -> str:
-    return str(hit.metadata.get("last_at") or hit.created_at.isoformat())[:16].replace("T", " ")
+    last = hit.metadata.get("last_at")
+    return people_time(datetime.fromisoformat(last) if last else hit.created_at)
 
 
-def _memory_hit(out: Output, n: int, hit: MemoryHit, terms: list[str], indent: str = "") -> None:
+def _memory_hit(
+    out: Output,
+    n: int,
+    hit: MemoryHit,
+    terms: list[str],
+    indent: str = "",
+    places: dict[str | None, int] | None = None,
+) -> None:
+    places = places or {}
     name, value = ranked_score(hit)
     head = Text(f"{indent}{n:>2}. {name} {_score(value)}  ")
+    if hit.relevance is not None:
+        head.append(f"relevance {hit.relevance:.2f}{' (weak)' if hit.weak else ''}  ")
     head.append(hit.session_id, style="bold")
     head.append(f"  {hit.source}  {_when(hit)}")
+    if hit.superseded_by in places:
+        head.append(f"  (older than #{places[hit.superseded_by]}, on the same words)")
     out.out.print(head)
     out.out.print(Text(f"{indent}    ") + _marked(hit.content, terms))
     if out.verbose:
@@ -95,15 +109,28 @@ def memory_result(out: Output, result: MemorySearchResult) -> None:
         return
     terms = query_terms(result.query)
     ranked = {"vector": "cosine similarity", "text": "word score"}.get(result.mode, "fused score")
+    if result.no_good_match and result.hits and result.min_score is None:
+        best = max(h.relevance or 0.0 for h in result.hits)
+        out.out.print(
+            escape(
+                f"no good match for {short_line(result.query)!r} (best relevance {best:.2f}, "
+                f"weak below {result.weak_below:g}); --min-score 0 lists "
+                f"{plural(len(result.hits), 'hit')}"
+            )
+        )
+        return
     count = len(result.hits)
     out.out.print(
         escape(
-            f"{count} {'hit' if count == 1 else 'hits'} for {result.query!r} ({result.mode} "
-            f"search, ranked by {ranked})"
+            f"{plural(count, 'hit')} for {short_line(result.query)!r} ({result.mode} "
+            f"search, ranked by {ranked}; times UTC)"
         )
     )
+    places: dict[str | None, int] = {h.id: n for n, h in enumerate(result.hits, start=1)}
     for n, hit in enumerate(result.hits, start=1):
-        _memory_hit(out, n, hit, terms)
+        _memory_hit(out, n, hit, terms, places=places)
+    if result.dropped_below:
+        out.note(f"{plural(result.dropped_below, 'hit')} under --min-score left out")
     _clamp_notes(out, dict(result.clamped))
 
 
@@ -139,11 +166,12 @@ def archive_result(out: Output, result: ArchiveSearchResult, filters: ArchiveFil
     if out.quiet:
         return
     count = len(result.hits)
-    out.out.print(f"{count} {'session matches' if count == 1 else 'sessions match'}")
+    matches = "session matches" if count == 1 else "sessions match"
+    out.out.print(f"{count} {matches} (times UTC)")
     wanted = [t.lower() for t in filters.topics]
     for hit in result.hits:
         at = hit.span.last_turn_at
-        last = at.isoformat()[:16].replace("T", " ") if at else ""
+        last = people_time(at) if at else ""
         head = Text()
         head.append(hit.session_id, style="bold")
         head.append(f"  version {hit.version}  last turn {last or '-'}")
@@ -169,8 +197,9 @@ def search_result(out: Output, result: SearchResult, filters: ArchiveFilters) ->
         return
     terms = query_terms(result.query)
     count = len(result.sessions)
-    noun = "session" if count == 1 else "sessions"
-    out.out.print(escape(f"{count} {noun} for {result.query!r}"))
+    out.out.print(
+        escape(f"{plural(count, 'session')} for {short_line(result.query)!r} (times UTC)")
+    )
     for match in result.sessions:
         name, best = ranked_score(match.chunks[0]) if match.chunks else ("cosine", None)
         head = Text()

@@ -17,6 +17,7 @@ from archivist.cli.app import cli
 from archivist.cli.common import (
     ActionText,
     AllTopics,
+    AsOf,
     Command,
     Decision,
     Entity,
@@ -59,9 +60,11 @@ def _filters(
     item_types: list[ItemType] | None = None,
     item_statuses: list[ItemStatus] | None = None,
     user_id: str | None = None,
+    as_of: datetime | None = None,
 ) -> ArchiveFilters:
     return ArchiveFilters(
         user_id=user_id,
+        as_of=as_of,
         item_types=[t.value for t in item_types or []],
         item_statuses=[s.value for s in item_statuses or []],
         topics=topic or [],
@@ -93,6 +96,16 @@ def memory_search(
     user_id: UserId = None,
     mode: ModeFlag = None,
     embedder: SearchEmbedderFlag = None,
+    min_score: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            max=1,
+            metavar="R",
+            help="Leave out hits whose relevance is under R (0 to 1; weak below "
+            "search_weak_below, 0.2 by default).",
+        ),
+    ] = None,
     json_output: JsonFlag = False,
     quiet: QuietFlag = False,
     verbose: VerboseFlag = False,
@@ -116,6 +129,7 @@ def memory_search(
             cast("SearchMode | None", value(mode)),
             settings=settings,
             user_id=user_id,
+            min_score=min_score,
         )
     render_search.memory_result(out, result)
 
@@ -138,6 +152,7 @@ def archive_search(
     ] = False,
     limit: Annotated[int, typer.Option(min=1, metavar="N", help="Rows wanted (at most 20).")] = 20,
     user_id: UserId = None,
+    as_of: AsOf = None,
     json_output: JsonFlag = False,
     quiet: QuietFlag = False,
     verbose: VerboseFlag = False,
@@ -150,6 +165,8 @@ def archive_search(
     Example: archivist archive-search --topic deployment --decision vercel --entity tool:vercel
 
     Example: archivist archive-search --type action --status open --since 7d
+
+    --status active means current: an item a later session replaced is left out.
     """
     out = begin(json_output, quiet, verbose)
     settings = settings_for(out, {}, reading=True)
@@ -165,6 +182,7 @@ def archive_search(
         item_type,
         item_status,
         user_id,
+        as_of,
     )
     with reported(out, settings):
         result = client_module.archive_search(filters, limit, all_versions, settings)

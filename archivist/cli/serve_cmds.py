@@ -51,9 +51,10 @@ def mcp_server(
     Example: archivist mcp --http --port 8765
     """
     out = begin(False, quiet, verbose)
-    settings = settings_for(out, {"embedder": value(embedder)})
+    with reported(out):
+        serve = _mcp_serve()  # without the SDK nothing else matters
+    settings = settings_for(out, {"embedder": value(embedder)}, reading=True)
     with reported(out, settings):
-        serve = _mcp_serve()
         serve(settings, lambda line: out.err.print(line, markup=False), http, host, port)
 
 

@@ -44,19 +44,26 @@ Types: decision, constraint, action, question, risk. DO NOT invent new item type
 Statuses: decision, constraint, risk: active. action: open, blocked or done. question: open or \
 answered.
 Each item: {"type", "text", "status", "confidence" (low|medium|high), "topic_tags" (1-3 short \
-labels), "refs", "supersedes"}.
+labels), "refs", "supersedes", "subject", "value", "change", "replaces"}.
 Rules:
 - Only concrete, specific items. No vague observations.
 - Existing items are listed by UID. Do NOT repeat unchanged items.
 - "refs" must be ids from this transcript (the [id] before each new message). Never invent ids.
 - Set "supersedes" to an existing item's UID ONLY with explicit change language (instead, \
 replaced, switched, changed to, no longer); otherwise null.
+- For a decision or constraint, "subject" is what it decides about in a few words (the session \
+cache, login, the launch date) and "value" what it decides (Memcached, Auth0, the 17th). Set \
+"change" only when the message changes an earlier choice on that subject: replace (A to B), \
+reverse (back to A, after all), cancel (no longer A), update (a new value); otherwise null; \
+"replaces" is then the value it replaces (A). A change replaces only an item with the same \
+subject.
 - No new items: "items": [].
 
 Example: new messages "[m1] user: Let's switch to Memcached instead of Redis" with existing \
 "[d_abc123] decision (active): Use Redis for caching" give the item
 {"type":"decision","text":"Use Memcached for caching instead of Redis","status":"active",\
-"confidence":"high","topic_tags":["caching"],"refs":["m1"],"supersedes":"d_abc123"}
+"confidence":"high","topic_tags":["caching"],"refs":["m1"],"supersedes":"d_abc123",\
+"subject":"caching","value":"Memcached","change":"replace","replaces":"Redis"}
 
 Return ONLY the JSON object. No prose. No markdown fences."""
 

@@ -1,4 +1,4 @@
-"""The five read-only tools: each one's arguments model, result model, call and text.
+"""The six read-only tools: each one's arguments model, result model, call and text.
 
 Input schemas are the JSON Schema of the argument models in `archivist.queries` (the ones
 the Python client validates with); output schemas are those of the result models the CLI's
@@ -24,6 +24,7 @@ from archivist.mcp_server.text import (
 )
 from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery
 from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
+from archivist.state.current import CurrentState, CurrentStateQuery
 from archivist.state.history import History
 from archivist.state.view import StateView
 
@@ -60,7 +61,15 @@ class ToolSpec(Generic[Q, R]):
 
 def _memory(client: Archivist, q: MemoryQuery) -> MemorySearchResult:
     return client.memory_search(
-        q.query, q.limit, q.session_ids, q.source, q.since, q.until, q.mode, user_id=q.user_id
+        q.query,
+        q.limit,
+        q.session_ids,
+        q.source,
+        q.since,
+        q.until,
+        q.mode,
+        user_id=q.user_id,
+        min_score=q.min_score,
     )
 
 
@@ -78,6 +87,23 @@ def _state(client: Archivist, q: SessionQuery) -> StateView:
 
 def _history(client: Archivist, q: SessionQuery) -> History:
     return client.history(q.session_id)
+
+
+def _current(client: Archivist, q: CurrentStateQuery) -> CurrentState:
+    return client.current_state(q.user_id, q.as_of, q.subject, q.limit)
+
+
+def _current_text(result: CurrentState) -> str:
+    head = f"How {result.subject!r} changed" if result.subject else "Current state"
+    lines = [f"{head}: {result.total} items"]
+    for i in result.items:
+        stopped = f", stopped {i.stopped_at:%Y-%m-%d} ({i.trigger})" if i.stopped_at else ""
+        conflict = " CONFLICT" if i.conflict else ""
+        lines.append(
+            f"[{i.uid}] {i.type} {i.text} (session {i.session_id}, messages "
+            f"{','.join(i.refs)}{stopped}){conflict}"
+        )
+    return "\n".join(lines)
 
 
 TOOLS: list[ToolSpec[Any, Any]] = [
@@ -130,5 +156,17 @@ TOOLS: list[ToolSpec[Any, Any]] = [
         History,
         _history,
         history_text,
+    ),
+    ToolSpec(
+        "current_state",
+        "What is true now",
+        "The decisions, constraints and other items true now (or at as_of) across every "
+        "session of a user or of the whole archive: a later session's change replaces an "
+        "earlier item on the same subject. Each item names its session and messages; with "
+        "subject, every item on it, oldest first, with when it became true and stopped.",
+        CurrentStateQuery,
+        CurrentState,
+        _current,
+        _current_text,
     ),
 ]

@@ -2,6 +2,6 @@
 session), `reading` (the one read of a session), `planning` (its next version: pure, no I/O)
 and `commit` (the one write)."""
 
-from archivist.pipeline.run import Archiver, ArchiveRequest, Progress
+from archivist.pipeline.run import NO_MESSAGES, Archiver, ArchiveRequest, Progress
 
-__all__ = ["ArchiveRequest", "Archiver", "Progress"]
+__all__ = ["NO_MESSAGES", "ArchiveRequest", "Archiver", "Progress"]

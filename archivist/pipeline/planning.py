@@ -54,7 +54,8 @@ class PlanSettings:
     """The settings planning depends on."""
 
     model: str
-    chunk_chars: int
+    chunk_chars: int  # summary and extraction pieces: what the model reads at once
+    window_chars: int  # a turn window: read whole by full text, embedded in pieces
     turns_per_window: int
     speaker_labels: Mapping[str, str]
     max_message_chars: int
@@ -194,12 +195,14 @@ def plan_version(
     for slot, moved in ((late_slot(version), late), (edit_slot(version), edited)):
         if moved:
             chunks += window_chunks(
-                session_id, slot, moved, model, version, size, speakers=speakers
+                session_id, slot, moved, model, version, settings.window_chars, speakers=speakers
             )
             slots.append(slot)
     if undated:
         slot = undated_slot(version)
-        chunks += window_chunks(session_id, slot, undated, model, version, size, speakers=speakers)
+        chunks += window_chunks(
+            session_id, slot, undated, model, version, settings.window_chars, speakers=speakers
+        )
         slots.append(slot)
     if summary_changed(read):
         chunks += summary_chunks(
@@ -305,7 +308,7 @@ def _window_chunks(
             turns[offset : offset + width],
             settings.model,
             version,
-            settings.chunk_chars,
+            settings.window_chars,
             index,
             settings.speaker_labels,
         )

@@ -1,11 +1,13 @@
 """One archive run: pick sessions, then per session read -> plan -> embed -> commit -> let go.
 
 A session costs three database calls per version: one read that takes the session and returns
-everything its next version needs (archivist.pipeline.reading), a pure plan
+everything its next version needs (archivist.pipeline.reading; for a pending session the claim
+queue's call, archivist.pipeline.claims, which picks the session too), a pure plan
 (archivist.pipeline.planning), the embedding of the texts no stored chunk has, one commit that
 writes the version, its chunks and the watermark (archivist.pipeline.commit), and a let-go once
-the commit has committed. The commit of one session runs beside the reading, planning and
-embedding of the next (`Committer`): the database writes while Python plans. A dry run builds
+the commit has committed. The run is a pipeline: the embeddings of the next sessions are in
+flight (`embed_concurrency`) while one session is read and planned and the one before commits
+(`Committer`): the embedding server, the database and Python work at once. A dry run builds
 exactly the same plan and stops before embedding and writing. A session with more new
 messages than `max_messages_per_version` gets several consecutive versions in the same run, so
 memory stays bounded whatever the session's size.
@@ -15,9 +17,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, get_args
 
@@ -36,7 +39,14 @@ from archivist.errors import (
 )
 from archivist.extract.base import Extractor, RulesExtractor
 from archivist.failures import FailedSession, refuse_unarchivable
-from archivist.models import RunReport, SessionOutcome, SessionStatus
+from archivist.models import PassedOver, RunReport, SessionOutcome, SessionStatus
+from archivist.pipeline.claims import (
+    LocalLimits,
+    ReadArguments,
+    RunLimits,
+    SessionQueue,
+    interrupted,
+)
 from archivist.pipeline.commit import Committer, commit
 from archivist.pipeline.planning import PlanSettings, VersionPlan, plan_version
 from archivist.pipeline.reading import SessionRead, read_session
@@ -48,6 +58,8 @@ log = logging.getLogger(__name__)
 
 # What the embedder is asked when a session's texts got an unusable answer: is it the texts?
 _PROBE_TEXT = "dimension probe"
+# The reason of a named session that has no messages and was never archived.
+NO_MESSAGES = "no messages for session"
 
 
 class _Phases:
@@ -81,12 +93,13 @@ class ArchiveRequest:
 
 @dataclass
 class _Committing:
-    """A session whose last version is planned and embedded and waits for (or is in) its
-    commit; the session stays taken until the commit has committed."""
+    """A session whose last version is planned: its embedding is in flight (or done), then it
+    waits for (or is in) its commit; the session stays taken until the commit has committed."""
 
     outcome: SessionOutcome
     plan: VersionPlan
-    fresh: dict[str, Vector]
+    texts: list[str]  # the texts `embedding` embeds
+    embedding: Future[tuple[list[Vector], int]]  # their vectors and the calls it took
     started: float  # perf_counter() when the session's work began
     result: Future[CommitResult] | None = None
 
@@ -110,30 +123,47 @@ class Archiver:
         self.extractor: Extractor = extractor or RulesExtractor()
         self._commit_store = commit_store
         self._embedding: EmbeddingConfig | None = None
-        # Sessions in a row that failed for a fault every session meets (the embedder down).
-        self._global_failures = 0
+        # Shared with the run's other workers: --max-sessions, failures in a row, stopping.
+        self._limits: RunLimits = LocalLimits(0)
+        # Embeds the sessions' last versions beside the run's reading, planning and commits
+        # (made by each run's loop).
+        self._embedder_pool: ThreadPoolExecutor | None = None
         self._failed: dict[str, FailedSession] = {}  # sessions with failed runs in a row
 
-    def run(self, request: ArchiveRequest, progress: Progress | None = None) -> RunReport:
+    def run(
+        self,
+        request: ArchiveRequest,
+        progress: Progress | None = None,
+        limits: RunLimits | None = None,
+    ) -> RunReport:
         """Archive (or plan) every selected session.
 
         One session's failure never stops the rest (it is held back, see archivist.failures);
         faults every session meets stop the run after `stop_after_embed_failures` sessions in a
         row, and a configuration error (a model that is missing or of the wrong dimension) at
-        once, before it writes anything more.
+        once, before it writes anything more. `limits`: what this run shares with the other
+        workers of one `archive --workers N` (see archivist.pipeline.claims).
         """
         refuse_unarchivable(request.selection.session_ids)
         self._embedding = self.store.check_ready(self.embedder.model)
+        self._limits = limits or LocalLimits(request.selection.limit)
         report = RunReport(
             dry_run=request.dry_run,
             embedder=self.embedder.name,
             embedding_model=self.embedder.model,
             started_at=datetime.now(UTC),
         )
-        queue, report.unarchivable = self.store.pending_work(request.selection)
+        reading = ReadArguments(
+            request.rebuild,
+            self.settings.max_messages_per_version,
+            self.embedder.model,
+            self.settings.turns_per_window,
+        )
+        queue = SessionQueue.open(self.store, request.selection, reading)
+        report.unarchivable = queue.unarchivable
         self._note_held(report, request.selection)
         if request.rebuild:
-            self._refuse_rebuild_of_pruned(queue)
+            self._refuse_rebuild_of_pruned(queue.listed)
         # A dry run writes nothing, not even its log row.
         run_id = None
         if not request.dry_run:
@@ -141,7 +171,10 @@ class Archiver:
             run_id = self.store.start_run(_arguments(request))
         if progress:
             progress.start(len(queue))
-        self._loop(queue, request, report, progress)
+        try:
+            self._loop(queue, request, report, progress)
+        finally:
+            report.passed_over = PassedOver(held=queue.held, gone=queue.gone)
         report.finished_at = datetime.now(UTC)
         if run_id is not None and not self._broken:
             counts = {status: report.count(status) for status in get_args(SessionStatus)}
@@ -151,62 +184,128 @@ class Archiver:
 
     def _loop(
         self,
-        queue: list[str],
+        queue: SessionQueue,
         request: ArchiveRequest,
         report: RunReport,
         progress: Progress | None,
     ) -> None:
-        """Work through the queue, each session's commit running beside the next one's work.
+        """Work through the queue as a pipeline: the embeddings of up to `embed_concurrency` - 1
+        sessions are in flight while the next session is read and planned and the last one
+        commits, so neither the embedding server nor the database waits on this process (with
+        `embed_concurrency` 1, each session is embedded before the next is read).
 
         Outcomes are reported in queue order: a session's is reported once its commit is done,
         and whether the run goes on is decided on it before the next session's commit starts.
         """
         committer = Committer(self.store, self._commit_store)
+        pool = ThreadPoolExecutor(
+            max_workers=self.settings.embed_concurrency, thread_name_prefix="archivist-embed"
+        )
+        self._embedder_pool = pool
+        ahead: deque[SessionOutcome | _Committing] = deque()  # started, in queue order
         committing: _Committing | None = None
-        seen: set[str] = set()
-        attempted = 0
+        limits = self._limits
+        worked_on = 0
+        stopped = False
         try:
-            while queue:
-                session_id = queue.pop(0)
-                seen.add(session_id)
-                work = self._start(session_id, request)
-                planned = isinstance(work, _Committing)
-                if committing is not None:
-                    done, committing = committing, None
-                    self._add(report, progress, self._settle(done))
-                    if self._stops(report, len(queue) + planned):
-                        if isinstance(work, _Committing):
-                            self._let_go(session_id)  # planned, never written: nothing lost
-                        else:
-                            self._add(report, progress, work)  # it ended already
+            while not stopped:
+                taken = None
+                if not limits.stopped and limits.reserve():
+                    taken = queue.next(worked_on)
+                    if taken is None:
+                        limits.release()
+                if taken is not None:
+                    session_id, first_read = taken
+                    work = self._start(session_id, request, first_read)
+                    ahead.append(work)
+                    worked = isinstance(work, _Committing) or work.status in (
+                        "archived",
+                        "failed",
+                        "planned",
+                    )
+                    if worked:
+                        worked_on += 1
+                    else:
+                        limits.release()  # no work done: it does not count against --max-sessions
+                # Move the oldest session on once enough are ahead, or when none is coming: with
+                # the planning of the next one, at most `embed_concurrency` requests are out.
+                while ahead and (taken is None or len(ahead) >= self.settings.embed_concurrency):
+                    committing, stopped = self._move_on(
+                        ahead, committing, committer, queue, report, progress
+                    )
+                    if stopped:
+                        for ended in [w for w in ahead if isinstance(w, SessionOutcome)]:
+                            self._add(report, progress, ended)  # they ended already
                         break
-                if isinstance(work, _Committing):
-                    work.result = committer.submit(work.plan, work.fresh)
-                    committing = work
-                else:
-                    self._add(report, progress, work)
-                    if self._stops(report, len(queue)):
-                        break
-                worked = isinstance(work, _Committing) or work.status in (
-                    "archived",
-                    "failed",
-                    "planned",
-                )
-                attempted += worked
-                if attempted >= request.selection.limit:
+                if taken is None:
                     break
-                if not queue:
-                    queue = self._more_sessions(request.selection, seen, attempted)
-                if worked and not request.dry_run and request.delay_ms and queue:
+                if worked and not request.dry_run and request.delay_ms and len(queue):
                     time.sleep(request.delay_ms / 1000)
-            if committing is not None:
+            if committing is not None and not stopped:
                 done, committing = committing, None
                 self._add(report, progress, self._settle(done))
                 self._stops(report, 0)
         finally:
             committer.close()
+            pool.shutdown(wait=True, cancel_futures=True)
             if committing is not None:  # interrupted while it committed: it is done now
                 self._let_go(committing.outcome.session_id)
+            for left in ahead:  # planned, never written: nothing lost
+                if isinstance(left, _Committing):
+                    self._let_go(left.outcome.session_id)
+
+    def _move_on(
+        self,
+        ahead: deque[SessionOutcome | _Committing],
+        committing: _Committing | None,
+        committer: Committer,
+        queue: SessionQueue,
+        report: RunReport,
+        progress: Progress | None,
+    ) -> tuple[_Committing | None, bool]:
+        """Move the oldest started session on: once its embedding is in, settle the commit
+        before it (outcomes are reported in queue order, and whether the run goes on is decided
+        before the next commit starts), then start its commit, or report it if it ended.
+        Returns the session now committing and whether the run stops."""
+        work = ahead.popleft()
+        fresh: dict[str, Vector] = {}
+        if isinstance(work, _Committing):
+            embedded = self._embedded(work)
+            if isinstance(embedded, SessionOutcome):
+                work = embedded  # its embedding failed: it was let go
+            else:
+                fresh = embedded
+        if committing is not None:
+            self._add(report, progress, self._settle(committing))
+            planned = isinstance(work, _Committing)
+            if self._stops(report, len(queue) + len(ahead) + planned):
+                if isinstance(work, _Committing):
+                    ahead.appendleft(work)  # planned, never written: the caller lets it go
+                else:
+                    self._add(report, progress, work)  # it ended already
+                return None, True
+        if isinstance(work, _Committing):
+            work.result = committer.submit(work.plan, fresh)
+            return work, False
+        self._add(report, progress, work)
+        return None, self._stops(report, len(queue) + len(ahead))
+
+    def _embedded(self, work: _Committing) -> dict[str, Vector] | SessionOutcome:
+        """The vectors of the session's texts by text, once they are in; if the embedding
+        failed, the session is let go and its failed outcome returned."""
+        outcome = work.outcome
+        try:
+            vectors, calls = work.embedding.result()
+        except ArchivistError as exc:
+            self._let_go(outcome.session_id)
+            failed = self._failure(outcome.session_id, exc, dry_run=False)
+            self._finished(failed, False, work.started)
+            return failed
+        outcome.embed_calls += calls
+        outcome.texts_embedded += len(work.texts)
+        if calls:
+            self._limits.embed_answered()
+        return dict(zip(work.texts, vectors, strict=True))
 
     @staticmethod
     def _add(report: RunReport, progress: Progress | None, outcome: SessionOutcome) -> None:
@@ -215,15 +314,18 @@ class Archiver:
             progress.advance(outcome)
 
     def _stops(self, report: RunReport, waiting: int) -> bool:
-        """Whether the run must stop after the outcome just added; notes why."""
+        """Whether the run must stop after the outcome just added; notes why, and tells the
+        run's other workers."""
         if self._broken:
             report.notes.append(f"lost the database connection; {waiting} sessions not attempted")
+            self._limits.stop()
             return True
-        if self._global_failures >= self.settings.stop_after_embed_failures:
+        if self._limits.embed_failures >= self.settings.stop_after_embed_failures:
             report.notes.append(
-                f"embedding failed for {self._global_failures} sessions in a row; stopped, "
-                f"{waiting} sessions not attempted"
+                f"embedding failed for {self._limits.embed_failures} sessions in a row; "
+                f"stopped, {waiting} sessions not attempted"
             )
+            self._limits.stop()
             return True
         return False
 
@@ -255,30 +357,20 @@ class Archiver:
         if pruned:
             raise _rebuild_refused(pruned)
 
-    def _more_sessions(
-        self, selection: SessionSelection, seen: set[str], attempted: int
-    ) -> list[str]:
-        """Pending sessions not seen yet, when some seen ones did not count against the limit.
-
-        A session another worker holds (skipped) or has just archived (unchanged) is no work
-        done, so a run with `--max-sessions N` looks further to do N sessions of work.
-        """
-        if selection.session_ids or len(seen) == attempted:
-            return []
-        wider = replace(selection, limit=selection.limit - attempted + len(seen))
-        return [s for s in self.store.pending_sessions(wider) if s not in seen]
-
-    def _start(self, session_id: str, request: ArchiveRequest) -> SessionOutcome | _Committing:
+    def _start(
+        self, session_id: str, request: ArchiveRequest, first_read: SessionRead | None
+    ) -> SessionOutcome | _Committing:
         """A session's work up to its last commit: its outcome when it needs none (or failed),
-        else the planned and embedded version that waits for it."""
+        else its planned last version, whose embedding is under way. `first_read`: the
+        session's read when its claim made it."""
         started = time.perf_counter()
         try:
-            work = self._prepare(session_id, request.dry_run, request.rebuild, started)
+            work = self._prepare(session_id, request.dry_run, request.rebuild, started, first_read)
         except ArchivistError as exc:
             work = self._failure(session_id, exc, request.dry_run)
         outcome = work.outcome if isinstance(work, _Committing) else work
         if outcome.embed_calls and outcome.status != "failed":
-            self._global_failures = 0  # the embedder answered
+            self._limits.embed_answered()
         if isinstance(work, SessionOutcome):
             self._finished(work, request.dry_run, started)
         return work
@@ -308,7 +400,7 @@ class Archiver:
         """The outcome of a session that failed, counted and held back as its cause says."""
         if isinstance(exc, ConfigError):
             raise exc  # wrong for every session alike: stop the run
-        if _interrupted(exc):  # Ctrl-C in a database call: stop, do not fail the rest
+        if interrupted(exc):  # Ctrl-C in a database call: stop, do not fail the rest
             raise KeyboardInterrupt from None
         line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
         reason = redact(line, self.settings.secrets())  # it goes to the run log too
@@ -317,10 +409,10 @@ class Archiver:
         if isinstance(exc, LockTimeoutError | ConcurrentUpdateError):
             return failed  # another session's doing, and passing: the next run retries
         if self._global_fault(exc):
-            self._global_failures += 1
+            self._limits.embed_failed()
         else:
             if isinstance(exc, EmbedError):
-                self._global_failures = 0  # the embedder answers: the fault is this input's
+                self._limits.embed_answered()  # the embedder answers: the fault is this input's
             if not dry_run:
                 self._hold_back(failed)
         return failed
@@ -372,16 +464,22 @@ class Archiver:
             )
 
     def _prepare(
-        self, session_id: str, dry_run: bool, rebuild: bool, started: float
+        self,
+        session_id: str,
+        dry_run: bool,
+        rebuild: bool,
+        started: float,
+        first_read: SessionRead | None = None,
     ) -> SessionOutcome | _Committing:
         """Read the session (which takes it), plan and embed its next version; commit each
-        version but the last while more is waiting than one version takes.
+        version but the last while more is waiting than one version takes; the last one's
+        texts are handed to the embedding pool (the caller waits for them).
 
         The last version comes back uncommitted, the session still taken: the caller commits
         it and lets the session go after the commit has committed, so that no other worker
         reads the session before its new version is visible. Any other end lets it go here.
         """
-        read = self._read(session_id, rebuild)
+        read = first_read or self._read(session_id, rebuild)
         if not read.taken:
             return SessionOutcome(
                 session_id=session_id,
@@ -409,18 +507,20 @@ class Archiver:
                     unknown = len(plan.texts_to_embed)
                     outcome.embed_calls += -(-unknown // self.embedder.batch_size)
                     break
-                phases = _Phases(session_id)
                 texts = plan.texts_to_embed
-                vectors, calls = self._embed_texts(texts)
-                phases.done("embed", f"{len(texts)} texts, {calls} calls")
+                if not read.pending:  # the last version: embedded beside the next sessions
+                    assert self._embedder_pool is not None
+                    embedding = self._embedder_pool.submit(self._embed_logged, session_id, texts)
+                    handed_over = True
+                    return _Committing(outcome, plan, texts, embedding, started)
+                vectors, calls = self._embed_logged(session_id, texts)
                 outcome.embed_calls += calls
                 outcome.texts_embedded += len(texts)
                 fresh = dict(zip(texts, vectors, strict=True))
-                if not read.pending:
-                    handed_over = True
-                    return _Committing(outcome, plan, fresh, started)
                 self._count_commit(outcome, commit(self.store, plan, fresh))
                 read = self._read(session_id, rebuild=False)  # still held: taken again
+            if read.state is None and outcome.status == "unchanged":
+                outcome.reason = f"{NO_MESSAGES} {session_id}"  # a typo in --session-id?
             return outcome
         finally:
             if not handed_over:
@@ -461,11 +561,8 @@ class Archiver:
     def _plan_settings(self) -> PlanSettings:
         return PlanSettings(
             model=self.embedder.model,
-            chunk_chars=chunk_chars(
-                self.embedder.model,
-                self.settings.chunk_max_chars,
-                self.settings.embedding_input_tokens,
-            ),
+            chunk_chars=self._piece_chars(),
+            window_chars=self.settings.window_max_chars,
             turns_per_window=self.settings.turns_per_window,
             speaker_labels=self.settings.speaker_labels,
             max_message_chars=self.settings.max_message_chars,
@@ -483,7 +580,7 @@ class Archiver:
         try:
             self.store.let_go_session(session_id)
         except ArchivistError as exc:
-            if _interrupted(exc):  # Ctrl-C in this call: stop the run
+            if interrupted(exc):  # Ctrl-C in this call: stop the run
                 raise KeyboardInterrupt from None
             if self.store.broken:
                 raise  # the database went away: the run reports it on this session
@@ -509,10 +606,21 @@ class Archiver:
         for name, count in plan.repairs.items():
             outcome.clipped[name] = outcome.clipped.get(name, 0) + count
 
+    def _piece_chars(self) -> int:
+        """The most characters the model reads at once (a longer text is embedded in pieces)."""
+        s = self.settings
+        return chunk_chars(self.embedder.model, s.chunk_max_chars, s.embedding_input_tokens)
+
+    def _embed_logged(self, session_id: str, texts: list[str]) -> tuple[list[Vector], int]:
+        phases = _Phases(session_id)
+        vectors, calls = self._embed_texts(texts)
+        phases.done("embed", f"{len(texts)} texts, {calls} calls")
+        return vectors, calls
+
     def _embed_texts(self, texts: list[str]) -> tuple[list[Vector], int]:
         if not texts:
             return [], 0
-        vectors, calls = embed_documents(self.embedder, texts)
+        vectors, calls = embed_documents(self.embedder, texts, self._piece_chars())
         assert self._embedding is not None
         wrong = {len(v) for v in vectors} - {self._embedding.dim}
         if wrong and self._embedder_answers():
@@ -553,17 +661,6 @@ class _Candidates:
         vectors, calls = self._embed(texts)
         self.calls += calls
         return vectors
-
-
-def _interrupted(exc: BaseException) -> bool:
-    """Whether `exc` was raised while a KeyboardInterrupt was being handled (psycopg, cleaning
-    up a query cut by Ctrl-C, raises its own error over it)."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, KeyboardInterrupt):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
 
 
 def _arguments(request: ArchiveRequest) -> dict[str, Any]:

@@ -29,6 +29,9 @@ class ArchiveFilters(BaseModel):
     item_statuses: list[ItemStatus] = Field(default_factory=list)
     # Per-user memory (ARCHIVIST_MESSAGE_USER_ID): only this user's versions and chunks.
     user_id: str | None = None
+    # The archive as it stood then: conversation up to this time, state items current then in
+    # their scope (archivist.search.currency).
+    as_of: Moment | None = None
 
     @field_validator("topics", "session_ids", mode="after")
     @classmethod
@@ -51,7 +54,7 @@ class ArchiveFilters(BaseModel):
             or self.session_ids
             or self.item_types
             or self.item_statuses
-        ) and (self.since is None and self.until is None)
+        ) and (self.since is None and self.until is None and self.as_of is None)
 
     def as_arguments(self, limit: int, all_versions: bool) -> dict[str, Any]:
         """The arguments of `search_jarvis_archive`."""
@@ -63,7 +66,9 @@ class ArchiveFilters(BaseModel):
             "p_action": self.action,
             "p_session_ids": self.session_ids or None,
             "p_since": self.since,
-            "p_until": self.until,
+            "p_until": min(t for t in (self.until, self.as_of) if t is not None)
+            if self.until or self.as_of
+            else None,
             "p_all_versions": all_versions,
             "p_limit": limit,
             "p_item_types": list(self.item_types) or None,

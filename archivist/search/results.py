@@ -39,6 +39,29 @@ class MemoryHit(BaseModel):
     score: float | None = Field(None, description="the ranking score the hits are ordered by")
     created_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
+    content_chars: int = Field(
+        0,
+        description="the length of the whole chunk; more than len(content) when content is an "
+        "excerpt (a chunk longer than search_hit_max_chars: every turn of it, cut around what "
+        "matched)",
+    )
+    relevance: float | None = Field(
+        None,
+        description="how well the hit matches, read the same way for every query: with words "
+        "in the ranking, how much of what the query's words could score it scores (0 to about "
+        "1; 0 for a hit found by meaning alone); in vector mode the cosine similarity",
+    )
+    weak: bool = Field(
+        False,
+        description="relevance under search_weak_below: a weak match (never in vector mode, "
+        "where relevance is a cosine whose scale depends on the model)",
+    )
+    superseded_by: str | None = Field(
+        None,
+        description="the id of a newer hit in these results on the same subject (it matched "
+        "most of the same query words, about a later time): it may update this one, and ranks "
+        "above it",
+    )
 
 
 class MemorySearchResult(BaseModel):
@@ -50,6 +73,12 @@ class MemorySearchResult(BaseModel):
     hits: list[MemoryHit]
     clamped: dict[str, Clamp] = Field(default_factory=dict)
     truncated: bool = False
+    no_good_match: bool = Field(
+        False, description="no hit reached weak_below: nothing matched well"
+    )
+    weak_below: float = Field(0.0, description="the relevance under which a hit is weak")
+    min_score: float | None = Field(None, description="hits under this relevance were left out")
+    dropped_below: int = Field(0, description="hits left out for a relevance under min_score")
 
 
 class ArchiveHit(BaseModel):
@@ -112,9 +141,11 @@ def memory_hit(row: dict[str, Any]) -> MemoryHit:
         session_id=row["session_id"],
         source=row["source"],
         content=row["content"],
+        content_chars=len(row["content"]),
         message_ids=[str(m) for m in metadata.get("message_ids") or []],
         similarity=row["similarity"],
         score=row.get("score", row["similarity"]),
+        relevance=row.get("relevance"),
         created_at=row["created_at"],
         metadata=metadata,
     )

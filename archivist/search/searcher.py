@@ -20,7 +20,9 @@ from archivist.models import ChunkSource
 from archivist.sanitize import clean_text
 from archivist.search.deadline import Deadline, SearchTimeoutError
 from archivist.search.filters import ArchiveFilters, chunk_filter
+from archivist.search.newest import newest_first
 from archivist.search.results import (
+    ArchiveHit,
     ArchiveSearchResult,
     Clamp,
     FilterCut,
@@ -31,6 +33,7 @@ from archivist.search.results import (
     archive_hit,
     memory_hit,
 )
+from archivist.snippets import excerpt, query_terms
 from archivist.store.postgres import Store
 from archivist.store.rpc import Json, QueryTimeoutError
 
@@ -77,9 +80,10 @@ class Searcher:
         mode: SearchMode | None = None,
         deadline: Deadline | None = None,
         user_id: str | None = None,
+        min_score: float | None = None,
     ) -> MemorySearchResult:
         """The chunks that best answer the query, best first, ranked by `mode`; only
-        `user_id`'s when given (per-user memory).
+        `user_id`'s when given (per-user memory); none with a relevance under `min_score`.
 
         Text mode does not embed the query (no embedding server is needed for it).
         """
@@ -108,9 +112,24 @@ class Searcher:
             half_life_days=s.search_recency_half_life_days,
         )
         rows = self._timed(deadline, "hybrid_jarvis_memory_chunks", args)
-        hits = [memory_hit(r) for r in rows]
+        terms = query_terms(text)
+        hits = [_excerpted(memory_hit(r), terms, s.search_hit_max_chars) for r in rows]
+        hits = newest_first(hits, terms)
+        # A cosine's scale depends on the model: only word relevance is judged weak.
+        weak_below = s.search_weak_below if mode != "vector" else 0.0
+        hits = [h.model_copy(update={"weak": (h.relevance or 0.0) < weak_below}) for h in hits]
+        kept = [h for h in hits if min_score is None or (h.relevance or 0.0) >= min_score]
         return MemorySearchResult(
-            query=text, mode=mode, limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped)
+            query=text,
+            mode=mode,
+            limit=limit,
+            hits=kept,
+            clamped=clamped,
+            truncated=bool(clamped),
+            no_good_match=all(h.weak for h in hits),
+            weak_below=weak_below,
+            min_score=min_score,
+            dropped_below=len(hits) - len(kept),
         )
 
     def archive_search(
@@ -128,7 +147,48 @@ class Searcher:
             deadline, "search_jarvis_archive", filters.as_arguments(limit, all_versions)
         )
         hits = [archive_hit(r) for r in rows]
+        if not all_versions and ("active" in filters.item_statuses or filters.as_of is not None):
+            hits = self._current_only(filters, hits, deadline)
         return ArchiveSearchResult(limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped))
+
+    def _current_only(
+        self, filters: ArchiveFilters, hits: list[ArchiveHit], deadline: Deadline
+    ) -> list[ArchiveHit]:
+        """`active` means current in the item's scope (a later session may have replaced it),
+        and `as_of` the state as it stood then (sql/functions/current_state.sql): the items
+        that are not, go; a hit its filter found by its items goes with its last one."""
+        if not hits:
+            return hits
+        currency: dict[str, dict[str, bool]] = self._timed_value(
+            deadline,
+            "archivist_item_currency",
+            {
+                "p_session_ids": [h.session_id for h in hits],
+                "p_user_id": filters.user_id,
+                "p_as_of": filters.as_of,
+            },
+        )
+        by_items = bool(filters.item_types or filters.item_statuses)
+        kept = []
+        for hit in hits:
+            known = currency.get(hit.session_id, {})
+            items = []
+            for item in hit.state_items:
+                current = known.get(item.uid)
+                if filters.as_of is not None and current is None:
+                    continue  # not said yet then
+                if current and filters.as_of is not None and item.status == "superseded":
+                    item = item.model_copy(update={"status": "active", "replaced_by": None})
+                if current is False and item.status in ("active", "superseded"):
+                    if "active" in filters.item_statuses or filters.as_of is not None:
+                        continue
+                if filters.item_statuses and item.status not in filters.item_statuses:
+                    continue
+                items.append(item)
+            if by_items and not items:
+                continue
+            kept.append(hit.model_copy(update={"state_items": items}))
+        return kept
 
     def search(
         self,
@@ -206,6 +266,10 @@ class Searcher:
             text = text[:ceiling]
         return text
 
+    def _timed_value(self, deadline: Deadline, function: str, args: dict[str, Any]) -> Any:
+        """`_timed` for a function that returns one JSON value."""
+        return self._timed(deadline, function, args) or {}
+
     def _timed(self, deadline: Deadline, function: str, args: dict[str, Any]) -> list[Any]:
         """Call one search function under what is left of the deadline, as a statement timeout.
 
@@ -218,6 +282,15 @@ class Searcher:
                 f"the search ran out of its {deadline.seconds:g} s in the database"
             ) from None
         return rows
+
+
+def _excerpted(hit: MemoryHit, terms: list[str], budget: int) -> MemoryHit:
+    """The hit with its content cut to an excerpt of about `budget` characters if longer."""
+    if hit.content_chars <= budget:
+        return hit
+    starts = hit.metadata.get("turn_starts")
+    turn_starts = [int(s) for s in starts] if isinstance(starts, list) else []
+    return hit.model_copy(update={"content": excerpt(hit.content, turn_starts, terms, budget)})
 
 
 def _vector_text(values: list[float]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -111,6 +112,21 @@ class CandidateItem(BaseModel):
     topic_tags: list[str] = Field(default_factory=list, max_length=3)
     refs: list[str] = Field(default_factory=list)
     supersedes: str | None = None
+    subject: str | None = Field(
+        default=None,
+        max_length=120,
+        description="What the item decides about, in a few words (the session cache, login).",
+    )
+    value: str | None = Field(
+        default=None, max_length=120, description="What it decides for it (Memcached, Auth0)."
+    )
+    replaces: str | None = Field(
+        default=None, max_length=120, description="With a change: the value it replaces (Redis)."
+    )
+    change: Literal["replace", "reverse", "cancel", "update"] | None = Field(
+        default=None,
+        description="Set only when the message changes an earlier choice on the same subject.",
+    )
     # The sentence the rules extractor found the item in, where its change language is looked
     # for. Private, so not part of the JSON schema an LLM is asked to fill.
     _context: str | None = PrivateAttr(default=None)

@@ -38,12 +38,14 @@ import numpy as np
 from archivist.embed.base import Vector
 from archivist.models import USER_ROLES, Message
 from archivist.state.change import Cue, change_cue
+from archivist.state.frames import same_subject, same_value
 from archivist.state.items import (
     CandidateItem,
     ChangeKind,
     StateChange,
     StateItem,
     compute_uid,
+    default_status,
     max_confidence,
     resolve_status_merge,
     validated_status,
@@ -52,6 +54,8 @@ from archivist.words import CHOICE_STEMS, completed_index, content_stems, identi
 
 # Types an explicit cue may supersede: what was chosen, required or planned.
 REPLACEABLE = frozenset({"decision", "constraint", "action"})
+# Types whose items carry a subject (`state.frames`) and replace each other by it.
+SUBJECT_TYPES = frozenset({"decision", "constraint"})
 
 MAX_TAGS = 3
 
@@ -86,8 +90,10 @@ class Reconciliation:
 def admit(
     candidates: Sequence[CandidateItem], batch: Sequence[Message], max_candidates: int
 ) -> Admitted:
-    """Keep the refs that are ids of the batch; drop candidates left without one; cap the rest."""
+    """Keep the refs that are ids of the batch; drop candidates left without one; cap the
+    rest, the user's first."""
     ids = {m.id for m in batch}
+    users = {m.id for m in batch if m.role.strip().lower() in USER_ROLES}
     kept: list[CandidateItem] = []
     dropped = 0
     for candidate in candidates:
@@ -96,7 +102,13 @@ def admit(
             dropped += 1
             continue
         kept.append(candidate.model_copy(update={"refs": refs}))
-    return Admitted(kept[:max_candidates], dropped, max(0, len(kept) - max_candidates))
+    if len(kept) > max_candidates:
+        # Over the cap, what the user said (the evidence a change needs) goes first; the
+        # order of the kept ones stays the conversation's.
+        first = sorted(range(len(kept)), key=lambda i: (not set(kept[i].refs) & users, i))
+        chosen = sorted(first[:max_candidates])
+        return Admitted([kept[i] for i in chosen], dropped, len(kept) - max_candidates)
+    return Admitted(kept, dropped, 0)
 
 
 def cosine(a: Vector, b: Vector) -> float:
@@ -133,6 +145,8 @@ def _one(
     new = _item(candidate, by_id)
     items = result.items
     same = _same(new, items)
+    if _by_subject(result, candidate, new, same, by_id):
+        return
     if same is not None and same.status == "superseded":
         result.changes.append(_change("ignored", new, other=same.uid))
         return
@@ -166,6 +180,92 @@ def _one(
     items.append(new)
     vectors[new.uid] = vector
     result.changes.append(_change("added", new))
+
+
+def _by_subject(
+    result: Reconciliation,
+    candidate: CandidateItem,
+    new: StateItem,
+    same: StateItem | None,
+    by_id: Mapping[str, Message],
+) -> bool:
+    """Rule 0: a decision or constraint that names its subject (`state.frames`), said by the
+    user, replaces the live items on that subject whose value differs, with its change
+    language (or, without any, as the same speaker's later word in one session: items get a
+    subject only from the user's sentences). "Keep Redis for the job queue" never touches "Use
+    Memcached for the session cache": the subjects differ. A reversal ("back to Redis", "keep
+    Redis after all") brings back the superseded item it names. True when it placed `new`."""
+    if new.type not in SUBJECT_TYPES or (new.subject is None and new.change is None):
+        return False
+    user_ref = _user_ref(candidate.refs, by_id)
+    if user_ref is None:
+        return False
+    subject = new.subject or _subject_of(new, result.items)
+    if subject is None:
+        return False
+    live = [
+        i
+        for i in result.items
+        if i.type in SUBJECT_TYPES
+        and i.status != "superseded"
+        and i.uid != new.uid
+        and not set(i.refs) & set(new.refs)
+        and same_subject(i.subject, subject)
+        and (new.change == "cancel" or not same_value(i.value, new.value))
+    ]
+    if not live:
+        return False
+    evidence = supersession_evidence(candidate, new.uid, by_id) or {
+        "trigger": new.change or "restated",
+        "ref_msg_id": user_ref,
+        "candidate_uid": new.uid,
+        "subject": subject,
+    }
+    placed = same if same is not None and same.status == "superseded" else new
+    if placed is same:
+        placed.status = default_status(placed.type)
+        placed.replaced_by = None
+        placed.supersession_evidence = None
+        placed.refs = list(dict.fromkeys([*placed.refs, *new.refs]))
+        placed.last_seen_at = _latest(placed.last_seen_at, new.last_seen_at)
+        result.changes.append(
+            _change("status", placed, status_from="superseded", status_to=placed.status)
+        )
+    for old in live:
+        _supersede(result, old, placed, {**evidence, "candidate_uid": placed.uid}, None)
+    if placed is new:
+        new.subject = subject
+        result.items.append(new)
+        result.changes.append(_change("added", new))
+    return True
+
+
+def _user_ref(refs: Sequence[str], by_id: Mapping[str, Message]) -> str | None:
+    """The first ref that is a user's message of the batch."""
+    return next(
+        (r for r in refs if r in by_id and by_id[r].role.strip().lower() in USER_ROLES), None
+    )
+
+
+def _subject_of(new: StateItem, items: Sequence[StateItem]) -> str | None:
+    """The subject of a change that names only values: the subject of the latest item whose
+    value is the one replaced ("from RabbitMQ to SQS"), or, for a reversal, the one it goes
+    back to ("back to Redis")."""
+    named = new.value if new.change == "reverse" else None
+    replaced = _replaced_value(new)
+    for item in reversed(items):
+        if item.type not in SUBJECT_TYPES or item.subject is None:
+            continue
+        if replaced and same_value(item.value, replaced):
+            return item.subject
+        if named and same_value(item.value, named):
+            return item.subject
+    return None
+
+
+def _replaced_value(new: StateItem) -> str | None:
+    """What a change names as replaced: its `replaces`, or a cancel's value."""
+    return new.replaces or (new.value if new.change == "cancel" else None)
 
 
 def _same(new: StateItem, items: Sequence[StateItem]) -> StateItem | None:
@@ -319,6 +419,10 @@ def _item(candidate: CandidateItem, by_id: Mapping[str, Message]) -> StateItem:
         refs=list(candidate.refs),
         created_at=min(times),
         last_seen_at=max(times),
+        subject=candidate.subject,
+        value=candidate.value,
+        change=candidate.change,
+        replaces=candidate.replaces,
     )
 
 

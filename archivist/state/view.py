@@ -1,6 +1,6 @@
 """The compact state block for prompt builders: a freshness header and one line per item.
 
-    State (updated: 2026-02-16T15:42Z, items: 3)
+    State (updated: 2026-02-16 15:42 UTC, items: 3)
     [d_abc123def456] DECISION (active) auth: Use OAuth2 PKCE flow [refs:2]
     [r_0123456789ab] RISK (active) security: No rate limiting on refresh [refs:1] CONFLICT
     [q_fedcba987654] QUESTION (open, low) arch: Cache embeddings client-side? [refs:1]
@@ -67,7 +67,7 @@ def render_state(items: Sequence[StateItem], updated_at: datetime) -> str:
     active = ordered(items)
     if not active:
         return ""
-    stamp = updated_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
+    stamp = updated_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")  # the CLI's one format
     return "\n".join([f"State (updated: {stamp}, items: {len(active)})", *map(render_line, active)])
 
 

@@ -7,10 +7,16 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from archivist.errors import StoreError
+from archivist.config import Settings
+from archivist.errors import ConfigError, StoreError
 from archivist.extras import needs_extra
 
 log = logging.getLogger(__name__)
+
+DEMO_FOLDER = "demo"
+# Where `make demo` keeps its data (ARCHIVIST_DATA_DIR=$(CURDIR)/.archivist), relative to the
+# folder it ran in.
+MAKE_DEMO_DATA_DIR = Path(".archivist")
 
 
 def pgserver_module() -> Any:
@@ -24,13 +30,20 @@ def pgserver_module() -> Any:
     return pgserver
 
 
-def start_embedded(data_dir: Path) -> Any:
+def start_embedded(data_dir: Path, create: bool = False) -> Any:
     """Start (or join) the embedded server whose data lives under `data_dir`; returns its handle.
 
-    The server stops when the last process holding a handle exits.
+    Only `create` makes a new one (init, a run that writes, the demo): a database made as a
+    side effect of reading would be empty, and would hide the demo's from then on. The server
+    stops when the last process holding a handle exits.
     """
     pgdata = data_dir / "pgdata"
     pgserver = pgserver_module()
+    if not create and not embedded_exists(data_dir):
+        raise ConfigError(
+            f"no database in {data_dir} (nothing was created); run `archivist init` and "
+            "`archivist archive` (or `archivist demo`), or set DATABASE_URL"
+        )
     try:
         pgdata.parent.mkdir(parents=True, exist_ok=True)
         with warnings.catch_warnings():
@@ -43,6 +56,37 @@ def start_embedded(data_dir: Path) -> Any:
         ) from exc
     log.info("embedded Postgres at %s", pgdata)
     return server
+
+
+def demo_data_dir(settings: Settings, cwd: Path) -> Path | None:
+    """The demo's data folder, for a use that only reads, when no database is configured.
+
+    Only when the settings name no database (no `DATABASE_URL`, no Supabase) and the embedded
+    database in `data_dir` was never created: then the demo's under `data_dir`, or, when
+    `data_dir` is not set, first the one `make demo` leaves in `./.archivist`.
+    """
+    if not settings.uses_embedded_database or embedded_exists(settings.data_dir):
+        return None
+    candidates = [settings.data_dir / DEMO_FOLDER]
+    if "data_dir" not in settings.model_fields_set:
+        candidates.insert(0, cwd / MAKE_DEMO_DATA_DIR / DEMO_FOLDER)
+    return next((c for c in candidates if embedded_exists(c)), None)
+
+
+def reading_settings(settings: Settings, cwd: Path) -> tuple[Settings, str | None]:
+    """The settings a use that only reads runs with, and a note when they are the demo's.
+
+    Every reading path (the commands, `archivist mcp`, `Archivist.from_env()`) goes through
+    here, so each finds the demo the same way and none creates a database.
+    """
+    demo = demo_data_dir(settings, cwd)
+    if demo is None:
+        return settings, None
+    note = (
+        f"no database configured: reading the demo database in {demo} (archivist demo); "
+        "set DATABASE_URL or ARCHIVIST_DATA_DIR for yours"
+    )
+    return settings.model_copy(update={"data_dir": demo}), note
 
 
 def embedded_exists(data_dir: Path) -> bool:

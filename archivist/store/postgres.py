@@ -71,6 +71,29 @@ class CommitResult:
     chunks_deleted: int
 
 
+@dataclass(frozen=True)
+class Claim:
+    """What a claim did (`claim_read`): the session it took (None: no candidate left), the 1-based
+    position in the candidates of the one taken (or how many were looked at), and how many it
+    passed over because another worker holds them, or has archived them since they were listed
+    (or a failed run holds them back)."""
+
+    session_id: str | None
+    position: int
+    held: int
+    gone: int
+
+
+def _claim(found: Mapping[str, Any]) -> Claim:
+    session_id = found["session_id"]
+    return Claim(
+        session_id=None if session_id is None else str(session_id),
+        position=int(found["position"]),
+        held=int(found["held"]),
+        gone=int(found["gone"]),
+    )
+
+
 class MigrationsMissingError(ConfigError):
     """The database lacks migrations, its functions are another version's, or `init` never
     recorded an embedding model."""
@@ -251,6 +274,12 @@ class Store:
             raise MigrationsMissingError(
                 "no embedding model is recorded in the database; run: archivist init"
             )
+        if model is not None and recorded.model != model and not self.archived_session_count():
+            raise ModelMismatchError(
+                f"the database records {recorded.model} ({recorded.dim}-d) but {model} is "
+                f"configured; nothing is archived yet, so record {model} with: "
+                f"{_init_command(model)}"
+            )
         if model is not None and recorded.model != model:
             raise ModelMismatchError(
                 f"the database holds embeddings of {recorded.model} ({recorded.dim}-d) but "
@@ -290,6 +319,65 @@ class Store:
             examples=[f"{u['session_id']} ({u['bytes']} bytes)" for u in found["unarchivable"]],
         )
         return [str(i) for i in found["sessions"]], unarchivable
+
+    def pending_claims(
+        self, selection: SessionSelection
+    ) -> tuple[list[tuple[str, int]], UnarchivableSessions]:
+        """The sessions `pending_work` returns, each with the version the archive had when it
+        was listed: the candidates `claim_read` takes (sql/functions/claims.sql)."""
+        found = self.call(
+            "archivist_pending_claims",
+            p_sources=self._sources,
+            p_active_days=selection.active_within_days,
+            p_limit=selection.limit,
+            p_max_chars=self.max_message_chars,
+        )
+        unarchivable = UnarchivableSessions(
+            count=int(found["unarchivable_count"]),
+            examples=[f"{u['session_id']} ({u['bytes']} bytes)" for u in found["unarchivable"]],
+        )
+        return [(str(s), int(v)) for s, v in found["sessions"]], unarchivable
+
+    def claim_next(self, candidates: Sequence[tuple[str, int]]) -> Claim:
+        """Take the first candidate nobody holds that still has its work, without reading it
+        (`claim_read` without the read)."""
+        return _claim(
+            self.call(
+                "archivist_claim_next",
+                p_candidates=Json([[s, v] for s, v in candidates]),
+                p_owner=self.rpc.lock_owner,
+                p_ttl_s=self.rpc.claim_ttl_s,
+            )
+        )
+
+    def claim_read(
+        self,
+        candidates: Sequence[tuple[str, int]],
+        rebuild: bool,
+        limit: int,
+        model: str,
+        window: int,
+    ) -> tuple[Claim, dict[str, Any] | None]:
+        """Take the first candidate nobody holds that still has its work, and read it as
+        `read_session` does, in one call (sql/functions/claims.sql). The read row is None when
+        no candidate was left; else the caller lets the session go (`let_go_session`) once its
+        commit has committed."""
+        row = self.call_row(
+            "archivist_claim_read",
+            p_candidates=Json([[s, v] for s, v in candidates]),
+            p_sources=self._sources,
+            p_rebuild=rebuild,
+            p_limit=limit,
+            p_max_chars=self.max_message_chars,
+            p_model=model,
+            p_window=window,
+            p_owner=self.rpc.lock_owner,
+            p_ttl_s=self.rpc.claim_ttl_s,
+        )
+        if row is None:
+            raise StoreError("archivist_claim_read returned nothing")
+        claim = _claim(row["claim"])
+        return claim, (row if claim.session_id is not None else None)
 
     def failed_sessions(self) -> list[FailedSession]:
         """Every session with failed runs in a row, quarantined first."""
@@ -603,3 +691,13 @@ class PostgresStore(Store):
             "(SELECT default_version FROM pg_available_extensions WHERE name = 'vector')"
         ).fetchone()
         return (row[0], row[1]) if row else (None, None)
+
+
+def _init_command(model: str) -> str:
+    """The `init` that records `model` (the offline embedder's name carries its dimension)."""
+    if model.startswith("hash-") and model[5:].isdigit():
+        dim = model[5:]
+        return "archivist init --embedder hash" + (
+            "" if dim == "768" else f" --embedding-dim {dim}"
+        )
+    return f"archivist init --embedding-model {model} --embedding-dim <its dimension>"

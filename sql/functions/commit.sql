@@ -27,6 +27,8 @@
 -- p_vectors: the new vectors, one `vector[]` (binary from psycopg, text over REST).
 -- jarvis_archive.is_latest marks each session's latest version (sql/040): the previous one's
 --   flag goes, the new one's is set, so archive searches need no join to find them.
+-- The new version's state items replace the session's rows of jarvis_state_items (sql/060),
+--   which the current state across sessions reads (sql/functions/current_state.sql).
 
 CREATE OR REPLACE FUNCTION archivist_commit_version(
     p_session_id       text,
@@ -148,6 +150,9 @@ BEGIN
         summary_at     = (p_version ->> 'summary_at')::timestamptz,
         updated_at     = now()
     WHERE s.session_id = p_session_id;
+
+    PERFORM archivist_index_state(p_session_id, v_id, v_user, p_version -> 'extraction'
+                                                              -> 'state_items');
 
     RETURN QUERY SELECT v_id, v_current + 1, v_inserted, v_deleted;
 END;

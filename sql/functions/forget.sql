@@ -212,7 +212,15 @@ BEGIN
         'archivist_reembed_staging',
             (SELECT count(*) FROM archivist_reembed_staging r
              WHERE r.chunk_id IN (SELECT c.id FROM jarvis_memory_chunks c
-                                  WHERE c.session_id = ANY (v_all))));
+                                  WHERE c.session_id = ANY (v_all))),
+        'jarvis_state_items',
+            (SELECT count(*) FROM jarvis_state_items i WHERE i.session_id = ANY (v_all)),
+        'jarvis_state_resolutions',
+            (SELECT count(*) FROM jarvis_state_resolutions r
+             WHERE r.uid IN (SELECT i.uid FROM jarvis_state_items i
+                             WHERE i.session_id = ANY (v_all))
+               AND r.uid NOT IN (SELECT i.uid FROM jarvis_state_items i
+                                 WHERE NOT i.session_id = ANY (v_all))));
     SELECT count(*) INTO v_runs FROM archivist_runs r
     WHERE (r.arguments, r.counts, r.failures) IS DISTINCT FROM
           (archivist_forget_scrub(r.arguments, v_ids), archivist_forget_scrub(r.counts, v_ids),
@@ -225,6 +233,12 @@ BEGIN
         WHERE r.chunk_id IN (SELECT c.id FROM jarvis_memory_chunks c
                              WHERE c.session_id = ANY (v_all));
         DELETE FROM jarvis_memory_chunks c WHERE c.session_id = ANY (v_all);
+        -- A person's resolution of a conflict goes with the last session holding its item.
+        DELETE FROM jarvis_state_resolutions r
+        WHERE r.uid IN (SELECT i.uid FROM jarvis_state_items i WHERE i.session_id = ANY (v_all))
+          AND r.uid NOT IN (SELECT i.uid FROM jarvis_state_items i
+                            WHERE NOT i.session_id = ANY (v_all));
+        DELETE FROM jarvis_state_items i WHERE i.session_id = ANY (v_all);
         DELETE FROM jarvis_archive_sessions s WHERE s.session_id = ANY (v_all);
         DELETE FROM jarvis_archive a WHERE a.session_id = ANY (v_all);
         DELETE FROM archivist_message_hashes h WHERE h.session_id = ANY (v_all);

@@ -12,7 +12,8 @@ AS $$
                         'archivist_session_claims', 'archivist_reembed_staging',
                         'archivist_message_hashes', 'archivist_session_failures',
                         'archivist_own_functions', 'archivist_forgotten',
-                        'jarvis_archive', 'jarvis_archive_sessions', 'jarvis_memory_chunks')
+                        'jarvis_archive', 'jarvis_archive_sessions', 'jarvis_memory_chunks',
+                        'jarvis_state_items', 'jarvis_state_resolutions')
     ORDER BY c.relname
 $$;
 
@@ -44,7 +45,7 @@ LANGUAGE sql STABLE
 AS $$
     SELECT t FROM archivist_tables() t
     WHERE t::text IN ('jarvis_archive', 'jarvis_archive_sessions', 'jarvis_memory_chunks',
-                      'archivist_meta')
+                      'jarvis_state_items', 'archivist_meta')
 $$;
 
 -- The search functions and every function they call (sql/functions/search.sql, inputs.sql): a

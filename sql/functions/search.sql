@@ -151,14 +151,17 @@ AS $$
     WHERE w !~ '[\\]'
 $$;
 
--- The inverse document frequency of each word over the chunks a filter admits, like BM25's:
--- ln(1 + (N - df + 0.5) / (df + 0.5)), so a rare name outweighs a common verb. N counts the
--- filter's chunks when it names sessions or the table is small, else is the table's row
--- estimate. df is counted, up to 10,000; over a large table without a session filter, a word
--- among the column's most common elements (pg_stats, kept by ANALYZE) takes its frequency
--- from there instead: counting a common word's chunks is what would cost. `usable` is false
--- for a word in no chunk or in more than 10,000 (as good as a stop word); `selective` is true
--- for a usable word in at most a tenth of the chunks: those choose which chunks are scored.
+-- The inverse document frequency of each word, like BM25's: ln(1 + (N - df + 0.5) / (df + 0.5)),
+-- so a rare name outweighs a common verb. On a small table (a row estimate under 10,000) df and
+-- N are counted over the chunks the filter admits. On a large one they are the whole table's
+-- (the model's chunks), whatever else the filter says: N is the table's row estimate; a word
+-- among the column's most common elements (pg_stats, kept by ANALYZE) takes its frequency from
+-- there, any other word is counted (up to 10,000; below the most common elements, so it is
+-- rare). Counting a word under a filter is what would cost: a common word's GIN entries cover
+-- most of the table whatever the filter keeps (at 300k chunks that made a search filtered to
+-- one session 5x slower than at 100k). `usable` is false for a word in no chunk or in more than
+-- 10,000 (as good as a stop word); `selective` is true for a usable word in at most a tenth of
+-- the chunks: those choose which chunks are scored.
 CREATE OR REPLACE FUNCTION archivist_word_stats(words text[], filter jsonb)
 RETURNS TABLE (word text, df bigint, idf double precision, usable boolean, selective boolean)
 LANGUAGE plpgsql STABLE
@@ -166,7 +169,6 @@ AS $$
 DECLARE
     v_filter   jsonb := archivist_check_filter(filter);
     v_where    text := archivist_chunk_filter_sql(v_filter);
-    v_sessions text[] := archivist_filter_sessions(v_filter);
     v_model    text := archivist_filter_model(v_filter);
     v_known    bigint[];
     v_df       bigint[];
@@ -179,8 +181,9 @@ BEGIN
         RETURN;
     END IF;
     v_n := (SELECT reltuples FROM pg_class WHERE oid = 'jarvis_memory_chunks'::regclass);
-    v_count := v_sessions IS NOT NULL OR v_n < 10000;
+    v_count := v_n < 10000;
     IF NOT v_count THEN
+        v_where := 'c.embedding_model = $3';
         v_known := ARRAY(
             SELECT round(e.freq * v_n)::bigint
             FROM unnest(words) WITH ORDINALITY AS u(w, i)
@@ -202,8 +205,9 @@ BEGIN
         'FROM unnest($8::text[], $9::bigint[]) WITH ORDINALITY AS u(w, k, i)',
         v_where)
     INTO v_df, v_counted
-    USING NULL::vector, NULL::integer, v_model, v_sessions, v_filter ->> 'source',
-          (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, words,
+    USING NULL::vector, NULL::integer, v_model, archivist_filter_sessions(v_filter),
+          v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
+          (v_filter ->> 'until')::timestamptz, words,
           coalesce(v_known, array_fill(NULL::bigint, ARRAY[cardinality(words)])), v_count,
           NULL::text, v_filter ->> 'user_id';
     v_n := greatest(coalesce(v_counted, v_n), (SELECT max(d) FROM unnest(v_df) d), 1);
@@ -214,48 +218,118 @@ BEGIN
 END;
 $$;
 
--- BM25 over the chunks a filter admits that have one of `scope` (words): a chunk scores the sum
--- of the weights of the `words` it has, times (k1 + 1) / (1 + k1 * (1 - b + b * length /
--- average length)), k1 1.2, b 0.75, length in distinct words (so long chunks do not win by
--- length; counts within a chunk are not used: chunks are short), divided by `most`. The k best.
+-- BM25 over the chunks a filter admits that have one of `scope` (words): a chunk scores, for
+-- each of the `words` it has, the word's weight times tf * (k1 + 1) / (tf + k1 * (1 - b + b *
+-- length / average length)), k1 1.5, b 0.75; tf is the word's count in the chunk and the length
+-- its count of words (both from the tsvector's positions), the average over the chunks scored.
+-- Turn windows are long (whole turns of a long conversation), so how often a word is said
+-- matters. Divided by `most`. The k best.
+-- With `cap`, at most cap chunks are read and scored (what a search costs then no longer grows
+-- with the number of chunks that have a query word), taken best first by the scope words they
+-- have: the (at most 4) scope words of most weight make up to 15 sets, ordered by the sum of
+-- their weights, and the chunks having exactly a set's words (of those 4) come in that order,
+-- then those having only other scope words; so a chunk with the rarest words is read before
+-- one with a common word alone. Within a set the GIN index gives them in table order, so where
+-- the cap cuts a set, it keeps some of its chunks, not the shortest. Without `cap` (or when the
+-- caller knows the scope is smaller) every chunk with a scope word is scored.
 CREATE OR REPLACE FUNCTION archivist_bm25(
     words text[], weights double precision[], scope text[], most double precision, k integer,
-    filter jsonb
+    filter jsonb, cap integer DEFAULT NULL
 ) RETURNS TABLE (id uuid, rank real)
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
-    v_filter jsonb := archivist_check_filter(filter);
+    v_filter   jsonb := archivist_check_filter(filter);
+    v_where    text := archivist_chunk_filter_sql(v_filter);
+    v_from     text;
+    v_top      text[];
+    v_top_w    double precision[];
+    v_rest     text[];
+    v_seqscan  text := current_setting('enable_seqscan');
+    v_parallel text := current_setting('max_parallel_workers_per_gather');
 BEGIN
     PERFORM archivist_require_search_caller('archivist_bm25');
     IF coalesce(cardinality(words), 0) = 0 OR coalesce(cardinality(scope), 0) = 0 THEN
         RETURN;
     END IF;
+    IF cap IS NULL THEN
+        v_from := format('SELECT c.id, c.fts FROM jarvis_memory_chunks c '
+                         'WHERE c.fts @@ $10 AND %s', v_where);
+    ELSE
+        SELECT (array_agg(s.w ORDER BY s.weight DESC, s.w))[1:4],
+               (array_agg(s.weight ORDER BY s.weight DESC, s.w))[1:4],
+               (array_agg(s.w ORDER BY s.weight DESC, s.w))[5:]
+        INTO v_top, v_top_w, v_rest
+        FROM unnest(words, weights) AS s(w, weight) WHERE s.w = ANY (scope);
+        -- One part per set of the top words (bit i of m: word i), the chunks with exactly those;
+        -- the parts run in this order and the LIMIT stops them (Append runs its parts in turn).
+        SELECT string_agg(p.part, ' UNION ALL ' ORDER BY p.total DESC, p.m)
+        INTO v_from
+        FROM (SELECT m, sum(t.weight) FILTER (WHERE m & (1 << (t.i - 1)::int) <> 0) AS total,
+                     format('(SELECT c.id, c.fts FROM jarvis_memory_chunks c '
+                            'WHERE c.fts @@ %L::tsquery%s AND %s)',
+                            to_tsquery('simple', string_agg(quote_literal(t.w), ' & ')
+                                       FILTER (WHERE m & (1 << (t.i - 1)::int) <> 0))::text,
+                            coalesce(' AND NOT c.fts @@ ' || quote_literal(
+                                to_tsquery('simple', string_agg(quote_literal(t.w), ' | ')
+                                           FILTER (WHERE m & (1 << (t.i - 1)::int) = 0))::text)
+                                || '::tsquery', ''),
+                            v_where) AS part
+              FROM generate_series(1, (1 << cardinality(v_top)) - 1) AS m,
+                   unnest(v_top, v_top_w) WITH ORDINALITY AS t(w, weight, i)
+              GROUP BY m) p;
+        IF cardinality(v_rest) > 0 THEN
+            v_from := v_from || format(
+                ' UNION ALL (SELECT c.id, c.fts FROM jarvis_memory_chunks c '
+                'WHERE c.fts @@ %L::tsquery AND NOT c.fts @@ %L::tsquery AND %s)',
+                to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ')
+                                      FROM unnest(v_rest) w))::text,
+                to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ')
+                                      FROM unnest(v_top) w))::text,
+                v_where);
+        END IF;
+        v_from := format('SELECT u.id, u.fts FROM (%s) u LIMIT %s', v_from, greatest(cap, 1));
+        -- Each part from the GIN index (a sequential scan would read the table for a common
+        -- word), and in one process, so the parts run in order.
+        PERFORM set_config('enable_seqscan', 'off', true);
+        PERFORM set_config('max_parallel_workers_per_gather', '0', true);
+    END IF;
     RETURN QUERY EXECUTE format(
-        'WITH words AS (SELECT to_tsquery(''simple'', quote_literal(w)) AS q, weight '
+        'WITH words AS (SELECT w, to_tsquery(''simple'', quote_literal(w)) AS q, weight '
         '    FROM unnest($8::text[], $9::float8[]) AS t(w, weight)), '
-        'scope AS MATERIALIZED (SELECT c.id, c.fts, length(c.fts)::float8 AS len '
-        '    FROM jarvis_memory_chunks c WHERE c.fts @@ $10 AND %s), '
-        'average AS (SELECT greatest(avg(len), 1) AS len FROM scope) '
-        'SELECT s.id, (sum(w.weight) * 2.2 / (1 + 1.2 * (0.25 + 0.75 * s.len / a.len)) '
+        'scope AS MATERIALIZED (SELECT f.id, f.fts, '
+        '    (SELECT count(*) FROM unnest(f.fts) u, unnest(u.positions) p)::float8 AS len '
+        '    FROM (%s) f), '
+        'average AS (SELECT greatest(avg(len), 1) AS len FROM scope), '
+        'counted AS (SELECT s.id, s.len, w.weight, '
+        '    (SELECT cardinality(u.positions) FROM unnest(s.fts) u WHERE u.lexeme = w.w)::float8 '
+        '    AS tf FROM scope s JOIN words w ON s.fts @@ w.q) '
+        'SELECT t.id, (sum(t.weight * t.tf * 2.5 / (t.tf + 1.5 * (0.25 + 0.75 * t.len / a.len))) '
         '    / $11)::real AS rank '
-        'FROM scope s CROSS JOIN average a JOIN words w ON s.fts @@ w.q '
-        'GROUP BY s.id, s.len, a.len ORDER BY rank DESC, s.id LIMIT $2',
-        archivist_chunk_filter_sql(v_filter))
+        'FROM counted t CROSS JOIN average a '
+        'GROUP BY t.id ORDER BY rank DESC, t.id LIMIT $2',
+        v_from)
     USING NULL::vector, least(greatest(coalesce(k, 50), 1), 200),
           archivist_filter_model(v_filter), archivist_filter_sessions(v_filter),
           v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
           (v_filter ->> 'until')::timestamptz, words, weights,
           to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ') FROM unnest(scope) w)),
           greatest(most, 1e-9), v_filter ->> 'user_id';
+    PERFORM set_config('enable_seqscan', v_seqscan, true);
+    PERFORM set_config('max_parallel_workers_per_gather', v_parallel, true);
 END;
 $$;
 
 -- The k (at most 200) best full-text matches for a query under a filter: BM25 (archivist_bm25)
--- with the query's usable words, over the chunks that have one of its selective words (all its
--- usable words when none is selective). `rank` is the score divided by the most the query's
+-- with the query's usable words, over every chunk that has one of them (scoring only the chunks
+-- with a rare word lost the answers phrased in common words). `rank` is the score divided by the most the query's
 -- words could score ((k1 + 1) times the sum of all their weights, those found nowhere too, so a
 -- query about what memory never saw scores low): comparable between queries, 0 to about 1.
+-- When those chunks may be more than 500 (the sum of the words' df), BM25 reads the 500 best by
+-- their words (archivist_bm25's cap): a search then costs about the same at 100k or 300k
+-- chunks; under 500, every one is scored. The setting `archivist.text_candidates` (an integer;
+-- 0: no cap) replaces the 500 for a session, so a benchmark or a test can compare the capped
+-- ranking with the one that scores every chunk.
 CREATE OR REPLACE FUNCTION archivist_text_matches(query_text text, k integer, filter jsonb)
 RETURNS TABLE (id uuid, rank real)
 LANGUAGE plpgsql STABLE
@@ -266,15 +340,19 @@ DECLARE
     v_weights double precision[];
     v_scope   text[];
     v_most    double precision;
+    v_reach   bigint;
+    v_cap     integer := coalesce(
+        nullif(current_setting('archivist.text_candidates', true), '')::integer, 500);
 BEGIN
     PERFORM archivist_require_search_caller('archivist_text_matches');
     SELECT array_agg(w.word) FILTER (WHERE w.usable), array_agg(w.idf) FILTER (WHERE w.usable),
-           coalesce(array_agg(w.word) FILTER (WHERE w.selective),
-                    array_agg(w.word) FILTER (WHERE w.usable)),
-           2.2 * sum(w.idf)
-    INTO v_words, v_weights, v_scope, v_most
+           array_agg(w.word) FILTER (WHERE w.usable),
+           2.5 * sum(w.idf), sum(w.df) FILTER (WHERE w.usable)
+    INTO v_words, v_weights, v_scope, v_most, v_reach
     FROM archivist_word_stats(archivist_query_words(query_text), v_filter) w;
-    RETURN QUERY SELECT * FROM archivist_bm25(v_words, v_weights, v_scope, v_most, k, v_filter);
+    RETURN QUERY SELECT * FROM archivist_bm25(
+        v_words, v_weights, v_scope, v_most, k, v_filter,
+        CASE WHEN v_cap > 0 AND v_reach > v_cap THEN v_cap END);
 END;
 $$;
 
@@ -290,8 +368,8 @@ AS $$
 $$;
 
 -- Ranks chunks for a query and picks match_count (at most 10) of them: the evidence first.
--- Candidates: the 50 nearest chunks (if vector_weight > 0 and a query vector is given) and the 50
--- best full-text matches (archivist_text_matches; if text_weight > 0). With both, the score is
+-- Candidates: the 50 nearest turn windows and the 20 nearest chunks of any source (if
+-- vector_weight > 0 and a query vector is given) and the 50 best full-text matches (archivist_text_matches; if text_weight > 0). With both, the score is
 -- their reciprocal rank fusion, weight / (60 + rank) summed; with one, that list's own score
 -- (cosine similarity, or the text rank). Times an optional recency factor
 -- (1 - w + w * 0.5 ^ (age / half_life)). Then, best first, a chunk is taken unless
@@ -304,6 +382,13 @@ $$;
 --     windows than places are candidates, context fills the places they leave.
 -- A zero vector_weight (or a NULL query_embedding) makes it a full-text search that needs no
 -- query vector; a zero text_weight a vector search with the same choice of chunks.
+-- `relevance` reads the same way for every query: with words in the ranking it is the text rank
+-- (archivist_text_matches: how much of what the query's words could score the chunk scores; 0
+-- for a chunk found by meaning alone), else the cosine similarity.
+-- Its result gained `relevance`; CREATE OR REPLACE cannot change a result, so the function is
+-- dropped first (in init's transaction; sql/policy.sql grants it again).
+DROP FUNCTION IF EXISTS hybrid_jarvis_memory_chunks(vector, text, integer, jsonb,
+    double precision, double precision, double precision, double precision);
 CREATE OR REPLACE FUNCTION hybrid_jarvis_memory_chunks(
     query_embedding vector,
     query_text      text,
@@ -314,13 +399,18 @@ CREATE OR REPLACE FUNCTION hybrid_jarvis_memory_chunks(
     recency_weight  double precision DEFAULT 0,
     half_life_days  double precision DEFAULT 14
 ) RETURNS TABLE (id uuid, session_id text, source text, content text, metadata jsonb,
-                 similarity double precision, created_at timestamptz, score double precision)
+                 similarity double precision, created_at timestamptz, score double precision,
+                 relevance double precision)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
 DECLARE
     v_k         integer := least(greatest(coalesce(match_count, 10), 1), 10);
     v_filter    jsonb := archivist_check_filter(filter);
+    -- The nearest turn windows are asked for apart from the rest: short context chunks (state
+    -- items) lie near short queries and would otherwise leave too few turns to fill the places.
+    v_turns     jsonb := CASE WHEN v_filter ? 'source' THEN v_filter
+                              ELSE v_filter || '{"source": "session_turn"}' END;
     v_by_vector boolean := coalesce(vector_weight, 0) > 0 AND query_embedding IS NOT NULL;
     v_by_text   boolean := coalesce(text_weight, 0) > 0;
     v_open      boolean := v_filter ->> 'source' IS NOT NULL
@@ -340,14 +430,16 @@ BEGIN
         WITH by_vector AS (
             SELECT n.id, n.similarity,
                    row_number() OVER (ORDER BY n.similarity DESC, n.id) AS r
-            FROM archivist_nearest_chunks(query_embedding, 50, v_filter) n
+            FROM (SELECT * FROM archivist_nearest_chunks(query_embedding, 50, v_turns)
+                  UNION
+                  SELECT * FROM archivist_nearest_chunks(query_embedding, 20, v_filter)) n
             WHERE v_by_vector
         ), by_text AS (
             SELECT t.id, t.rank, row_number() OVER (ORDER BY t.rank DESC, t.id) AS r
             FROM archivist_text_matches(query_text, 50, v_filter) t
             WHERE v_by_text
         ), fused AS (
-            SELECT coalesce(v.id, t.id) AS id,
+            SELECT coalesce(v.id, t.id) AS id, t.rank AS text_rank,
                    CASE WHEN v_by_vector AND v_by_text
                         THEN coalesce(vector_weight / (60 + v.r), 0)
                              + coalesce(text_weight / (60 + t.r), 0)
@@ -358,6 +450,8 @@ BEGIN
         SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash,
                count(*) FILTER (WHERE c.source = 'session_turn') OVER () AS turns,
                1 - (c.embedding <=> query_embedding) AS similarity, c.created_at,
+               CASE WHEN v_by_text THEN coalesce(f.text_rank, 0)
+                    ELSE 1 - (c.embedding <=> query_embedding) END AS relevance,
                f.fused * (1 - recency_weight + recency_weight * power(0.5, greatest(0,
                    extract(epoch FROM now() - coalesce((c.metadata ->> 'last_at')::timestamptz,
                                                        c.created_at)) / 86400)
@@ -392,6 +486,7 @@ BEGIN
         similarity := r.similarity;
         created_at := r.created_at;
         score := r.score;
+        relevance := r.relevance;
         RETURN NEXT;
         v_taken := v_taken + 1;
         EXIT WHEN v_taken >= v_k;

@@ -30,6 +30,11 @@ test can check that a retry succeeds; `fault_after` answers the first N /api/emb
 normally before the fault starts (a server that goes down, or loses its model, mid-run).
 Every request is recorded in `requests`.
 
+Latency, like a real server's (no fault needed): a healthy /api/embed takes `embed_s` plus
+`embed_per_text_s` per text, and at most `parallel` of them run at once (Ollama's
+OLLAMA_NUM_PARALLEL; None: no limit); the others queue. `embed_busy_s` adds up the time they
+took, so a benchmark can tell the embedding time a run needed from the wall time it took.
+
 Faults of some inputs only (the server is fine, some texts are not): `poison` maps a marker to
 one of "nan" (that text's vector holds NaN), "short" (that text's vector has 384 dimensions)
 or "missing" (no vector for that text); /api/embed answers every text containing the marker
@@ -120,6 +125,11 @@ class OllamaTestServer:
         self.fail_times: int | None = None
         self.fault_after = 0
         self.delay_s = 5.0
+        self.embed_s = 0.0
+        self.embed_per_text_s = 0.0
+        self.parallel: int | None = None
+        self.embed_busy_s = 0.0
+        self._slots: threading.Semaphore | None = None
         self.max_input_chars = 8000
         self.requests: list[RecordedRequest] = []
         self.chat_replies: list[str] = ['{"items": []}']
@@ -184,6 +194,26 @@ class OllamaTestServer:
     def pause(self) -> None:
         """The "slow" fault's wait, cut short when the server closes."""
         self._closing.wait(self.delay_s)
+
+    def compute(self, texts: int) -> None:
+        """A healthy embedding's latency: wait for one of `parallel` slots, then for the time
+        `texts` texts take."""
+        took = self.embed_s + self.embed_per_text_s * texts
+        if took <= 0:
+            return
+        with self._lock:
+            if self.parallel is not None and self._slots is None:
+                self._slots = threading.BoundedSemaphore(self.parallel)
+            slots = self._slots
+        if slots is not None:
+            slots.acquire()
+        try:
+            self._closing.wait(took)
+        finally:
+            if slots is not None:
+                slots.release()
+        with self._lock:
+            self.embed_busy_s += took
 
     def next_chat_reply(self, body: dict[str, Any]) -> str:
         """Record a chat request; the content to answer it with."""
@@ -294,6 +324,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 dimension = WRONG_DIMENSION if wrong_dimension else state.dimension_of(model)
                 embed_fn = None if wrong_dimension else state.embed_fns.get(_with_tag(model))
+                state.compute(len(inputs))
                 answer = _embed_answer(model, inputs, dimension, embed_fn)
                 self._json(200, _poisoned(answer, inputs, state.poison))
         else:

@@ -22,6 +22,18 @@ from archivist.extract.rules.phrases import clause, has_substance, strip_fillers
 from archivist.extract.rules.text import units
 from archivist.extract.rules.vocabulary import COMMON_VERBS, TOPIC_STOPWORDS, domain_of
 from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
+from archivist.state.frames import (
+    NO_FRAME,
+    Frame,
+    aside,
+    choice_text,
+    frame,
+    is_choice,
+    same_subject,
+    same_value,
+    statement,
+    tentative,
+)
 from archivist.state.items import CandidateItem, ItemType, resolve_status_merge
 from archivist.words import completed_index, content_stems, identity, tokens
 
@@ -80,11 +92,22 @@ class _Found:
         self._keys: dict[tuple[str, str], int] = {}
 
     def add(
-        self, item_type: ItemType, text: str, message: Message, sentence: str, **kw: str
+        self,
+        item_type: ItemType,
+        text: str,
+        message: Message,
+        sentence: str,
+        choice: Frame = NO_FRAME,
+        **kw: str,
     ) -> None:
         key = (item_type, " ".join(sorted(identity(text))) or text.lower())
+        if key in self._keys and self._changed_since(self._keys[key], choice):
+            del self._keys[key]  # "back to Redis" after a move off it: said anew, not merged
         if key in self._keys:
             item = self.items[self._keys[key]]
+            if item.subject is None and choice.subject is not None:
+                item.subject = choice.subject
+                item.value = choice.value or item.value
             if message.id not in item.refs:
                 item.refs.append(message.id)
             if "status" in kw:
@@ -98,9 +121,26 @@ class _Found:
             confidence="high" if item_type == "decision" else "medium",
             topic_tags=topic_tags(f"{text} {sentence}"),
             refs=[message.id],
+            subject=choice.subject,
+            value=choice.value or (choice.old if choice.change == "cancel" else None),
+            change=choice.change,
+            replaces=choice.old,
         ).with_context(sentence)
         self._keys[key] = len(self.items)
         self.items.append(candidate)
+
+    def _changed_since(self, index: int, choice: Frame) -> bool:
+        """Whether a change goes back to the candidate at `index`: a later candidate of the
+        batch chose another value on its subject."""
+        if choice.change is None:
+            return False
+        subject = self.items[index].subject
+        return any(
+            later.type in ("decision", "constraint")
+            and same_subject(later.subject, subject)
+            and not same_value(later.value, self.items[index].value)
+            for later in self.items[index + 1 :]
+        )
 
     def sentence(
         self, message: Message, sentence: str, list_outcome: str | None, *, user: bool
@@ -113,17 +153,27 @@ class _Found:
             return
         findings = analyse(sentence, user=user, conversational=True).findings
         blocked = bool(_BLOCKED.search(sentence))
-        typed = False
+        # What the user's sentence chooses, by its structure: it gives every decision here its
+        # subject, and is a decision itself where no decision pattern matched.
+        chose = user and not is_question(sentence) and not tentative(sentence)
+        choice = frame(sentence) if chose else aside(sentence) if user else Frame()
+        typed = decided = False
         for finding in findings:
             if isinstance(finding, DecisionHit):
-                self.add("decision", finding.text, message, sentence)
-                typed = True
+                self.add("decision", finding.text, message, sentence, choice)
+                typed = decided = True
+            elif isinstance(finding, (ActionHit, Completion)) and is_choice(choice):
+                continue  # "move the session cache to Memcached": a choice, not a task
             elif isinstance(finding, ActionHit):
                 status = "blocked" if blocked else "open"
                 self.add("action", finding.text, message, sentence, status=status)
                 typed = True
             elif isinstance(finding, Completion):
                 typed = self._complete(finding, message, sentence) or typed
+        limit = choice.change is None and bool(_CONSTRAINT.search(sentence))
+        if not decided and not limit and is_choice(choice) and (chosen := choice_text(choice)):
+            self.add("decision", chosen, message, sentence, choice)
+            typed = True
         if typed:
             return
         if blocked and self._block(message, sentence):
@@ -135,7 +185,8 @@ class _Found:
             self._answer(message)
             return
         if _CONSTRAINT.search(sentence):
-            self.add("constraint", _phrase(sentence), message, sentence)
+            stated = statement(sentence) if chose else Frame()
+            self.add("constraint", _phrase(sentence), message, sentence, stated)
         elif _RISK.search(sentence) and not _NOT_RISK.search(sentence):
             self.add("risk", _phrase(sentence), message, sentence)
 

@@ -163,20 +163,28 @@ def entities_in(sentence: str) -> list[Finding]:
 
 
 def entity_key(entity_type: str, name: str) -> str:
-    """`type:slug`: lowercase, punctuation removed, spaces, hyphens and slashes as underscores.
+    """`type:slug`: lowercase, punctuation removed, spaces and hyphens as underscores, slashes
+    kept as the separators they are (`product:ci/cd`).
 
-    Slashes separate like spaces so repositories keep readable keys (`repo:acme_olive`);
-    accents fold to ASCII. The result matches `^[a-z]+:[a-z0-9_]*$`, except for URLs, whose
-    key is the address a person would type: host and path, lowercase, without scheme, `www.`,
-    query or fragment (`url:docs.stripe.com/webhooks/signature`), matching
-    `^url:[a-z0-9._~/-]*$`.
+    Accents fold to ASCII. The result matches `^[a-z]+:[a-z0-9_/]*$`, except for addresses a
+    person types as they are: a URL's key is its host and path, lowercase, without scheme,
+    `www.`, query or fragment (`url:docs.stripe.com/webhooks/signature`), and a repository's
+    is its `owner/name` (`repo:acme/billing-service`); both match `^[a-z]+:[a-z0-9._~/-]*$`.
+    Versions written before repository keys kept their slash hold `repo:acme_olive`; the
+    next version of the session recomputes the key from the name.
     """
     kind = re.sub(r"[^a-z]", "", ascii_fold(entity_type).lower()) or "entity"
     if kind == "url":
         return f"url:{_url_slug(name)}"
-    slug = re.sub(r"[\s/_-]+", "_", ascii_fold(name).lower())
-    slug = re.sub(r"[^a-z0-9_]", "", slug)
-    return f"{kind}:{re.sub(r'_+', '_', slug).strip('_')}"
+    if kind == "repo":
+        return f"repo:{_url_slug(name).removesuffix('.git')}"
+    parts = (_slug(part) for part in ascii_fold(name).lower().split("/"))
+    return f"{kind}:{'/'.join(p for p in parts if p)}"
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9_]", "", re.sub(r"[\s_-]+", "_", text))
+    return re.sub(r"_+", "_", slug).strip("_")
 
 
 _SCHEME = re.compile(r"^(?:[a-z][a-z0-9+.-]*:/+)?(?:www\.)?")

@@ -1,0 +1,102 @@
+"""The current state of a scope, as `archivist_current_state` (sql/functions/current_state.sql)
+computes it: the state items of every session's latest version, reconciled across sessions in
+time order. These are its shapes and the checks of its arguments; the SQL does the work, so
+the direct and the Supabase transports give the same answer.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from archivist.when import Moment
+
+CURRENT_MAX_ITEMS = 1000
+
+
+class CurrentItem(BaseModel):
+    """One item of the scope: where it comes from, when it became true and stopped, and what
+    replaced it (`superseded_by`, in `superseded_by_session`) or what it replaced."""
+
+    session_id: str
+    user_id: str | None = None
+    uid: str
+    type: str
+    text: str
+    status: str
+    subject: str | None = None
+    value: str | None = None
+    change: str | None = None
+    refs: list[str] = Field(default_factory=list)
+    became_at: datetime | None = None
+    last_seen_at: datetime | None = None
+    stopped_at: datetime | None = None
+    superseded_by: str | None = None
+    superseded_by_session: str | None = None
+    trigger: str | None = None
+    resolution: str | None = None
+    conflict: bool = False
+    conflict_with: list[str] = Field(default_factory=list)
+    current: bool
+    supersedes: list[str] = Field(default_factory=list)
+
+
+class CurrentState(BaseModel):
+    """What `archivist state --current` (and `conflicts`) shows; `--json` prints exactly this."""
+
+    user_id: str | None = None
+    as_of: datetime | None = None
+    subject: str | None = None
+    total: int
+    items: list[CurrentItem]
+
+    @property
+    def clipped(self) -> bool:
+        return self.total > len(self.items)
+
+
+class Resolution(BaseModel):
+    """A person's word on a conflict, as recorded."""
+
+    id: int
+    uid: str
+    user_id: str | None = None
+    action: Literal["keep", "drop"]
+    resolved_at: datetime
+
+
+class CurrentStateQuery(BaseModel):
+    """What is true now (or at `as_of`): the current items of a user, or of the whole archive."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str | None = Field(None, description="Only this user's items (else every user's).")
+    as_of: Moment | None = Field(None, description="The state as it stood at this time.")
+    subject: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="How one subject changed over time (words, or an entity key like tool:redis).",
+    )
+    limit: int = Field(200, ge=1, le=CURRENT_MAX_ITEMS, description="Items wanted, at most 1000.")
+
+    def arguments(self, conflicts: bool = False) -> dict[str, Any]:
+        return {
+            "p_user_id": self.user_id,
+            "p_as_of": self.as_of,
+            "p_subject": self.subject,
+            "p_limit": self.limit,
+            "p_conflicts": conflicts,
+        }
+
+
+class ResolveQuery(BaseModel):
+    """Settle a conflict: keep an item (the others on its subject stop) or drop it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    uid: str = Field(min_length=3, max_length=64, pattern=r"^[a-z]_[0-9a-f]+$")
+    action: Literal["keep", "drop"]
+    user_id: str | None = None

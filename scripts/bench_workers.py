@@ -1,0 +1,276 @@
+"""Benchmark of scaling out: W archive workers over one database, with the claim queue.
+
+For each embedder and each W, on a fresh database (a clone of a migrated template on one
+embedded Postgres, see scripts/benchkit.py) holding the same generated corpus (N sessions x M
+messages, scripts/bench_archive.py's generator), W workers archive every pending session,
+either as W separate `python -m archivist archive --json` processes started together (how N
+cron entries or N hosts run) or as one `archive --workers W`. Measured per row:
+
+- wall s (the last worker's end), sessions/s, speed-up over W = 1 of the same embedder and
+  mode, efficiency (speed-up / W);
+- wasted reads: the sessions the workers read for nothing, reported `skipped` (another held
+  it) or `unchanged` (another had just archived it), and the claims that passed sessions over
+  without reading them (`passed_over`, held / gone: one lock attempt each, inside one call);
+- duplicates: archive versions written beyond one per session (must be 0);
+- the COPY floor: a binary COPY of every row the run wrote (chunks, versions, watermarks,
+  message hashes) into copies of their tables with the same indexes: what the database needs
+  at least to store the result;
+- with the latency-bound embedder, the embedding time the server spent (its requests' summed
+  latency), the ideal wall time (that time / the server's parallelism + the COPY floor), the
+  wall time's ratio to it, and to the offline embedder's wall time of the same W and mode (how
+  much of the embedding latency the run failed to hide behind its own work).
+
+Embedders: `offline` (the hash embedder, in the workers' processes: the archivist's and
+Postgres's own cost) and `latency` (the Ollama test double, tests/support/ollama_server.py,
+answering with 40 ms per request + 2 ms per text, at most 4 requests at once, like an Ollama
+with OLLAMA_NUM_PARALLEL=4; the real OllamaEmbedder talks to it over HTTP).
+
+Run:  python scripts/bench_workers.py                          (120 x 20, W = 1 2, both modes)
+      python scripts/bench_workers.py --sessions 1200 --messages 40 --workers 1 2 4 8 12 \\
+          --embedders offline --modes separate --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import bench_archive
+import benchkit
+import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from support.ollama_server import OllamaTestServer  # noqa: E402
+
+LATENCY_REQUEST_S = 0.040
+LATENCY_TEXT_S = 0.002
+LATENCY_PARALLEL = 4
+
+
+@dataclass
+class Row:
+    embedder: str
+    mode: str
+    workers: int
+    seconds: float
+    sessions: int
+    archived: int
+    failed: int
+    skipped: int
+    unchanged: int
+    held: int
+    gone: int
+    duplicates: int
+    copy_floor_s: float
+    embed_busy_s: float = 0.0
+    embed_requests: int = 0
+    speed_up: float = 0.0
+    efficiency: float = 0.0
+
+    @property
+    def wasted(self) -> int:
+        return self.skipped + self.unchanged
+
+    @property
+    def ideal_s(self) -> float:
+        """The embedding time over the server's parallelism, plus the database floor."""
+        return self.embed_busy_s / LATENCY_PARALLEL + self.copy_floor_s
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def environment(
+    url: str, embedder: str, ollama_url: str, data_dir: Path, concurrency: int
+) -> dict[str, str]:
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
+    env = {
+        **inherited,
+        "DATABASE_URL": url,
+        "ARCHIVIST_CONFIG": "",
+        "ARCHIVIST_DATA_DIR": str(data_dir),
+        "ARCHIVIST_DELAY_MS": "0",
+        "ARCHIVIST_MAX_SESSIONS": "100000",
+        "ARCHIVIST_EMBED_CONCURRENCY": str(concurrency),
+    }
+    if embedder == "latency":
+        env.update(
+            ARCHIVIST_EMBEDDER="ollama",
+            ARCHIVIST_EMBEDDING_MODEL="nomic-embed-text",
+            OLLAMA_HOST=ollama_url,
+        )
+    else:
+        env["ARCHIVIST_EMBEDDER"] = "hash"
+    return env
+
+
+def run_workers(env: dict[str, str], mode: str, workers: int) -> tuple[float, list[dict[str, Any]]]:
+    """Start the workers together; the wall time until the last one ends, and their reports."""
+    archive = [sys.executable, "-m", "archivist", "archive", "--json"]
+    commands = (
+        [archive] * workers if mode == "separate" else [[*archive, "--workers", str(workers)]]
+    )
+    started = time.perf_counter()
+    processes = [
+        subprocess.Popen(c, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for c in commands
+    ]
+    outputs = [p.communicate(timeout=3600) for p in processes]
+    seconds = time.perf_counter() - started
+    for process, (_, err) in zip(processes, outputs, strict=True):
+        if process.returncode != 0:
+            raise SystemExit(f"a worker failed (exit {process.returncode}): {err.strip()[-500:]}")
+    return seconds, [json.loads(out) for out, _ in outputs]
+
+
+def measure(
+    server: bench_archive.Server,
+    args: argparse.Namespace,
+    embedder: str,
+    mode: str,
+    workers: int,
+    ollama: OllamaTestServer,
+    root: Path,
+) -> Row:
+    name = f"bench_workers_{embedder}_{mode}_{workers}"
+    url = server.clone(name)
+    try:
+        if embedder == "latency":
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute("DELETE FROM archivist_meta WHERE key LIKE 'embedding_%'")
+                bench_archive.PostgresStore(conn, bench_archive.Settings().sources).init(
+                    bench_archive.EmbeddingConfig("nomic-embed-text", 768)
+                )
+        bench_archive.load_corpus(url, args.seed, "w", args.sessions, args.messages)
+        ollama.embed_busy_s = 0.0
+        ollama.requests.clear()
+        env = environment(url, embedder, ollama.url, root / name, args.embed_concurrency)
+        seconds, reports = run_workers(env, mode, workers)
+        outcomes = [s for r in reports for s in r["sessions"]]
+        with psycopg.connect(url, autocommit=True) as conn:
+            # Each session's corpus fits one version: any more is a session archived twice.
+            row = conn.execute(
+                "SELECT count(*) - count(DISTINCT session_id) FROM jarvis_archive"
+            ).fetchone()
+            archived = [s["session_id"] for s in outcomes if s["status"] == "archived"]
+            duplicates = (int(row[0]) if row else 0) + len(archived) - len(set(archived))
+        floor = bench_archive.copy_baseline(url).all_indexed_s
+        return Row(
+            embedder=embedder,
+            mode=mode,
+            workers=workers,
+            seconds=seconds,
+            sessions=args.sessions,
+            archived=sum(s["status"] == "archived" for s in outcomes),
+            failed=sum(s["status"] == "failed" for s in outcomes),
+            skipped=sum(s["status"] == "skipped" for s in outcomes),
+            unchanged=sum(s["status"] == "unchanged" for s in outcomes),
+            held=sum(r.get("passed_over", {}).get("held", 0) for r in reports),
+            gone=sum(r.get("passed_over", {}).get("gone", 0) for r in reports),
+            duplicates=duplicates,
+            copy_floor_s=floor,
+            embed_busy_s=ollama.embed_busy_s if embedder == "latency" else 0.0,
+            embed_requests=len(ollama.embed_requests) if embedder == "latency" else 0,
+        )
+    finally:
+        server.drop(name)
+
+
+def render(rows: list[Row], facts: dict[str, str]) -> str:
+    head = (
+        "| embedder | mode | W | wall s | sessions/s | speed-up | efficiency | wasted reads "
+        "(skipped + unchanged) | passed over (held / gone) | duplicates | COPY floor s "
+        "| embed requests | embed s / 4 + floor | wall / ideal | wall / offline wall |"
+    )
+    offline = {(r.mode, r.workers): r.seconds for r in rows if r.embedder == "offline"}
+    lines = [
+        " ".join(f"{k}: {v};" for k, v in facts.items()),
+        "",
+        head,
+        "|" + "---|" * (head.count("|") - 1),
+    ]
+    for r in rows:
+        ideal = r.ideal_s if r.embedder == "latency" else 0.0
+        lines.append(
+            f"| {r.embedder} | {r.mode} | {r.workers} | {r.seconds:.1f} | "
+            f"{r.archived / r.seconds:.1f} | {r.speed_up:.2f}x | {r.efficiency:.2f} | "
+            f"{r.wasted} ({r.skipped} + {r.unchanged}) | {r.held} / {r.gone} | {r.duplicates} | "
+            f"{r.copy_floor_s:.2f} | {r.embed_requests or '-'} | "
+            f"{f'{ideal:.1f}' if ideal else '-'} | "
+            f"{f'{r.seconds / ideal:.2f}x' if ideal else '-'} | "
+            f"{_ratio(r.seconds, offline.get((r.mode, r.workers))) if ideal else '-'} |"
+        )
+    return "\n".join(lines)
+
+
+def _ratio(seconds: float, reference: float | None) -> str:
+    return f"{seconds / reference:.2f}x" if reference else "-"
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sessions", type=int, default=120)
+    parser.add_argument("--messages", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=28)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument(
+        "--embedders", nargs="+", choices=["offline", "latency"], default=["offline", "latency"]
+    )
+    parser.add_argument("--modes", nargs="+", choices=["separate", "flag"], default=["separate"])
+    parser.add_argument(
+        "--embed-concurrency", type=int, default=4, help="the workers' embed_concurrency"
+    )
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    ollama = OllamaTestServer()
+    ollama.embed_s, ollama.embed_per_text_s = LATENCY_REQUEST_S, LATENCY_TEXT_S
+    ollama.parallel = LATENCY_PARALLEL
+    rows: list[Row] = []
+    try:
+        with benchkit.embedded_server() as shared, tempfile.TemporaryDirectory() as tmp:
+            server = bench_archive.Server(shared)
+            server.create_template()
+            for embedder in args.embedders:
+                for mode in args.modes:
+                    one: Row | None = None
+                    for workers in args.workers:
+                        log(f"{embedder}, {mode}, W={workers}")
+                        row = measure(server, args, embedder, mode, workers, ollama, Path(tmp))
+                        one = row if workers == 1 else one
+                        if one is not None:
+                            row.speed_up = one.seconds / row.seconds
+                            row.efficiency = row.speed_up / workers
+                        rows.append(row)
+            facts = {
+                "corpus": f"{args.sessions} sessions x {args.messages} messages",
+                "cpus": str(os.cpu_count()),
+                "latency server": f"{LATENCY_REQUEST_S * 1000:.0f} ms/request + "
+                f"{LATENCY_TEXT_S * 1000:.0f} ms/text, {LATENCY_PARALLEL} at once",
+            }
+            server.drop(bench_archive.TEMPLATE_DB)
+    finally:
+        ollama.close()
+    if args.json:
+        print(json.dumps([asdict(r) for r in rows], indent=2))
+    else:
+        print(render(rows, facts))
+    bad = [r for r in rows if r.duplicates or r.failed or r.archived != r.sessions]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,236 @@
+-- The current state of a scope (a user, or the whole archive): the state items of every
+-- session's latest version (jarvis_state_items, sql/060), reconciled across sessions in time
+-- order. The per-session state (each version's state_items) is left as it is.
+--
+-- Two items are about the same thing when both are decisions or constraints, of the same user
+-- (or both of none), and one's subject_key is contained in the other's ("sessions" and
+-- "session cache"; never "job queue" and "session cache"), or when a change without a subject
+-- names the earlier item's value as what it replaces ("we no longer use Jenkins").
+-- An item stops being true when
+--   * its own session superseded it (status 'superseded', replaced_by): at its replacement's
+--     time, or
+--   * a later item of another session on the same subject is a change (change is set:
+--     replace, reverse, cancel, update) or says the same value again: at that item's time.
+-- Items on the same subject of different sessions that are both still true and disagree (their
+-- values differ, no change language) are conflicts, as are items their session flagged; a
+-- person settles one with a resolution (jarvis_state_resolutions): 'drop' takes the item out
+-- of the current state, 'keep' takes out those it conflicts with. Nothing is deleted.
+-- Times are the conversation's (the item's first message), never the archive run's, so
+-- p_as_of gives the state as it stood at that time.
+
+-- A session's items of its new latest version, written by archivist_commit_version.
+CREATE OR REPLACE FUNCTION archivist_index_state(
+    p_session_id text, p_archive_id uuid, p_user_id text, p_items jsonb
+) RETURNS void
+LANGUAGE sql
+AS $$
+    DELETE FROM jarvis_state_items s WHERE s.session_id = p_session_id;
+    INSERT INTO jarvis_state_items (archive_id, session_id, user_id, uid, type, text, status,
+                                    subject, subject_key, value, value_key, change, replaces,
+                                    old_key, replaced_by, conflict, refs, became_at,
+                                    last_seen_at)
+    SELECT p_archive_id, p_session_id, p_user_id, i ->> 'uid', i ->> 'type', i ->> 'text',
+           i ->> 'status', i ->> 'subject',
+           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'subject', ''))),
+           i ->> 'value',
+           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'value', ''))),
+           i ->> 'change', i ->> 'replaces',
+           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'replaces', ''))),
+           i ->> 'replaced_by', coalesce((i ->> 'conflict')::boolean, false),
+           coalesce(i -> 'refs', '[]'), (i ->> 'created_at')::timestamptz,
+           (i ->> 'last_seen_at')::timestamptz
+    FROM jsonb_array_elements(coalesce(p_items, '[]')) i
+    ON CONFLICT (session_id, uid) DO NOTHING;
+$$;
+
+-- Whether two keys name the same thing: both non-empty, one within the other.
+CREATE OR REPLACE FUNCTION archivist_same_key(a text[], b text[]) RETURNS boolean
+LANGUAGE sql IMMUTABLE
+AS $$ SELECT cardinality(a) > 0 AND cardinality(b) > 0 AND (a <@ b OR b <@ a) $$;
+
+-- Every item of the scope known at p_as_of (all when NULL), with what the reconciliation across
+-- sessions says of it. superseded_by / superseded_by_session name the item that replaced it
+-- (in its session or a later one); stopped_at is when (that item's time); trigger the change
+-- that did it. `current` is what a bot should read as true now (or then).
+CREATE OR REPLACE FUNCTION archivist_state_items(
+    p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL
+) RETURNS TABLE (session_id text, user_id text, uid text, type text, text text, status text,
+                 subject text, value text, change text, refs jsonb, became_at timestamptz,
+                 last_seen_at timestamptz, stopped_at timestamptz, superseded_by text,
+                 superseded_by_session text, trigger text, resolution text,
+                 conflict_with text[], conflict boolean, current boolean)
+LANGUAGE sql STABLE
+AS $$
+    WITH resolved AS (
+        SELECT DISTINCT ON (r.uid, r.user_id) r.uid, r.user_id, r.action
+        FROM jarvis_state_resolutions r
+        WHERE (p_user_id IS NULL OR r.user_id = p_user_id)
+        ORDER BY r.uid, r.user_id, r.resolved_at DESC, r.id DESC
+    ), scope AS MATERIALIZED (
+        SELECT s.*, rs.action AS resolution
+        FROM jarvis_state_items s
+        LEFT JOIN resolved rs ON rs.uid = s.uid AND rs.user_id IS NOT DISTINCT FROM s.user_id
+        WHERE (p_user_id IS NULL OR s.user_id = p_user_id)
+          AND (p_as_of IS NULL OR s.became_at IS NULL OR s.became_at <= p_as_of)
+    ), judged AS MATERIALIZED (
+        SELECT x.*, own.became_at AS replaced_at, later.uid AS later_uid,
+               later.session_id AS later_session, later.became_at AS later_at,
+               later.trigger AS later_trigger
+        FROM scope x
+        LEFT JOIN scope own ON x.status = 'superseded' AND own.session_id = x.session_id
+                           AND own.uid = x.replaced_by
+        LEFT JOIN LATERAL (
+            SELECT y.uid, y.session_id, y.became_at, coalesce(y.change, 'restated') AS trigger
+            FROM scope y
+            WHERE x.type IN ('decision', 'constraint') AND y.type IN ('decision', 'constraint')
+              AND (archivist_same_key(x.subject_key, y.subject_key)
+                   -- a change that names only the value it replaces ("no longer Jenkins")
+                   OR (y.change IS NOT NULL AND cardinality(y.subject_key) = 0
+                       AND archivist_same_key(x.value_key, y.old_key)))
+              AND y.session_id <> x.session_id
+              AND y.user_id IS NOT DISTINCT FROM x.user_id
+              AND (y.became_at, y.session_id) > (x.became_at, x.session_id)
+              AND y.resolution IS DISTINCT FROM 'drop'
+              AND (y.change IS NOT NULL OR archivist_same_key(x.value_key, y.value_key))
+            ORDER BY y.became_at, y.session_id, y.uid
+            LIMIT 1) later ON true
+    ), timed AS MATERIALIZED (
+        SELECT j.*,
+               -- a superseded item whose replacement is not known yet at p_as_of was still true
+               CASE WHEN j.replaced_at IS NOT NULL THEN j.replaced_at
+                    WHEN j.status = 'superseded' AND p_as_of IS NULL
+                    THEN coalesce(j.last_seen_at, j.became_at) END AS own_stop
+        FROM judged j
+    ), live AS MATERIALIZED (
+        SELECT t.*,
+               CASE WHEN t.own_stop IS NOT NULL
+                         AND (t.later_at IS NULL OR t.own_stop <= t.later_at)
+                    THEN t.own_stop ELSE t.later_at END AS stop
+        FROM timed t
+    )
+    SELECT l.session_id, l.user_id, l.uid, l.type, l.text, l.status, l.subject, l.value,
+           l.change, l.refs, l.became_at, l.last_seen_at, l.stop,
+           CASE WHEN l.stop IS NULL THEN NULL
+                WHEN l.stop = l.own_stop THEN l.replaced_by ELSE l.later_uid END,
+           CASE WHEN l.stop IS NULL THEN NULL
+                WHEN l.stop = l.own_stop THEN l.session_id ELSE l.later_session END,
+           CASE WHEN l.stop IS NULL THEN NULL
+                WHEN l.stop = l.own_stop THEN 'in session' ELSE l.later_trigger END,
+           l.resolution, c.uids,
+           l.stop IS NULL AND l.resolution IS NULL AND NOT k.kept_away
+               AND (l.conflict OR cardinality(c.uids) > 0),
+           l.stop IS NULL AND l.resolution IS DISTINCT FROM 'drop' AND NOT k.kept_away
+    FROM live l
+    CROSS JOIN LATERAL (
+        SELECT coalesce(array_agg(o.uid ORDER BY o.became_at DESC), '{}') AS uids
+        FROM live o
+        WHERE l.type IN ('decision', 'constraint') AND o.type IN ('decision', 'constraint')
+          AND o.stop IS NULL AND l.stop IS NULL AND o.session_id <> l.session_id
+          AND o.user_id IS NOT DISTINCT FROM l.user_id
+          AND o.resolution IS NULL
+          AND archivist_same_key(l.subject_key, o.subject_key)
+          AND cardinality(l.value_key) > 0 AND cardinality(o.value_key) > 0
+          AND NOT archivist_same_key(l.value_key, o.value_key)) c
+    CROSS JOIN LATERAL (
+        SELECT EXISTS (
+            SELECT 1 FROM live o
+            WHERE o.resolution = 'keep' AND o.uid <> l.uid AND o.stop IS NULL
+              AND l.type IN ('decision', 'constraint') AND o.type IN ('decision', 'constraint')
+              AND o.user_id IS NOT DISTINCT FROM l.user_id
+              AND archivist_same_key(l.subject_key, o.subject_key)
+              AND NOT archivist_same_key(l.value_key, o.value_key)
+              AND l.resolution IS DISTINCT FROM 'keep') AS kept_away) k
+$$;
+
+-- The items as readers get them: a JSON object each, with the items it replaced (`supersedes`:
+-- the other direction of the superseded_by link), at most p_limit (1 to 1000) of them.
+-- Without p_subject: the current items, newest first. With it: every item on that subject (its
+-- words, or an entity key such as "tool:redis" naming the value), current or not, oldest first:
+-- how the subject changed over time. p_conflicts: the items in conflict, newest first.
+CREATE OR REPLACE FUNCTION archivist_current_state(
+    p_user_id   text DEFAULT NULL,
+    p_as_of     timestamptz DEFAULT NULL,
+    p_subject   text DEFAULT NULL,
+    p_limit     integer DEFAULT 200,
+    p_conflicts boolean DEFAULT false
+) RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    WITH items AS MATERIALIZED (
+        SELECT * FROM archivist_state_items(p_user_id, p_as_of)
+    ), q AS (
+        SELECT tsvector_to_array(to_tsvector('english',
+                   regexp_replace(coalesce(p_subject, ''), '^[a-z_]+:', ''))) AS key
+    ), chosen AS (
+        SELECT i.*, count(*) OVER () AS total,
+               row_number() OVER (ORDER BY
+                   CASE WHEN p_subject IS NULL THEN -extract(epoch FROM i.became_at)
+                        ELSE extract(epoch FROM i.became_at) END, i.session_id, i.uid) AS n
+        FROM items i, q
+        WHERE CASE WHEN p_conflicts THEN i.conflict
+                   WHEN p_subject IS NULL THEN i.current
+                   ELSE i.type IN ('decision', 'constraint')
+                        AND (archivist_same_key(q.key, tsvector_to_array(
+                                 to_tsvector('english', coalesce(i.subject, ''))))
+                             OR archivist_same_key(q.key, tsvector_to_array(
+                                 to_tsvector('english', coalesce(i.value, ''))))) END
+    ), shown AS (
+        SELECT c.* FROM chosen c WHERE c.n <= least(greatest(coalesce(p_limit, 200), 1), 1000)
+    )
+    SELECT jsonb_build_object(
+        'user_id', p_user_id, 'as_of', p_as_of, 'subject', p_subject,
+        'total', coalesce((SELECT max(total) FROM chosen), 0),
+        'items', coalesce((
+            SELECT jsonb_agg(to_jsonb(s) - 'n' - 'total' || jsonb_build_object('supersedes', (
+                       SELECT coalesce(jsonb_agg(o.uid ORDER BY o.became_at), '[]')
+                       FROM items o
+                       WHERE o.superseded_by = s.uid
+                         AND o.superseded_by_session = s.session_id)) ORDER BY s.n)
+            FROM shown s), '[]'))
+$$;
+
+-- A person's word on a conflict: 'keep' or 'drop' the item UID (of user p_user_id, if given).
+-- Recorded, never deleting anything; NULL when the scope has no item with that UID.
+CREATE OR REPLACE FUNCTION archivist_resolve_state_item(
+    p_uid text, p_action text, p_user_id text DEFAULT NULL
+) RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_user  text;
+    v_found boolean;
+    v_row   jarvis_state_resolutions;
+BEGIN
+    IF p_action IS NULL OR p_action NOT IN ('keep', 'drop') THEN
+        RAISE EXCEPTION 'archivist: a resolution is keep or drop, not %', coalesce(p_action, 'null')
+            USING ERRCODE = '22023';
+    END IF;
+    SELECT true, s.user_id INTO v_found, v_user
+    FROM jarvis_state_items s
+    WHERE s.uid = p_uid AND (p_user_id IS NULL OR s.user_id = p_user_id)
+    ORDER BY s.became_at DESC NULLS LAST
+    LIMIT 1;
+    IF v_found IS NULL THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO jarvis_state_resolutions (uid, user_id, action)
+    VALUES (p_uid, v_user, p_action)
+    RETURNING * INTO v_row;
+    RETURN to_jsonb(v_row);
+END;
+$$;
+
+-- Whether each item of the given sessions is current in its scope (at p_as_of): {session_id:
+-- {uid: true|false}}; an item said after p_as_of is absent. archive_search reads it for
+-- `--status active` (current, not only active in its session) and `--as-of`.
+CREATE OR REPLACE FUNCTION archivist_item_currency(
+    p_session_ids text[], p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL
+) RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(jsonb_object_agg(s.session_id, s.items), '{}')
+    FROM (SELECT i.session_id, jsonb_object_agg(i.uid, i.current) AS items
+          FROM archivist_state_items(p_user_id, p_as_of) i
+          WHERE i.session_id = ANY (p_session_ids)
+          GROUP BY i.session_id) s
+$$;

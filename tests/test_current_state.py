@@ -1,0 +1,178 @@
+"""The current state across sessions through the real CLI: what is true now, as of a date, how
+a subject changed, conflicts and their resolution."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from support.sources import T0, SourceDB, run_archivist
+from typer.testing import CliRunner
+
+from archivist.cli import cli
+
+DAY = timedelta(days=1)
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(cli, list(args))
+
+
+def as_json(*args: str) -> dict[str, Any]:
+    result = invoke(*args, "--json")
+    assert result.exit_code == 0, result.output
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
+def by_text(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {i["text"]: i for i in items}
+
+
+@pytest.fixture
+def changed(source: SourceDB, env: dict[str, str]) -> dict[str, list[Any]]:
+    """Three sessions a day apart: a choice, its change in a later session, and a choice on
+    another subject that names the first one's old value."""
+    ids = {
+        "s1": source.add("s1", ["Let's use Redis for the session cache.", "Done."], start=T0),
+        "s2": source.add(
+            "s2",
+            ["Remember the cache? We're moving the session cache from Redis to Memcached.", "Ok."],
+            start=T0 + DAY,
+        ),
+        "s3": source.add("s3", ["Keep Redis for the job queue.", "Sure."], start=T0 + 2 * DAY),
+    }
+    assert invoke("archive").exit_code == 0
+    return ids
+
+
+def test_a_later_sessions_change_supersedes_the_earlier_item_linked_both_ways(
+    changed: dict[str, list[Any]],
+) -> None:
+    state = as_json("state", "--current")
+    current = by_text(state["items"])
+    assert set(current) == {
+        "Use Memcached for session cache instead of Redis",
+        "Use Redis for job queue",
+    }
+    new = current["Use Memcached for session cache instead of Redis"]
+    assert new["session_id"] == "s2" and new["refs"] == [str(changed["s2"][0])]
+    assert new["became_at"].startswith((T0 + DAY).date().isoformat())
+    history = as_json("state", "--current", "--subject", "session cache")["items"]
+    assert [i["session_id"] for i in history] == ["s1", "s2"]
+    old = history[0]
+    assert old["current"] is False and old["superseded_by"] == new["uid"]
+    assert old["superseded_by_session"] == "s2" and old["trigger"] == "replace"
+    assert old["stopped_at"] == new["became_at"]
+    assert history[1]["supersedes"] == [old["uid"]]
+    # Precision: the job queue is another subject, whatever the values share.
+    assert current["Use Redis for job queue"]["superseded_by"] is None
+    # The session's own state is as it was: its prompt still shows its decision.
+    assert "Use Redis for the session cache" in as_json("state", "s1")["text"]
+
+
+def test_as_of_gives_the_state_as_it_stood_then(changed: dict[str, list[Any]]) -> None:
+    then = as_json("state", "--current", "--as-of", (T0 + DAY / 2).isoformat())
+    assert [i["text"] for i in then["items"]] == ["Use Redis for the session cache"]
+    assert then["items"][0]["current"] is True and then["items"][0]["stopped_at"] is None
+    human = invoke("state", "--current", "--subject", "session cache")
+    assert human.exit_code == 0
+    assert "replace by d_" in human.output and ".. now" in human.output
+
+
+def test_a_change_within_a_session_ends_with_only_the_final_choice(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add(
+        "one",
+        [
+            "Use Redis for the session cache.",
+            "Ok.",
+            "Let's move the session cache to Memcached instead.",
+            "Sure.",
+            "Actually, on second thought, go back to Redis for the session cache.",
+            "Fine.",
+        ],
+    )
+    assert invoke("archive").exit_code == 0
+    decisions = [i for i in as_json("state", "--current")["items"] if i["type"] == "decision"]
+    assert len(decisions) == 1 and "Redis" in decisions[0]["text"], decisions
+
+
+def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add("a", ["The marketing site is deployed on Netlify.", "Ok."], start=T0)
+    source.add("b", ["The marketing site is deployed on Vercel.", "Ok."], start=T0 + DAY)
+    assert invoke("archive").exit_code == 0
+    listed = as_json("conflicts")["items"]
+    assert [i["session_id"] for i in listed] == ["b", "a"]  # newest first
+    netlify, vercel = listed[1], listed[0]
+    assert vercel["conflict_with"] == [netlify["uid"]]
+    assert "Open conflicts: 2 items" in invoke("conflicts").output
+    assert as_json("status")["open_conflicts"] == 2
+    assert "open conflicts: 2" in invoke("status").output
+
+    kept = as_json("resolve", vercel["uid"], "--keep")
+    assert kept["action"] == "keep" and kept["uid"] == vercel["uid"]
+    assert as_json("conflicts")["items"] == []
+    assert as_json("status")["open_conflicts"] == 0
+    current = as_json("state", "--current")["items"]
+    assert [i["uid"] for i in current if i["type"] == "decision"] == [vercel["uid"]]
+    # Nothing was deleted: the dropped side is still in the subject's history.
+    history = as_json("state", "--current", "--subject", "marketing site")["items"]
+    assert {i["uid"] for i in history} == {netlify["uid"], vercel["uid"]}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["state"],
+        ["state", "s1", "--current"],
+        ["state", "s1", "--subject", "x"],
+        ["state", "--current", "--as-of", "yesterday-ish"],
+        ["resolve", "d_0123456789ab", "--keep", "--drop"],
+        ["resolve", "not-a-uid", "--keep"],
+        ["resolve", "d_0123456789ab", "--drop"],
+    ],
+)
+def test_bad_arguments_are_one_line_and_exit_2(
+    source: SourceDB, env: dict[str, str], args: list[str]
+) -> None:
+    source.add("s1", ["Let's use Redis for the session cache.", "Done."])
+    assert invoke("archive").exit_code == 0
+    done = run_archivist(args, env)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_archive_search_status_active_means_current_in_its_scope(
+    changed: dict[str, list[Any]],
+) -> None:
+    found = as_json("archive-search", "--type", "decision", "--status", "active")
+    by_session = {h["session_id"]: [i["text"] for i in h["state_items"]] for h in found["hits"]}
+    assert by_session == {
+        "s2": ["Use Memcached for session cache instead of Redis"],
+        "s3": ["Use Redis for job queue"],
+    }
+    then = as_json("archive-search", "--type", "decision", "--as-of", (T0 + DAY / 2).isoformat())
+    assert [(h["session_id"], [i["status"] for i in h["state_items"]]) for h in then["hits"]] == [
+        ("s1", ["active"])
+    ]
+
+
+def test_the_python_client_reads_the_same_state(
+    changed: dict[str, list[Any]], source: SourceDB
+) -> None:
+    from archivist.client import Archivist
+    from archivist.config import Settings
+
+    with Archivist(Settings(database_url=source.url, embedder="hash")) as client:
+        now = client.current_state()
+        then = client.current_state(as_of=T0 + DAY / 2)
+        history = client.current_state(subject="session cache")
+    assert {i.session_id for i in now.items if i.type == "decision"} == {"s2", "s3"}
+    assert [i.session_id for i in then.items if i.type == "decision"] == ["s1"]
+    assert [i.current for i in history.items] == [False, True]

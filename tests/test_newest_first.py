@@ -1,0 +1,76 @@
+"""Among hits on the same subject the newer statement ranks first, and the older points to it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from support.sources import T0, SourceDB
+
+from archivist import memory_search
+from archivist.app import archive
+from archivist.config import Settings
+from archivist.pipeline import ArchiveRequest
+from archivist.search.newest import newest_first
+from archivist.search.results import MemoryHit
+from archivist.snippets import query_terms
+
+DAY = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+def hit(hit_id: str, text: str, days: int) -> MemoryHit:
+    at = (DAY + timedelta(days=days)).isoformat()
+    return MemoryHit(
+        id=hit_id,
+        session_id="s",
+        source="session_turn",
+        content=text,
+        created_at=DAY,
+        metadata={"first_at": at, "last_at": at},
+    )
+
+
+def test_the_newer_statement_of_a_subject_moves_above_the_older() -> None:
+    terms = query_terms("What is the average response time of the dashboard API?")
+    hits = [
+        hit("old", "The dashboard API has an average response time of 400 ms.", 0),
+        hit("other", "Lunch was at noon; the weather was fine.", 5),
+        hit("new", "The dashboard API response time improved to 250 ms now.", 9),
+    ]
+    ordered = newest_first(hits, terms)
+    assert [h.id for h in ordered] == ["new", "old", "other"]
+    assert ordered[1].superseded_by == "new" and ordered[0].superseded_by is None
+
+
+def test_hits_on_other_subjects_or_older_ones_keep_their_places() -> None:
+    terms = query_terms("dashboard API response time")
+    hits = [
+        hit("a", "The dashboard API response time is 250 ms.", 9),  # newest already first
+        hit("b", "The dashboard API response time was 400 ms.", 0),
+        hit("c", "Response of the billing team: on time.", 12),  # shares too few words
+        hit("d", "The dashboard colours are blue.", 20),  # one word is no subject
+    ]
+    ordered = newest_first(hits, terms)
+    assert [h.id for h in ordered] == ["a", "b", "c", "d"]
+    assert all(h.superseded_by is None for h in ordered)
+
+
+def test_memory_search_ranks_the_update_first(source: SourceDB, settings: Settings) -> None:
+    source.add(
+        "week1",
+        ["Our checkout API answers in 900 ms on average.", "That is slow for a checkout."],
+        start=T0,
+    )
+    source.add("chat", ["Any plans for the weekend?", "Hiking, probably."], start=T0)
+    source.add(
+        "week2",
+        ["Good news: the checkout API average is down to 300 ms now.", "Great improvement!"],
+        start=T0 + timedelta(days=7),
+    )
+    archive(settings, ArchiveRequest(delay_ms=0))
+    hits = memory_search(
+        "what is the checkout API average?", settings=settings, source="session_turn"
+    ).hits
+    sessions = [h.session_id for h in hits]
+    assert sessions.index("week2") < sessions.index("week1")
+    old = hits[sessions.index("week1")]
+    assert old.superseded_by == hits[sessions.index("week2")].id

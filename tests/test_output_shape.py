@@ -1,0 +1,85 @@
+"""What people read: one time format, plurals, lines that fit 80 columns off a terminal, and a
+prune line for cron that is silent on success and takes its cutoff from prune-check."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from support.sources import T0, SourceDB, run_archivist
+
+UNREACHABLE = "http://127.0.0.1:9"
+TIME = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d)?(?:Z|[+-]\d\d:\d\d)?")
+
+
+def env_for(db: SourceDB, **extra: str) -> dict[str, str]:
+    return {
+        "DATABASE_URL": db.url,
+        "OLLAMA_HOST": UNREACHABLE,
+        "ARCHIVIST_DELAY_MS": "0",
+        "ARCHIVIST_EMBEDDER": "hash",
+        **extra,
+    }
+
+
+def test_prune_check_off_a_terminal_fits_80_columns_in_one_time_format(source: SourceDB) -> None:
+    source.add("olive-frontend-deployment-planning", ["use Vercel", "ok"], T0)
+    assert run_archivist(["archive"], env_for(source)).returncode == 0
+    source.add(
+        "olive-frontend-deployment-planning", ["and the DNS?", "tomorrow"], T0 + timedelta(1)
+    )
+    source.add("a-session-never-archived", ["hello"], T0)
+    done = run_archivist(["prune-check", "--older-than", "1d"], env_for(source))
+    assert done.returncode == 3, done.stderr
+    lines = done.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80, done.stdout
+    assert "(2 sessions)" in lines[0] and " UTC " in lines[0], lines[0]
+    times = TIME.findall(done.stdout)
+    assert times and all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", t) for t in times), times
+
+
+def test_singular_counts_read_as_singular(source: SourceDB) -> None:
+    source.add("one", ["just one message"], T0)
+    done = run_archivist(["archive"], env_for(source))
+    assert done.returncode == 0, done.stderr
+    summary = (done.stdout + done.stderr).strip().splitlines()[-1]
+    assert summary.startswith("1 session: 1 archived"), summary
+    assert "in 1 call" in summary and "1 calls" not in summary, summary
+    prune = run_archivist(["prune-check", "--older-than", "1d"], env_for(source))
+    assert prune.returncode == 0, prune.stderr
+    assert "of 1 message older than" in prune.stdout and "(1 session)" in prune.stdout
+
+
+def test_print_cutoff_prints_only_the_checked_cutoff_when_safe(source: SourceDB) -> None:
+    source.add("one", ["just one message"], T0)
+    assert run_archivist(["archive"], env_for(source)).returncode == 0
+    before = datetime.now(UTC) - timedelta(days=30)
+    done = run_archivist(["prune-check", "--older-than", "30d", "--print-cutoff"], env_for(source))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    printed = done.stdout.strip()
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", printed), printed
+    cutoff = datetime.fromisoformat(printed)
+    assert before - timedelta(seconds=1) <= cutoff <= before + timedelta(seconds=30)
+    source.add("late", ["not archived"], T0)
+    unsafe = run_archivist(
+        ["prune-check", "--older-than", "30d", "--print-cutoff"], env_for(source)
+    )
+    assert unsafe.returncode == 3 and unsafe.stdout == "", unsafe.stdout
+    assert unsafe.stderr.startswith("not safe:"), unsafe.stderr
+
+
+def test_a_search_header_shows_the_query_on_one_short_line(source: SourceDB) -> None:
+    source.add("one", ["we moved the cache to Memcached"], T0)
+    assert run_archivist(["archive"], env_for(source)).returncode == 0
+    query = "Memcached\n" + "lattice gauge " * 600  # a pasted page, 8,000+ characters
+    done = run_archivist(["memory-search", query, "--min-score", "0"], env_for(source))
+    assert done.returncode == 0, done.stderr
+    header = done.stdout.splitlines()[0]
+    assert re.match(r"\d+ hits? for 'Memcached lattice gauge", header), header
+    assert len(header) <= 140, header
+    assert "times UTC" in header
+    # Without --min-score the pasted page matches nothing well: one short line says so.
+    weak = run_archivist(["memory-search", query], env_for(source))
+    assert weak.returncode == 0, weak.stderr
+    (line,) = weak.stdout.splitlines()
+    assert line.startswith("no good match for 'Memcached lattice gauge") and len(line) <= 160

@@ -1,0 +1,55 @@
+"""What a sentence decides (`state.frames`): subject, value and change, by structure."""
+
+from __future__ import annotations
+
+import pytest
+
+from archivist.state.frames import Frame, aside, choice_text, frame, same_subject
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Login goes through Auth0 for the portal", Frame("Login", "Auth0")),
+        ("We use Sentry for error monitoring", Frame("error monitoring", "Sentry")),
+        ("The marketing site is deployed on Netlify", Frame("marketing site", "Netlify")),
+        (
+            "We're switching the order queue from RabbitMQ to SQS",
+            Frame("order queue", "SQS", "RabbitMQ", "replace"),
+        ),
+        (
+            "session cache: Redis → Memcached",
+            Frame("session cache", "Memcached", "Redis", "replace"),
+        ),
+        ("Keep Redis for sessions after all.", Frame("sessions", "Redis", None, "reverse")),
+        ("Scratch that, Heroku.", Frame(None, "Heroku", None, "reverse")),
+        ("We no longer use Jenkins.", Frame(None, None, "Jenkins", "cancel")),
+        ("Heads up, the launch moved to the 17th.", Frame("launch", "17th", None, "update")),
+        ("Response time is now 250 ms.", Frame("Response time", "250 ms", None, "update")),
+        ("We'll go with Meilisearch for product search.", Frame("product search", "Meilisearch")),
+        ("I think the meeting went well", Frame()),
+    ],
+)
+def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
+    assert frame(sentence) == expected
+
+
+def test_an_update_in_passing_is_read_even_in_a_question() -> None:
+    said = "I'm optimising the API response time, which has recently improved to 250ms, any tips?"
+    assert aside(said) == Frame("API response time", "250ms", None, "update")
+    assert aside("Should we use Redis for the cache?") == Frame()
+
+
+def test_subjects_are_the_same_only_when_the_words_of_one_are_all_in_the_other() -> None:
+    assert same_subject("sessions", "the session cache")
+    assert not same_subject("job queue", "session cache")
+    assert not same_subject(None, "session cache")
+
+
+def test_choice_texts_name_what_they_replace() -> None:
+    assert (
+        choice_text(Frame("order queue", "SQS", "RabbitMQ", "replace"))
+        == "Use SQS for order queue instead of RabbitMQ"
+    )
+    assert choice_text(Frame(None, None, "Jenkins", "cancel")) == "Drop Jenkins"
+    assert choice_text(Frame("launch", "17th", None, "update")) == "Launch: 17th"
