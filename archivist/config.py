@@ -174,7 +174,7 @@ class Settings(BaseModel):
     search_hit_max_chars: int = Field(1100, ge=100, le=100_000)
     # A hit whose relevance is under this is a weak match; a search with no better hit says
     # "no good match" (chosen by how well it separates answered from unanswerable questions).
-    search_weak_below: float = Field(0.2, ge=0, le=1)
+    search_weak_below: float = Field(0.15, ge=0, le=1)
     # Ranking: "vector" (cosine only), "text" (full text only) or "hybrid" (reciprocal rank
     # fusion of both, with an optional recency factor of the given half-life).
     search_mode: SearchMode = "hybrid"

@@ -103,7 +103,7 @@ def memory_search(
             max=1,
             metavar="R",
             help="Leave out hits whose relevance is under R (0 to 1; weak below "
-            "search_weak_below, 0.2 by default).",
+            "search_weak_below, 0.15 by default).",
         ),
     ] = None,
     json_output: JsonFlag = False,
