@@ -161,7 +161,7 @@ $$;
 -- most of the table whatever the filter keeps (at 300k chunks that made a search filtered to
 -- one session 5x slower than at 100k). `usable` is false for a word in no chunk or in more than
 -- 10,000 (as good as a stop word); `selective` is true for a usable word in at most a tenth of
--- the chunks: those choose which chunks are scored.
+-- the chunks.
 CREATE OR REPLACE FUNCTION archivist_word_stats(words text[], filter jsonb)
 RETURNS TABLE (word text, df bigint, idf double precision, usable boolean, selective boolean)
 LANGUAGE plpgsql STABLE
