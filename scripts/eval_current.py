@@ -268,7 +268,7 @@ def _message_ids(conv: Conversation) -> dict[tuple[int, int], str]:
 
 
 def _id(conv: Conversation, s: int, m: int) -> str:
-    return str(int(conv.id[1:]) * 10_000 + s * 100 + m)
+    return str(50_000_000 + int(conv.id[1:]) * 10_000 + s * 100 + m)  # apart from BEAM ids
 
 
 def own_rows(

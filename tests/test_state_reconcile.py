@@ -271,3 +271,17 @@ def test_an_llm_candidate_names_what_it_supersedes() -> None:
     plain = named.model_copy().with_context("Let's move the job queue to SQS.")
     quiet = reconcile([cache, queue], [plain], [msg("m1")], vectors, [vec(0.0)])
     assert quiet.count("superseded") == 0
+
+
+def test_over_the_cap_the_users_candidates_go_first_in_conversation_order() -> None:
+    at = datetime(2026, 3, 1, tzinfo=UTC)
+    batch = [
+        Message(id=str(i), session_id="s", role=role, content="x", created_at=at)
+        for i, role in enumerate(["assistant", "user", "assistant", "user"])
+    ]
+    candidates = [
+        CandidateItem(type="decision", text=f"Use tool {i}", refs=[str(i)]) for i in range(4)
+    ]
+    admitted = admit(candidates, batch, 3)
+    assert [c.refs for c in admitted.candidates] == [["0"], ["1"], ["3"]]
+    assert admitted.over_cap == 1
