@@ -276,11 +276,11 @@ def test_null_content_odd_roles_and_huge_messages_are_archived_not_lost(
     assert outcome.clipped == {"max_message_chars": 1}
     covered = covered_message_ids(source, "messy")
     assert set(covered) == {str(i) for i in ids}
-    assert covered.count(str(ids[3])) == 4  # the cut 5,000 characters in pieces of <= 1,500
+    assert covered.count(str(ids[3])) == 1  # the cut 5,000 characters, whole in its window
     longest = source.conn.execute(
         "SELECT max(length(content)) FROM jarvis_memory_chunks"
     ).fetchone()[0]
-    assert longest <= settings.chunk_max_chars
+    assert 5000 < longest <= settings.window_max_chars
 
 
 @pytest.mark.both_transports

@@ -59,7 +59,7 @@ def test_state_item_chunks_carry_their_refs_and_change_with_them() -> None:
 def test_speaker_labels_from_the_environment_are_json() -> None:
     settings = load_settings(environ={"ARCHIVIST_SPEAKER_LABELS": '{"User": " Maya "}'})
     assert settings.speaker_labels == {"user": "Maya"}
-    with pytest.raises(ConfigError, match="speaker_labels"):
+    with pytest.raises(ConfigError, match="ARCHIVIST_SPEAKER_LABELS"):
         load_settings(environ={"ARCHIVIST_SPEAKER_LABELS": "Maya"})
 
 

@@ -115,12 +115,13 @@ def test_reading_checking_and_previewing_use_the_demo_and_create_nothing(
 
     assert sorted(_list_tools_over_stdio(checkout, ollama)) == [
         "archive_search",
+        "current_state",
         "memory_search",
         "search",
         "session_history",
         "session_state",
     ]
-    assert "5 read-only tools" in (checkout / "mcp.log").read_text()
+    assert "6 read-only tools" in (checkout / "mcp.log").read_text()
 
     client = subprocess.run(
         [

@@ -108,7 +108,7 @@ def lacking(conn: psycopg.Connection[tuple[Any, ...]]) -> list[str]:
 RESET = """
 TRUNCATE session_messages, session_summaries, jarvis_memory_chunks, archivist_message_hashes,
          archivist_runs, archivist_session_claims;
-TRUNCATE jarvis_archive_sessions, jarvis_archive;
+TRUNCATE jarvis_archive_sessions, jarvis_state_items, jarvis_archive;
 """
 
 

@@ -297,13 +297,14 @@ def test_opening_by_script_keeping_and_closing_again(supabase_db_url: str, tmp_p
         return int(policies[0]), bool(reads[0]), list(exposure[0])
 
     policies, reads, exposure = state()
-    assert policies == 4 and reads and exposure and all(e["allowed"] for e in exposure)
+    # one per user table: jarvis_archive, _sessions, _memory_chunks, jarvis_state_items, meta
+    assert policies == 5 and reads and exposure and all(e["allowed"] for e in exposure)
     settings = scoped_settings(supabase_db_url, tmp_path)
     check = next(c for c in run_doctor(settings).checks if c.name == "exposure")
     assert check.ok and "authenticated reads its own rows" in check.detail
 
     assert run_archivist(["init"], env).returncode == 0  # keeps what is recorded
-    assert state()[0] == 4
+    assert state()[0] == 5
     double = PostgrestDouble(supabase_db_url, role="service_role").start()
     try:
         rest = run_archivist(

@@ -146,7 +146,9 @@ def prune_check(
 
     Exit 1 or 2 when the check itself failed: a prune script can tell "unsafe" from "broken".
 
-    Example: cutoff=$(archivist prune-check --older-than 30d --print-cutoff) && psql
+    Example: archivist prune-check --older-than 30d
+
+    In a prune job: cutoff=$(archivist prune-check --older-than 30d --print-cutoff) && psql
     "$DATABASE_URL" -qc "DELETE FROM session_messages WHERE created_at < '$cutoff'"
     """
     out = begin(json_output, quiet or print_cutoff, verbose)

@@ -65,9 +65,9 @@ NO_MESSAGES = "no messages for session"
 class _Phases:
     """Logs (at INFO, shown by `-v`) each phase of a session's work with the time it took."""
 
-    def __init__(self, session_id: str) -> None:
+    def __init__(self, session_id: str, since: float | None = None) -> None:
         self.session_id = session_id
-        self._mark = time.perf_counter()
+        self._mark = time.perf_counter() if since is None else since
 
     def done(self, phase: str, detail: str = "") -> None:
         now = time.perf_counter()
@@ -75,6 +75,13 @@ class _Phases:
             extra = f" ({detail})" if detail else ""
             log.info("%s: %s%s %.0f ms", self.session_id, phase, extra, (now - self._mark) * 1000)
         self._mark = now
+
+
+def _read_detail(read: SessionRead) -> str:
+    return (
+        f"{len(read.new)} new, {len(read.late)} late, {len(read.edited)} edited, "
+        f"{len(read.undated)} undated"
+    )
 
 
 class Progress(Protocol):
@@ -211,7 +218,10 @@ class Archiver:
             while not stopped:
                 taken = None
                 if not limits.stopped and limits.reserve():
+                    asked = time.perf_counter()
                     taken = queue.next(worked_on)
+                    if taken is not None and taken[1] is not None:  # claimed and read at once
+                        _Phases(taken[0], since=asked).done("read", _read_detail(taken[1]))
                     if taken is None:
                         limits.release()
                 if taken is not None:
@@ -542,11 +552,7 @@ class Archiver:
             self.embedder.model,
             self.settings.turns_per_window,
         )
-        phases.done(
-            "read",
-            f"{len(read.new)} new, {len(read.late)} late, {len(read.edited)} edited, "
-            f"{len(read.undated)} undated",
-        )
+        phases.done("read", _read_detail(read))
         return read
 
     def _plan(self, read: SessionRead) -> tuple[VersionPlan, int] | None:
