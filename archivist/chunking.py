@@ -244,10 +244,20 @@ def extraction_chunks(
     keeps its row when a group is added before it.
     """
     coverage = _span_coverage(extraction.span)
-    pieces = [(p, coverage) for p in extraction_pieces(extraction, max_chars)]
+    pieces = [
+        (p, {**coverage, "message_ids": _named_in(p, extraction)})
+        for p in extraction_pieces(extraction, max_chars)
+    ]
     return _make_chunks(
         session_id, "archive_extraction", EXTRACTION_SLOT, pieces, model, version, positional=False
     )
+
+
+def _named_in(piece: str, extraction: Extraction) -> list[str]:
+    """The messages that named the entities a piece lists (their refs), in order, once each:
+    what an extraction piece stands for. The summary, topics and preferences name none."""
+    ids = (ref for e in extraction.entities if e.refs and e.name in piece for ref in e.refs)
+    return list(dict.fromkeys(ids))
 
 
 def window_chunks(

@@ -83,6 +83,10 @@ class Entity(BaseModel):
     type: EntityType
     name: str
     key: str = Field(description="Normalised `type:slug`, e.g. `tool:vercel`.")
+    refs: list[str] = Field(
+        default_factory=list,
+        description="ids of messages that named it: the first, then the latest (at most 4)",
+    )
 
 
 class Action(BaseModel):

@@ -195,3 +195,19 @@ def test_a_window_longer_than_its_ceiling_is_cut_at_turns() -> None:
     turns = [message(i, "user", "word " * 100) for i in range(4)]  # 506 characters a turn
     chunks = window_chunks("s", "turns:000000", turns, "hash-768", 1, 1100, index=0)
     assert [c.metadata["message_ids"] for c in chunks] == [["0", "1"], ["2", "3"]]
+
+
+def test_an_extraction_piece_stands_for_the_messages_that_named_its_entities() -> None:
+    extraction = Extraction(
+        session_id="s",
+        summary="Deploy talk.",
+        entities=[
+            Entity(type="tool", name="Vercel", key="tool:vercel", refs=["3", "9"]),
+            Entity(type="tool", name="Netlify", key="tool:netlify", refs=["4"]),
+            Entity(type="tool", name="Old", key="tool:old"),  # archived before refs: none
+        ],
+    )
+    (chunk,) = extraction_chunks("s", extraction, "hash-768", 1, 1500)
+    assert chunk.metadata["message_ids"] == ["3", "9", "4"]
+    bare = Extraction(session_id="s", summary="Nothing named.")
+    assert extraction_chunks("s", bare, "hash-768", 1, 1500)[0].metadata["message_ids"] == []

@@ -764,3 +764,15 @@ def test_topics_are_areas_and_things_not_chat_words() -> None:
     )
     assert e.topics[:2] == ["caching", "redis"]
     assert not {"noted", "remind", "cache", "cached"} & set(e.topics)
+
+
+def test_an_entity_keeps_the_first_message_that_named_it_and_the_latest_three() -> None:
+    turns = [("user", f"Talk {n}: Kubernetes again.") for n in range(7)]
+    e = extract(("user", "We run Vercel and Kubernetes."), *turns)
+    refs = {x.key: x.refs for x in e.entities}
+    assert refs["tool:vercel"] == ["0000"]
+    assert refs["tool:kubernetes"] == ["0000", "0005", "0006", "0007"]
+    # batched or not, the refs are the same
+    first = extend_extraction(None, "s", chat(("user", "We run Vercel and Kubernetes."))[:1], None)
+    later = chat(("user", "We run Vercel and Kubernetes."), *turns)[1:]
+    assert extend_extraction(first, "s", later, None).entities == e.entities

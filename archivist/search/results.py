@@ -1,8 +1,9 @@
 """What the searches return; `--json` prints these models exactly, so their fields are a contract.
 
 A memory hit carries the ids of the source messages it stands for (`message_ids`): a turn
-window's messages, a state item's refs; a session summary or an extraction stands for its whole
-session and names none. `similarity` is the cosine between the query and the chunk, absent in
+window's messages, a state item's refs, an extraction piece's the messages that named the
+entities it lists; the bot's session summary (and an extraction's summary and topics) stands for
+its whole session and names none. `similarity` is the cosine between the query and the chunk, absent in
 text mode (which does not embed the query); `score` is the ranking score the hits are ordered by.
 """
 
@@ -31,7 +32,8 @@ class MemoryHit(BaseModel):
     message_ids: list[str] = Field(
         default_factory=list,
         description="the source messages this hit stands for (turns: the window's, "
-        "state items: their refs; none for summaries and extractions)",
+        "state items: their refs, extraction pieces: the messages that named their entities; "
+        "none for summaries)",
     )
     similarity: float | None = Field(
         None, description="cosine of query and chunk; None in text mode (no query vector)"

@@ -51,6 +51,7 @@ EXTRACTOR_VERSION = "1"
 MAX_DECISIONS = 50
 MAX_ACTIONS = 50
 MAX_ENTITIES = 50
+MAX_ENTITY_REFS = 4  # the first message that named an entity and the latest three
 MAX_PREFERENCES = 20
 MAX_SUMMARY_CHARS = 1_000
 SUMMARY_ITEMS = 3
@@ -128,9 +129,9 @@ class _Facts:
             facts.preferences.add(_norm(preference), preference)
         return facts
 
-    def absorb(self, finding: Finding) -> None:
+    def absorb(self, finding: Finding, message_id: str) -> None:
         if isinstance(finding, EntityHit):
-            self._add_entity(finding)
+            self._add_entity(finding, message_id)
         elif isinstance(finding, DecisionHit):
             self._add_decision(finding)
         elif isinstance(finding, ActionHit):
@@ -140,15 +141,24 @@ class _Facts:
         elif isinstance(finding, PreferenceHit):
             self._add_preference(finding.text)
 
-    def _add_entity(self, hit: EntityHit) -> None:
-        """Add a new entity; a project also named as a product (or back) is one entity."""
+    def _add_entity(self, hit: EntityHit, message_id: str) -> None:
+        """Add a new entity, or the message to a known one's refs; a project also named as a
+        product (or back) is one entity."""
         key = entity_key(hit.type, hit.name)
         slug = key.partition(":")[2]
         same = [key]
         if hit.type in ("project", "product"):
             same = [f"project:{slug}", f"product:{slug}"]
-        if slug and all(self.entities.find(k) < 0 for k in same):
-            self.entities.add(key, Entity(type=hit.type, name=hit.name, key=key))
+        if not slug:
+            return
+        known = next((i for k in same if (i := self.entities.find(k)) >= 0), None)
+        if known is None:
+            self.entities.add(key, Entity(type=hit.type, name=hit.name, key=key, refs=[message_id]))
+            return
+        entity = self.entities.items[known]
+        if message_id not in entity.refs:
+            refs = [*entity.refs[:1], *entity.refs[1:][-(MAX_ENTITY_REFS - 2) :], message_id]
+            self.entities.items[known] = entity.model_copy(update={"refs": refs})
 
     def _current_project(self) -> str | None:
         """The latest project or product the conversation itself named (not a known tool)."""
@@ -288,7 +298,7 @@ def extend_extraction(
             message.content or "", user=role in USER_ROLES, conversational=conversational
         )
         for finding in analysis.findings:
-            facts.absorb(finding)
+            facts.absorb(finding, message.id)
         topics.add(analysis)
     return Extraction(
         session_id=session_id,
