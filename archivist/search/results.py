@@ -3,8 +3,9 @@
 A memory hit carries the ids of the source messages it stands for (`message_ids`): a turn
 window's messages, a state item's refs, an extraction piece's the messages that named the
 entities it lists; the bot's session summary (and an extraction's summary and topics) stands for
-its whole session and names none. `similarity` is the cosine between the query and the chunk, absent in
-text mode (which does not embed the query); `score` is the ranking score the hits are ordered by.
+its whole session and names none. `similarity` is the cosine between the query and the chunk,
+absent in text mode (which does not embed the query); `score` is the ranking score the hits are
+ordered by.
 """
 
 from __future__ import annotations
