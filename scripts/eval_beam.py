@@ -312,11 +312,7 @@ def evaluate(
                                 Hit(
                                     er.hit_keys(h, id_to_key),
                                     len(h.content),
-                                    float(
-                                        h.relevance
-                                        if hasattr(h, "relevance") and h.relevance is not None
-                                        else (h.score or 0.0)
-                                    ),
+                                    float(h.relevance or 0.0),
                                 )
                                 for h in hits
                             ]
