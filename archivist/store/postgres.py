@@ -314,11 +314,7 @@ class Store:
             p_limit=selection.limit,
             p_max_chars=self.max_message_chars,
         )
-        unarchivable = UnarchivableSessions(
-            count=int(found["unarchivable_count"]),
-            examples=[f"{u['session_id']} ({u['bytes']} bytes)" for u in found["unarchivable"]],
-        )
-        return [str(i) for i in found["sessions"]], unarchivable
+        return [str(i) for i in found["sessions"]], _unarchivable(found)
 
     def pending_claims(
         self, selection: SessionSelection
@@ -332,11 +328,7 @@ class Store:
             p_limit=selection.limit,
             p_max_chars=self.max_message_chars,
         )
-        unarchivable = UnarchivableSessions(
-            count=int(found["unarchivable_count"]),
-            examples=[f"{u['session_id']} ({u['bytes']} bytes)" for u in found["unarchivable"]],
-        )
-        return [(str(s), int(v)) for s, v in found["sessions"]], unarchivable
+        return [(str(s), int(v)) for s, v in found["sessions"]], _unarchivable(found)
 
     def claim_next(self, candidates: Sequence[tuple[str, int]]) -> Claim:
         """Take the first candidate nobody holds that still has its work, without reading it
@@ -701,3 +693,11 @@ def _init_command(model: str) -> str:
             "" if dim == "768" else f" --embedding-dim {dim}"
         )
     return f"archivist init --embedding-model {model} --embedding-dim <its dimension>"
+
+
+def _unarchivable(found: dict[str, Any]) -> UnarchivableSessions:
+    """The sessions a pending listing found but cannot archive (ids too long to hold)."""
+    return UnarchivableSessions(
+        count=int(found["unarchivable_count"]),
+        examples=[f"{u['session_id']} ({u['bytes']} bytes)" for u in found["unarchivable"]],
+    )
