@@ -7,6 +7,7 @@ import subprocess
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
 import psycopg
 import pytest
 from hypothesis import HealthCheck, given
@@ -18,6 +19,7 @@ from archivist import ArchiveFilters, archive_search, memory_search
 from archivist.app import archive
 from archivist.client import search
 from archivist.config import Settings
+from archivist.embed.hashing import HashEmbedder
 from archivist.errors import ConfigError
 from archivist.pipeline import ArchiveRequest
 from archivist.search import SearchTimeoutError
@@ -217,6 +219,66 @@ def test_a_filtered_search_returns_k_rows_whenever_k_rows_match(
     ).hits
     assert len(rare) == 10 and {h.source for h in rare} == {"archive_extraction"}
     assert [h.similarity for h in rare] == sorted((h.similarity for h in rare), reverse=True)
+
+
+def test_a_session_filter_picks_the_same_nearest_candidates_as_the_index(
+    source: SourceDB, settings: Settings
+) -> None:
+    # 300 chunks in 30 small sessions at growing distances from the query (the 24 nearest and
+    # a third of the rest session summaries, so the 20 nearest of any source are no turns), a
+    # session "big" of 2,400 turns as near, and a session "far" of 2,100 turns far away. Found
+    # by the HNSW index without a session filter; with one, a session set of at most 2,000
+    # chunks is scanned whole, a larger one read from the index's 400 nearest, and scanned whole
+    # when fewer than 10 of its turns are among them ("far"): the same hits, in the same order.
+    query = "nearest candidates"
+    rng = np.random.default_rng(7)
+    near = np.array(HashEmbedder().embed_batch([query])[0])
+    away = rng.standard_normal(near.size)
+    rows = []
+    for g in range(300):
+        kind = "session_summary" if g < 24 or g % 3 == 0 else "session_turn"
+        rows.append((f"s{g % 30}", kind, near, 0.002 * g + 0.01, g))
+    rows += [("big", "session_turn", near, 0.0002 * g + 0.011, 300 + g) for g in range(2400)]
+    rows += [("far", "session_turn", away, 0.01 * g / 2100, 2700 + g) for g in range(2100)]
+    index = "jarvis_memory_chunks_embedding_idx"  # built once after the rows, not per row
+    (rebuild,) = source.conn.execute(f"SELECT pg_get_indexdef('{index}'::regclass)").fetchone()
+    source.conn.execute(f"DROP INDEX {index}")
+    with source.conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO jarvis_memory_chunks (id, session_id, source, content, embedding, "
+            "slot, content_hash, embedding_model, archive_version) VALUES "
+            "(gen_random_uuid(), %s, %s, %s, %s::vector, %s, md5(%s), 'hash-768', 1)",
+            [
+                (
+                    session,
+                    kind,
+                    f"chunk {n}",
+                    str((base + scale * rng.standard_normal(near.size)).tolist()),
+                    f"turns:{n}",
+                    str(n),
+                )
+                for session, kind, base, scale, n in rows
+            ],
+        )
+    source.conn.execute(rebuild)
+    small = [f"s{n}" for n in range(30)]
+
+    def contents(mode: str, session_ids: list[str] | None = None) -> list[str]:
+        hits = memory_search(query, mode=mode, session_ids=session_ids, settings=settings).hits
+        return [h.content for h in hits]
+
+    for mode in ("vector", "hybrid"):
+        indexed = memory_search(query, mode=mode, settings=settings).hits
+        assert len(indexed) == 10 and 0 < sum(h.source != "session_turn" for h in indexed) <= 2
+        assert {h.session_id for h in indexed} >= {"big"}
+        assert contents(mode, [*small, "big"]) == [h.content for h in indexed], mode
+        assert contents(mode, small) == contents(mode, [*small, "far"]), mode
+    exact = source.conn.execute(
+        "SELECT content FROM jarvis_memory_chunks WHERE session_id = 'far' "
+        "ORDER BY embedding <=> %s::vector, id LIMIT 10",
+        (str(near.tolist()),),
+    ).fetchall()
+    assert contents("vector", ["far"]) == [c for (c,) in exact]
 
 
 def test_words_on_a_large_table_weigh_by_the_column_statistics(

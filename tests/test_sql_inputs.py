@@ -105,6 +105,10 @@ def test_the_user_id_filter_is_a_known_key(call: Call) -> None:
     ("function", "args"),
     [
         ("archivist_nearest_chunks", {"query_embedding": VECTOR, "k": 200, "filter": "{}"}),
+        (
+            "archivist_vector_candidates",
+            {"query_embedding": VECTOR, "filter": "{}", "turns": 200, "others": 200},
+        ),
         ("archivist_text_matches", {"query_text": "deploy", "k": 200, "filter": "{}"}),
         ("archivist_word_stats", {"words": ["deploy"], "filter": "{}"}),
     ],

@@ -60,6 +60,7 @@ AS $$
         'match_jarvis_memory_chunks', 'hybrid_jarvis_memory_chunks', 'search_jarvis_archive',
         'archivist_iterative_scan_available', 'archivist_chunk_filter_sql',
         'archivist_filter_model', 'archivist_filter_sessions', 'archivist_nearest_chunks',
+        'archivist_vector_candidates',
         'archivist_query_words', 'archivist_word_stats', 'archivist_bm25',
         'archivist_text_matches', 'archivist_whole_session_query', 'archivist_like_escape',
         'archivist_check_filter', 'archivist_is_timestamp', 'archivist_check_weights',

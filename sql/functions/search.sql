@@ -142,6 +142,74 @@ AS $$
         query_embedding, least(greatest(coalesce(match_count, 10), 1), 10), filter)
 $$;
 
+-- The hybrid's candidates by meaning: the `turns` nearest turn windows and the `others`
+-- nearest chunks of any source (one list when the filter names a source): the turns are asked
+-- for apart, as short context chunks (state items) lie near short queries and would otherwise
+-- leave too few turns to fill the places. Without a session filter: two index searches
+-- (archivist_nearest_chunks). With one, one list of the sessions' chunks with their distances
+-- serves both lists (each distance computed once):
+--   * sessions of at most 2,000 chunks: all of them (an exact scan through the session index);
+--   * larger ones: those among the 400 nearest chunks of the whole table (the HNSW index), the
+--     nearest of the sessions if the index is right, unless fewer than 10 turns are among them:
+--     then all of them. An exact scan of a session of 10 % of 100k chunks costs more than the
+--     rest of a search together; the index does not grow with the session.
+CREATE OR REPLACE FUNCTION archivist_vector_candidates(
+    query_embedding vector, filter jsonb, turns integer, others integer
+) RETURNS TABLE (id uuid, similarity double precision)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_filter   jsonb := archivist_check_filter(filter);
+    v_where    text := archivist_chunk_filter_sql(v_filter);
+    v_sessions text[] := archivist_filter_sessions(v_filter);
+    v_source   boolean := v_filter ? 'source';
+    v_large    boolean;
+    v_listed   text;
+BEGIN
+    PERFORM archivist_require_search_caller('archivist_vector_candidates');
+    IF v_sessions IS NULL THEN
+        RETURN QUERY
+        SELECT n.id, n.similarity FROM archivist_nearest_chunks(
+            query_embedding, turns, CASE WHEN v_source THEN v_filter
+                                         ELSE v_filter || '{"source": "session_turn"}' END) n
+        UNION
+        SELECT n.id, n.similarity FROM archivist_nearest_chunks(query_embedding, others, v_filter) n;
+        RETURN;
+    END IF;
+    v_large := (SELECT count(*) > 2000 FROM (SELECT 1 FROM jarvis_memory_chunks c
+                                             WHERE c.session_id = ANY (v_sessions)
+                                             LIMIT 2001) x);
+    v_listed := format('SELECT c.id, c.source, c.embedding <=> $1 AS distance '
+                       'FROM jarvis_memory_chunks c WHERE %s', v_where);
+    IF v_large THEN
+        PERFORM set_config('hnsw.ef_search', '400', true);
+        v_listed := format(
+            'WITH near AS MATERIALIZED (SELECT c.id, c.source, c.distance FROM ('
+            '    SELECT n.*, n.embedding <=> $1 AS distance FROM jarvis_memory_chunks n '
+            '    WHERE n.embedding_model = $3 ORDER BY n.embedding <=> $1 LIMIT 400) c '
+            '    WHERE %1$s), '
+            'enough AS (SELECT count(*) FILTER (WHERE n.source = ''session_turn'' OR $8) >= 10 '
+            '    AS ok FROM near n) '
+            'SELECT n.* FROM near n WHERE (SELECT ok FROM enough) '
+            'UNION ALL '
+            'SELECT x.* FROM (%2$s) x WHERE NOT (SELECT ok FROM enough)',
+            v_where, v_listed);
+    END IF;
+    RETURN QUERY EXECUTE format(
+        'WITH listed AS MATERIALIZED (%s) '
+        '(SELECT s.id, 1 - s.distance FROM listed s WHERE s.source = ''session_turn'' OR $8 '
+        ' ORDER BY s.distance, s.id LIMIT $2) '
+        'UNION '
+        '(SELECT s.id, 1 - s.distance FROM listed s ORDER BY s.distance, s.id LIMIT $9)',
+        v_listed)
+    USING query_embedding, least(greatest(coalesce(turns, 50), 1), 200),
+          archivist_filter_model(v_filter), v_sessions, v_filter ->> 'source',
+          (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, v_source,
+          least(greatest(coalesce(others, 20), 1), 200), NULL::text, NULL::text,
+          v_filter ->> 'user_id';
+END;
+$$;
+
 -- The distinct words of a query as full text sees them (stemmed, stop words dropped), at most 64.
 CREATE OR REPLACE FUNCTION archivist_query_words(query_text text) RETURNS text[]
 LANGUAGE sql IMMUTABLE
@@ -324,9 +392,10 @@ $$;
 -- with a rare word lost the answers phrased in common words). `rank` is the score divided by the most the query's
 -- words could score ((k1 + 1) times the sum of all their weights, those found nowhere too, so a
 -- query about what memory never saw scores low): comparable between queries, 0 to about 1.
--- When those chunks may be more than 500 (the sum of the words' df), BM25 reads the 500 best by
--- their words (archivist_bm25's cap): a search then costs about the same at 100k or 300k
--- chunks; under 500, every one is scored. The setting `archivist.text_candidates` (an integer;
+-- When those chunks may be more than 500 (the sum of the words' df; under a session filter on
+-- a large table, the sessions' share of it), BM25 reads the 500 best by their words
+-- (archivist_bm25's cap): a search then costs about the same at 100k or 300k chunks; under
+-- 500, every one is scored. The setting `archivist.text_candidates` (an integer;
 -- 0: no cap) replaces the 500 for a session, so a benchmark or a test can compare the capped
 -- ranking with the one that scores every chunk.
 CREATE OR REPLACE FUNCTION archivist_text_matches(query_text text, k integer, filter jsonb)
@@ -340,6 +409,8 @@ DECLARE
     v_scope   text[];
     v_most    double precision;
     v_reach   bigint;
+    v_sessions text[];
+    v_n       double precision;
     v_cap     integer := coalesce(
         nullif(current_setting('archivist.text_candidates', true), '')::integer, 500);
 BEGIN
@@ -349,6 +420,16 @@ BEGIN
            2.5 * sum(w.idf), sum(w.df) FILTER (WHERE w.usable)
     INTO v_words, v_weights, v_scope, v_most, v_reach
     FROM archivist_word_stats(archivist_query_words(query_text), v_filter) w;
+    v_sessions := archivist_filter_sessions(v_filter);
+    v_n := (SELECT reltuples FROM pg_class WHERE oid = 'jarvis_memory_chunks'::regclass);
+    IF v_cap > 0 AND v_reach > v_cap AND v_sessions IS NOT NULL AND v_n >= 10000 THEN
+        -- The words' frequencies are the whole table's: the sessions hold their share of
+        -- them, counted only as far as it takes to know whether that passes the cap.
+        v_reach := ceil(v_reach / v_n * (
+            SELECT count(*) FROM (SELECT 1 FROM jarvis_memory_chunks c
+                                  WHERE c.session_id = ANY (v_sessions)
+                                  LIMIT floor(v_cap * v_n / v_reach)::bigint + 1) x));
+    END IF;
     RETURN QUERY SELECT * FROM archivist_bm25(
         v_words, v_weights, v_scope, v_most, k, v_filter,
         CASE WHEN v_cap > 0 AND v_reach > v_cap THEN v_cap END);
@@ -367,8 +448,9 @@ AS $$
 $$;
 
 -- Ranks chunks for a query and picks match_count (at most 10) of them: the evidence first.
--- Candidates: the 50 nearest turn windows and the 20 nearest chunks of any source (if
--- vector_weight > 0 and a query vector is given) and the 50 best full-text matches (archivist_text_matches; if text_weight > 0). With both, the score is
+-- Candidates: the 50 nearest turn windows and the 20 nearest chunks of any source
+-- (archivist_vector_candidates; if vector_weight > 0 and a query vector is given) and the 50
+-- best full-text matches (archivist_text_matches; if text_weight > 0). With both, the score is
 -- their reciprocal rank fusion, weight / (60 + rank) summed; with one, that list's own score
 -- (cosine similarity, or the text rank). Times an optional recency factor
 -- (1 - w + w * 0.5 ^ (age / half_life)). Then, best first, a chunk is taken unless
@@ -406,10 +488,6 @@ AS $$
 DECLARE
     v_k         integer := least(greatest(coalesce(match_count, 10), 1), 10);
     v_filter    jsonb := archivist_check_filter(filter);
-    -- The nearest turn windows are asked for apart from the rest: short context chunks (state
-    -- items) lie near short queries and would otherwise leave too few turns to fill the places.
-    v_turns     jsonb := CASE WHEN v_filter ? 'source' THEN v_filter
-                              ELSE v_filter || '{"source": "session_turn"}' END;
     v_by_vector boolean := coalesce(vector_weight, 0) > 0 AND query_embedding IS NOT NULL;
     v_by_text   boolean := coalesce(text_weight, 0) > 0;
     v_open      boolean := v_filter ->> 'source' IS NOT NULL
@@ -429,9 +507,7 @@ BEGIN
         WITH by_vector AS (
             SELECT n.id, n.similarity,
                    row_number() OVER (ORDER BY n.similarity DESC, n.id) AS r
-            FROM (SELECT * FROM archivist_nearest_chunks(query_embedding, 50, v_turns)
-                  UNION
-                  SELECT * FROM archivist_nearest_chunks(query_embedding, 20, v_filter)) n
+            FROM archivist_vector_candidates(query_embedding, v_filter, 50, 20) n
             WHERE v_by_vector
         ), by_text AS (
             SELECT t.id, t.rank, row_number() OVER (ORDER BY t.rank DESC, t.id) AS r
