@@ -413,6 +413,31 @@ def test_chatter_and_offers_are_not_actions(text: str) -> None:
     assert extract(("assistant", text)).actions == []
 
 
+@pytest.mark.parametrize(
+    ("role", "text", "rule"),
+    [
+        (
+            "user",
+            "Always include version numbers when I ask about software dependencies or libraries.",
+            "Always include version numbers when I ask about software dependencies or libraries",
+        ),
+        ("user", "OK. Please never share my phone number.", "Please never share my phone number"),
+        ("user", "Never mind, I found it.", None),
+        ("user", "I always forget the staging password.", None),
+        ("user", "Always? Even on weekends?", None),
+        ("assistant", "Always test the backup before the migration.", None),
+    ],
+)
+def test_a_standing_rule_of_the_user_is_a_constraint_with_its_message(
+    role: str, text: str, rule: str | None
+) -> None:
+    """A user's "always/never ..." binds every later answer on its matter: a constraint,
+    whole (its "when I ask about" part says where it applies), citing its message."""
+    candidates = rules_candidates(chat((role, text)))
+    found = [(c.text, c.refs) for c in candidates if c.type == "constraint"]
+    assert found == ([(rule, ["0000"])] if rule else [])
+
+
 def test_task_lists_under_a_header_are_planned_and_checked_items_done() -> None:
     e = extract(
         (

@@ -71,6 +71,13 @@ _REQUEST = re.compile(
     re.I,
 )
 _QUESTION_WORDS = 4
+# A standing rule for the assistant: "Always format code with syntax highlighting when I ask
+# about implementation details", "Never round the figures". It constrains every later answer
+# on its matter, which its "when I ask about ..." part names: the whole sentence is the item.
+_STANDING_RULE = re.compile(
+    r"^(?:please\s+)?(?:always|never|(?:don't|do not) ever)\s+(?!mind\b)\w", re.I
+)
+MAX_RULE_WORDS = 32
 
 
 def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
@@ -184,7 +191,9 @@ class _Found:
         if user and _ANSWERED.search(sentence):
             self._answer(message)
             return
-        if _CONSTRAINT.search(sentence):
+        if user and _STANDING_RULE.match(strip_fillers(sentence)):
+            self.add("constraint", _phrase(sentence, MAX_RULE_WORDS), message, sentence)
+        elif _CONSTRAINT.search(sentence):
             stated = statement(sentence) if chose else Frame()
             self.add("constraint", _phrase(sentence), message, sentence, stated)
         elif _RISK.search(sentence) and not _NOT_RISK.search(sentence):
@@ -237,14 +246,14 @@ class _Found:
                 return
 
 
-def _phrase(sentence: str, *, keep_mark: bool = False) -> str:
-    """A sentence as an item text: fillers off, at most `MAX_ITEM_WORDS` words."""
+def _phrase(sentence: str, max_words: int = MAX_ITEM_WORDS, *, keep_mark: bool = False) -> str:
+    """A sentence as an item text: fillers off, at most `max_words` words."""
     body = strip_fillers(sentence)
     words = body.split()
-    text = " ".join(words[:MAX_ITEM_WORDS]).rstrip(" .,;:!")
+    text = " ".join(words[:max_words]).rstrip(" .,;:!")
     if not keep_mark:
         text = text.rstrip("?")
-    elif len(words) > MAX_ITEM_WORDS and not text.endswith("?"):
+    elif len(words) > max_words and not text.endswith("?"):
         text += "?"
     return text[:1].upper() + text[1:]
 
