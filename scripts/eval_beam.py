@@ -17,10 +17,12 @@ Halves: chats 1-10 are for tuning, chats 11-20 are held out (--half heldout) and
 
 Scores per question type and overall: evidence recall@10 (E@10, the share of a question's
 evidence messages that the message ids of the first 10 hits cover), the distinct messages and
-thousands of characters the 10 hits return, and for `knowledge_update` questions how often the
-updated statement ranks above the original one. Baselines, scored the same way: BM25 over
-4-message windows with stride 2 within a session (the published baseline), and BM25 over the
-archivist's own turn chunks (the same text per hit as the archivist).
+thousands of characters the 10 hits return, the mean reciprocal rank of the first hit with
+evidence (MRR: how high the answer comes, which recall@10 does not see), and for
+`knowledge_update` questions how often the updated statement ranks above the original one.
+Baselines, scored the same way: BM25 over 4-message windows with stride 2 within a session (the
+published baseline), and BM25 over the archivist's own turn chunks (the same text per hit as
+the archivist).
 
 Run:  python scripts/eval_beam.py --beam-dir /tmp/beam/chats/100K --half tune
       python scripts/eval_beam.py --beam-dir ... --half heldout --embedder hash --mode hybrid
@@ -174,6 +176,7 @@ class Score:
     kchars: float  # thousands of characters the top 10 return, on average
     update_first: float  # knowledge updates: the updated statement ranks above the original
     original_first: float
+    first_evidence_mrr: float  # mean of 1 / rank of the first hit with evidence (0 if none)
     abstention_auroc: float
     p50_ms: float | None = None
     p95_ms: float | None = None
@@ -194,7 +197,7 @@ def score(
     latencies: Sequence[float] = (),
 ) -> Score:
     by_kind: dict[str, list[float]] = {}
-    answered, missing, misses = [], [], []
+    answered, missing, misses, reciprocal = [], [], [], []
     update_first = original_first = updates = 0
     shown = [r[:LIMIT] for r, q in zip(results, questions, strict=True) if q.evidence]
     for q, hits in zip(questions, results, strict=True):
@@ -206,6 +209,8 @@ def score(
         covered = set().union(*(h.keys for h in hits[:LIMIT])) if hits else set()
         recall = len(covered.intersection(q.evidence)) / len(set(q.evidence))
         by_kind.setdefault(q.kind, []).append(recall)
+        first = _first_rank(hits, q.evidence)
+        reciprocal.append(0.0 if first is None else 1 / (first + 1))
         if recall < 1:
             misses.append(q.qid)
         if q.original and q.updated and set(q.original) != set(q.updated):
@@ -227,6 +232,7 @@ def score(
         kchars=statistics.fmean(sum(h.chars for h in r) for r in shown) / 1000 if shown else 0.0,
         update_first=update_first / updates if updates else 0.0,
         original_first=original_first / updates if updates else 0.0,
+        first_evidence_mrr=statistics.fmean(reciprocal) if reciprocal else 0.0,
         abstention_auroc=er.auroc(answered, missing),
         p50_ms=er._percentile(latencies, 50),
         p95_ms=er._percentile(latencies, 95),
@@ -370,7 +376,8 @@ def render(scores: Sequence[Score]) -> str:
     head = f"{'system':<22}" + "".join(
         f"{k[:12] + ' (' + str(n.get(k, 0)) + ')':>18}" for k in kinds
     )
-    head += f"{'all':>7}{'msgs':>6}{'kchar':>7}{'upd>orig':>9}{'orig>upd':>9}{'abst AUC':>9}"
+    head += f"{'all':>7}{'MRR':>6}{'msgs':>6}{'kchar':>7}{'upd>orig':>9}{'orig>upd':>9}"
+    head += f"{'abst AUC':>9}"
     head += f"{'p50ms':>7}{'p95ms':>7}"
     lines = [head, "-" * len(head)]
     for s in scores:
@@ -382,7 +389,8 @@ def render(scores: Sequence[Score]) -> str:
         lines.append(
             f"{s.system:<22}"
             + "".join(f"{s.recall.get(k, 0):>18.3f}" for k in kinds)
-            + f"{s.recall['all']:>7.3f}{s.messages:>6.1f}{s.kchars:>7.1f}"
+            + f"{s.recall['all']:>7.3f}{s.first_evidence_mrr:>6.3f}"
+            + f"{s.messages:>6.1f}{s.kchars:>7.1f}"
             + f"{s.update_first:>9.2f}{s.original_first:>9.2f}{s.abstention_auroc:>9.3f}{lat}"
         )
     return "\n".join(lines)
