@@ -54,6 +54,19 @@ def test_hits_on_other_subjects_or_older_ones_keep_their_places() -> None:
     assert all(h.superseded_by is None for h in ordered)
 
 
+def test_newer_hits_on_the_subject_without_another_value_keep_their_places() -> None:
+    terms = query_terms("When did we book the Lisbon flight?")
+    hits = [
+        hit("booked", "We booked the Lisbon flight on March 3 for the 14th.", 0),
+        hit("talk", "The Lisbon flight talk: aisle seats, no red-eye, Ana's bag.", 5),  # no value
+        hit("again", "Booked the Lisbon flight on March 3 for the 14th, I said.", 8),  # same one
+        hit("moved", "We moved the Lisbon flight booking to the 16th.", 9),  # another value
+    ]
+    ordered = newest_first(hits, terms)
+    assert [h.id for h in ordered] == ["moved", "booked", "talk", "again"]
+    assert [h.superseded_by for h in ordered] == [None, "moved", None, None]
+
+
 def test_memory_search_ranks_the_update_first(source: SourceDB, settings: Settings) -> None:
     source.add(
         "week1",
