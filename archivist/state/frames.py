@@ -18,7 +18,7 @@ close. Reconciliation (within a session) and the current state (across sessions,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal, cast
 
@@ -27,7 +27,10 @@ from archivist.words import FUNCTION_WORDS, stem, tokens
 ChangeKind = Literal["replace", "reverse", "cancel", "update"]
 
 # A noun phrase: up to five words, no clause punctuation. Cut further by `_phrase`.
-_WORD = r"(?:[^\s,.;:!?()\[\]\"]|[.,](?=[\w$])|(?<=\d):(?=\d))+"
+_WORD = (
+    r"(?:[^\s,.;:!?()\[\]\"]|[.,](?=[\w$])|(?<=\d):(?=\d)|(?<=\b(?-i:Dr))\.(?=\s[A-Z])"
+    r"|(?<=\b(?-i:Mr))\.(?=\s[A-Z])|(?<=\b(?-i:Ms))\.(?=\s[A-Z])|(?<=\b(?-i:St))\.(?=\s[A-Z]))+"
+)
 _NP = _WORD + r"(?:\s+" + _WORD + r"){0,5}?"
 _NP4 = _WORD + r"(?:\s+" + _WORD + r"){0,3}?"
 _UPDATED = (
@@ -36,13 +39,18 @@ _UPDATED = (
     r"|shrunk|expanded|doubled|halved|slipped|rescheduled|adjusted|postponed|pushed back"
     r"|pushed|set)"
 )
+# A period after a title ("Dr. Patel") ends no phrase.
+_NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:St))"
 _END = (
-    r"(?=\s*(?:[,;:!?()\n]|[.,](?![\w$])|$|\s(?:for|instead|after all|now|anymore|any more"
+    r"(?=\s*(?:[,;:!?()\n]|" + _NOT_TITLE + r"[.,](?![\w$])|$|\s(?:for|instead|after all|now"
+    r"|anymore|any more"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
     r"|though|then|which|when|if|until|after|before|while|thanks|due)\b))"
 )
 _DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that)\s+)?"
-_ARTICLE = re.compile(r"^(?:the|our|my|a|an|their|your|its|this|that|all|all of)\s+", re.I)
+_ARTICLE = re.compile(
+    r"^(?:the|our|my|a|an|their|your|its|this|that|all|all of|each|every)\s+", re.I
+)
 _TRAILING = re.compile(
     r"\s+(?:instead|now|anymore|any more|again|too|then|please|for now|after all|as well"
     r"|going forward|from now on|for good|here|there|though|too)$",
@@ -63,6 +71,12 @@ _VERBISH = frozenset(
     could should would will shall may might must not no don't didn't isn't""".split()
 )
 
+# Verbs that make a captured phrase a clause rather than a value.
+_CLAUSE_VERBS = frozenset(
+    """is are was were be been feels feel felt seems seem looks sounds has have had does did
+    can could will would should must might gets got need needs wants keeps""".split()
+)
+_PREPOSITIONS = frozenset("of in on at to from with by for about into over under".split())
 _REVERSAL = re.compile(
     r"\b(?:after all|on second thought|on reflection|scratch that|never ?mind|forget (?:that|what"
     r" i said)|change of plans?|i take (?:that|it) back|back to|revert(?:ing|ed)? to"
@@ -80,7 +94,8 @@ _CANCEL = re.compile(
 _UPDATE_VERBS = (
     r"(?:moved|pushed|pushed back|changed|bumped|shifted|postponed|rescheduled|delayed|updated"
     r"|raised|lowered|increased|decreased|reduced|cut|dropped|went up|went down|slipped"
-    r"|brought forward|moved up|grew|fell|rose|climbed)"
+    r"|brought forward|moved up|grew|fell|rose|climbed|goes up|goes down|drops|rises"
+    r"|increases|decreases|shifts|jumps|falls|grows|extended|upgraded|downgraded)"
 )
 
 
@@ -93,6 +108,10 @@ class Frame:
     value: str | None = None
     old: str | None = None
     change: ChangeKind | None = None
+    # A commitment that chooses even without a subject ("we're hiring Priya", "book the
+    # Thursday one"), and the words it was said in, for its item text.
+    commit: bool = field(default=False, compare=False)
+    said: str | None = field(default=None, compare=False)
 
     @property
     def empty(self) -> bool:
@@ -107,10 +126,18 @@ NO_FRAME = Frame()
 _START = r"(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
 _LEAD = re.compile(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
-    r"|update|quick update|fyi|btw|also|and|but|then|final answer)\b[\s,:!.\u2014-]*)+",
+    r"|update|quick update|fyi|btw|also|and|but|then|final answer|hmm+|ugh|oh|ah"
+    r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so)\b[\s,:!.\u2014-]*)+",
     re.I,
 )
 # A plain choice said as news ("search runs on Typesense now") is an update of its subject.
+# Words that make a plain choice a change of an earlier one it does not name ("actually, let's
+# do the Italian place instead"; "Change: tomatoes go in the greenhouse").
+_INSTEAD = re.compile(
+    r"\b(?:instead|actually|rather|change of plans?|correction|changed my mind)\b"
+    r"|^\s*(?:change|correction|edit)\s*:",
+    re.I,
+)
 _NOW = re.compile(
     r"\b(?:now|from now on|going forward|from today|these days|nowadays|as of today"
     r"|starting (?:today|tomorrow|monday|tuesday|wednesday|thursday|friday|next week))\b",
@@ -180,8 +207,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # value updates: "the launch moved to the 17th", "response time is now 250 ms"
         (
             r"START DET(?P<subj>NP)\s+(?:has\s+|have\s+|got\s+|was\s+|is\s+|has"
-            r" been\s+|just\s+)*" + _UPDATE_VERBS + r"\s+(?:to|until|till|back to|up to|down to)\s+"
-            r"DET(?P<val>NP)END",
+            r" been\s+|just\s+)*" + _UPDATE_VERBS + r"\s+(?:(?:us|it|them|me|things)\s+)?"
+            r"(?:to|until|till|back to|up to|down to)\s+DET(?P<val>NP)END",
             "update",
         ),
         (
@@ -201,9 +228,38 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # moves that name the subject: "move the session cache to Memcached"
         (
-            r"\b(?:mov|switch|migrat|port|shift|flipp?|transition)\w*\s+(?:over\s+)?DET(?P<subj>NP)"
-            r"\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)END",
+            r"\b(?:mov(?:e|es|ed|ing)|switch(?:es|ed|ing)?|migrat(?:e|es|ed|ing)|port(?:s|ed|ing)?"
+            r"|shift(?:s|ed|ing)?|flip(?:s|ped|ping)?|transition(?:s|ed|ing)?)\s+(?:over\s+)?DET"
+            r"(?P<subj>NP)\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)END",
             "replace",
+        ),
+        # a subject said first, then where it moves: "experiment tracking moves to MLflow"
+        (
+            r"START DET(?P<subj>NP)\s+(?:moves|is moving|will move|switches|is switching"
+            r"|will switch|migrates|is migrating)\s+(?:over\s+)?(?:to|onto)"
+            r"\s+DET(?P<val>NP)END",
+            "replace",
+        ),
+        # a value set by a verb that names its subject: "bump the upload limit to 10 MB",
+        # "the funder extended the report deadline to May 16", "upgrade my plan to 20 GB"
+        (
+            r"\b(?:bump|rais|lower|increas|decreas|reduc|cut|extend|shorten|upgrad|downgrad|push"
+            r"|reschedul|shift|chang|set|doubl|halv|expand|adjust|up|drop|cap|limit)\w*\s+"
+            r"(?:up\s+|down\s+|back\s+)?DET(?P<subj>NP)\s+(?:up\s+|down\s+|back\s+)?(?:to|until"
+            r"|till)\s+DET(?P<val>NP)END",
+            "update",
+        ),
+        # a changed subject, then its new value: "we change the hotel, now is Hotel Sacher"
+        (
+            r"\b(?:chang|switch|swap)\w*\s+DET(?P<subj>NP)\s*[,:;\u2014-]\s*(?:(?:it|it's|it is"
+            r"|now|the new one|new one)\s+)*(?:is|will be|becomes)?\s*DET(?P<val>NP)END",
+            "replace",
+        ),
+        # a value that replaces the one just said: "make it 8pm", "change that to Friday"
+        (
+            r"\b(?:make|change|switch|move|set|bump|push|put)\s+(?:it|that|this|them|those)\s+"
+            r"(?:to\s+|into\s+)?DET(?P<val>NP)END",
+            "update",
         ),
         (
             r"\b(?:switch|mov|migrat)\w*\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)"
@@ -218,8 +274,16 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             "cancel",
         ),
         (
-            r"\b(?:drop|ditch|scrap|retire|kill off|get rid of|stop using)\s+DET(?P<old>NP)"
-            r"(?:\s+(?:for|from)\s+DET(?P<subj>NP))?END",
+            r"\b(?:drop(?:s|ped|ping)?|ditch(?:es|ed|ing)?|scrap(?:s|ped|ping)?|retir(?:e|es|ed|ing)"
+            r"|kill(?:s|ed|ing)? off|get(?:ting)? rid of|got rid of|stop(?:ped|ping)? using"
+            r"|cancel(?:s|led|ling|ed|ing)?|skip(?:s|ped|ping)?|nix(?:es|ed|ing)?|forget about"
+            r"|forget)\s+DET(?P<old>NP)(?:\s+(?:for|from)\s+DET(?P<subj>NP))?END",
+            "cancel",
+        ),
+        (
+            r"\b(?:we|i|they)?\s*(?:'re|'m|\s+are|\s+am|'ll|\s+will)?\s*(?:not|no longer)\s+"
+            r"(?:be\s+)?(?:going with|doing|keeping|taking|getting|having|booking|renting|using)"
+            r"\s+DET(?P<old>NP)\s+(?:any\s?more|any longer)\b",
             "cancel",
         ),
         (
@@ -231,7 +295,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         (
             r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
             r"[,:;\u2014-]?\s*(?:let's\s+|we'll\s+|we\s+will\s+)?(?:just\s+)?(?:use\s+|go with\s+"
-            r"|keep\s+|stick with\s+)?DET(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
+            r"|keep\s+|stick with\s+|(?:go\s+)?back\s+to\s+)?DET(?P<val>NP)(?:\s+(?:for|on|in)"
+            r"\s+DET(?P<subj>NP))?END",
             "reverse",
         ),
         # plain choices
@@ -334,8 +399,312 @@ _ASIDES: tuple[re.Pattern[str], ...] = tuple(
 )
 
 
+# Commitments: a speaker (or "let's") and a verb that commits to its object, in any tense
+# ("we're hiring Priya", "I booked the Thursday one", "we'll rent a car", "let's do the Italian
+# place"). The inventory is of verbs that choose, each matched in all its forms (`_forms`);
+# multi-word verbs keep their particle ("sign with", "stay at").
+_COMMIT_VERBS: tuple[str, ...] = (
+    "book",
+    "reserve",
+    "take",
+    "get",
+    "buy",
+    "order",
+    "hire",
+    "lease",
+    "rent",
+    "pick",
+    "choose",
+    "do",
+    "have",
+    "keep",
+    "paint",
+    "serve",
+    "schedule",
+    "use",
+    "try",
+    "bring",
+    "fly",
+    "drive",
+    "adopt",
+    "host",
+    "cook",
+    "plant",
+    "hold",
+    "throw",
+    "grab",
+    "sign with",
+    "sign up for",
+    "sign up with",
+    "go with",
+    "go for",
+    "stay at",
+    "stay in",
+    "stay with",
+    "subscribe to",
+    "opt for",
+    "settle on",
+    "switch to",
+    "eat at",
+    "meet at",
+    "enroll in",
+    "register for",
+    "land on",
+    "contract",
+    "engage",
+    "retain",
+    "offer",
+    "hand",
+    "give",
+    "send",
+    "ship",
+    "launch",
+    "ride",
+    "wear",
+    "make",
+    "fly with",
+    "travel by",
+    "go to",
+    "pay for",
+)
+_IRREGULAR = {
+    "take": "took taken",
+    "get": "got gotten",
+    "buy": "bought",
+    "choose": "chose chosen",
+    "do": "did done",
+    "have": "had",
+    "keep": "kept",
+    "bring": "brought",
+    "fly": "flew flown",
+    "drive": "drove driven",
+    "hold": "held",
+    "throw": "threw thrown",
+    "eat": "ate",
+    "meet": "met",
+    "go": "went gone goes",
+    "make": "made",
+    "ride": "rode",
+    "wear": "wore",
+    "give": "gave given",
+    "send": "sent",
+    "land": "landed",
+    "sign": "signed",
+    "stay": "stayed",
+}
+
+
+def _forms(base: str) -> list[str]:
+    """A verb's forms: base, -s, -ing, past (regular spelling rules, then the irregulars)."""
+    head, _, rest = base.partition(" ")
+    tail = f" {rest}" if rest else ""
+    stem_e = head[:-1] if head.endswith("e") and not head.endswith("ee") else head
+    short = len(head) <= 4 and re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwy]", head) is not None
+    double = head + head[-1] if short else head
+    forms = {head, f"{double}ing" if short else f"{stem_e}ing"}
+    if head.endswith("y") and head[-2:-1] not in "aeiou":
+        forms |= {f"{head[:-1]}ies", f"{head[:-1]}ied"}
+    else:
+        forms |= {f"{head}es" if head.endswith(("s", "sh", "ch", "x", "o")) else f"{head}s"}
+        forms |= {f"{stem_e}ed" if not short else f"{double}ed"}
+    forms |= set(_IRREGULAR.get(head, "").split())
+    return sorted(f + tail for f in forms)
+
+
+_COMMIT_VERB = (
+    "(?:"
+    + "|".join(
+        sorted({re.escape(f) for v in _COMMIT_VERBS for f in _forms(v)}, key=lambda f: (-len(f), f))
+    )
+    + ")"
+)
+_WHO = (
+    r"\b(?:we|i|they|the team|let's|lets|let us)(?:'re|'ll|'ve|'d|'m|\s+are|\s+will|\s+have"
+    r"|\s+am|\s+shall|\s+had)?(?:\s+(?:going to|gonna|be|now|just|also|finally|definitely"
+    r"|still|already|then|officially|all|both))*\s+"
+)
+_OBJECT_PRONOUN = r"(?:(?:her|him|them|us|me|you|ourselves|myself)\s+)?"
+_COMMIT = re.compile(
+    rf"(?:{_WHO}|^(?:please\s+|just\s+|then\s+)*)(?P<verb>{_COMMIT_VERB})\s+"
+    rf"{_OBJECT_PRONOUN}(?P<obj>[^,;:!?()\[\]\"]{{1,120}})",
+    re.I,
+)
+_AFTER_COLON = re.compile(r"\s*:\s*(?P<val>[^,;:!?]{1,80})")
+# Where a commitment's value ends: before a preposition or clause word ("a taxi from the
+# airport" -> taxi; "the hotel Krone in Salzburg" -> hotel Krone).
+_VALUE_CUT = re.compile(
+    r"\s(?:from|to|on|in|at|for|with|by|near|via|because|since|so|but|and|or|instead|now|then"
+    r"|which|that|when|if|after|before|until|as|this|next|tonight|tomorrow|today|again|too"
+    r"|please|anyway|though)\b|" + _NOT_TITLE + r"\.(?:\s|$)",
+    re.I,
+)
+# A subject fronted before the choice: "For Saturday's dinner, let's book Nopa".
+_FRONTED = re.compile(
+    r"^(?:for|as for|regarding|about|re)\s+(?P<subj>(?:the|our|my|a|an|this|that)?\s*"
+    r"[^,;:!?]{1,60}?)(?:\s*,\s*|\s+(?=(?:we|i|let's|lets|let us|they)\b))",
+    re.I,
+)
+# Nouns a choice is never "of": "take a look", "have a question", "make sure".
+_ABSTRACT = frozenset(
+    """look break care sure time moment note step chance risk decision call stab shot pass
+    picture question problem issue point idea guess deal try go bit while second minute sec
+    mistake difference sense effort progress notes look-see peek walk seat rest lot""".split()
+)
+# A lowercase head followed by a name ("the hotel Krone"): the head says what is chosen.
+_HEAD_NAME = re.compile(r"^(?P<head>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s+(?=[A-Z0-9])")
+_ADJECTIVE_END = re.compile(
+    r"(?:ful|ous|ive|able|ible|ish|less|ly|ed|ing|est|er)$|^(?:good|bad|great|fine|nice|ok"
+    r"|okay|cool|fast|slow|cheap|expensive|ready|done|big|small|high|low|new|old|hard|easy"
+    r"|free|late|early|long|short|busy|full|empty|open|closed|right|wrong|safe|clear|sure"
+    r"|happy|sad|weird|fun|real|true|false|live|broken|down|up|off|on|out|better|worse|best"
+    r"|worst|fine|same|different|important|necessary|possible|likely|tight|close|far)$",
+    re.I,
+)
+_DAY = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep"
+    r"|sept|oct|nov|dec)[a-z]*\.?\s+\d|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:noon|midnight|weekend"
+    r"|morning|evening|afternoon)\b|\b(?:january|february|march|april|june|july|august"
+    r"|september|october|november|december)\b",
+    re.I,
+)
+_NUMBER_WORDS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty
+    forty fifty hundred thousand half single double dozen""".split()
+)
+
+
+def concrete(value: str | None) -> bool:
+    """A value that names something: a number, a date or time, a name (a capital past the
+    first letter of the sentence), or a noun phrase of two or more words not ending in an
+    adjective ("lamb tagine", "checkout conversion"), rather than an opinion ("great")."""
+    if not value:
+        return False
+    words = value.split()
+    if re.search(r"\d", value) or _DAY.search(value) or any(w[:1].isupper() for w in words):
+        return True
+    if any(w.lower() in _NUMBER_WORDS for w in words):
+        return True
+    lowered = [w.lower().strip(".,") for w in words]
+    return (
+        len(words) >= 2
+        and not _ADJECTIVE_END.search(lowered[-1])
+        and not any(w in _VERBISH or w in _NOT_VALUE or w in _ABSTRACT for w in lowered)
+    )
+
+
+def _base(verb: str) -> str:
+    """A commitment verb's base form ("booked" -> "book", "staying at" -> "stay at")."""
+    lowered = " ".join(verb.lower().split())
+    return next((v for v in _COMMIT_VERBS if lowered in _forms(v)), lowered)
+
+
+def _commitment(text: str) -> Frame:
+    """A speaker's commitment to an object ("we're hiring Priya", "let's do the Italian
+    place instead"): its value, and its subject where the sentence names one."""
+    fronted = _FRONTED.match(text)
+    body = text[fronted.end() :] if fronted else text
+    for match in _COMMIT.finditer(body):
+        obj = match.group("obj").strip().rstrip(" .")
+        subject = None
+        after = _AFTER_COLON.match(body, match.end())
+        if after:  # "we picked the venue: the Glasshouse"
+            subject, obj = _phrase(obj), after.group("val").strip().rstrip(" .")
+        said_obj = " ".join(obj.split()[:10])
+        cut = _VALUE_CUT.search(" " + obj)
+        head = (" " + obj)[: cut.start()].strip() if cut else obj
+        value = _phrase(head, value=True)
+        if value is None or value.lower().split()[0] in _ABSTRACT:
+            continue
+        imperative = not re.match(r"\s*(?:we|i|they|the team|let)", match.group(0), re.I)
+        if imperative and not concrete(value):
+            continue
+        named = _HEAD_NAME.match(_ARTICLE.sub("", value))
+        purpose = re.search(r"\s(?:for|as)\s+(?P<subj>[^,;.!?]{2,60})$", " " + obj)
+        if subject is not None:
+            pass
+        elif named:
+            subject = _phrase(named.group("head"))
+        elif purpose and not concrete(purpose.group("subj")):
+            subject = _phrase(purpose.group("subj"))
+        if subject is None and fronted:
+            subject = _phrase(fronted.group("subj"))
+        verb = _base(match.group("verb"))
+        said = f"{verb} {said_obj}" if not after else f"{verb} {said_obj} for {subject}"
+        return Frame(subject, value, commit=True, said=said)
+    return Frame()
+
+
+# A subject said first, then what it is: "the reservation is at 7pm", "the vet is Dr. Patel",
+# "internet will be with Free", "the movers are booked for the 28th". The value must name
+# something (`concrete`): "the food is great" chooses nothing.
+# Verbs that place a subject ("raw events land in S3", "the A/B test runs for 14 days").
+_PLACED = (
+    "go|run|live|sit|land|ship|happen|start|begin|end|stay|move|come|leave|depart|arriv|open"
+    "|close|fall|meet|launch|fly|sail|travel|report|route|deploy|sync|log|post|publish|air"
+    "|stream|print|settle|rest|hang|sleep|train|practic|play|work|study|last|expir|renew|repeat"
+    "|recur|belong|point|feed|flow|lead|pass|ride|drive|park|dock|grow|sleep|eat|sing|teach"
+)
+_COPULA = _rx(
+    r"START DET(?P<subj>NP4)\s+(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
+    r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)[a-z]+ed|(?:is|are|will be)\s+due"
+    r"|(?:PLACED)(?:s|es)?(?=\s+(?:in|on|at|to|from|with|by|for|through|via|into)\s)|is|are|'s"
+    r"|will be|stays"
+    r"|remain|remains|is still|are still|is going to be|gets|get|has|have|will have)\s+"
+    r"(?:(?:at|on|in|with|from|by|for|to|through|via|into)\s+)?DET(?P<val>NP)END".replace(
+        "PLACED", _PLACED
+    )
+)
+# Subjects that are talk about the conversation, not a thing decided.
+_NOT_TOPIC = frozenset(
+    """problem issue question thing point reason catch difference error bug trouble worry
+    concern idea answer result output thought guess feeling impression hope worst best good
+    bad""".split()
+)
+
+
+# Participles that say how a subject is, not what was chosen for it.
+_STATES = frozenset(
+    """blocked stuck delayed broken based caused affected worried concerned interested excited
+    finished confused surprised related involved tied held limited focused stalled waiting
+    pinned crashed failed hit hurt annoyed impressed disappointed bottlenecked gated""".split()
+)
+_COPULAR = frozenset(
+    """is are will be gets get has have will have stays remain remains 's""".split()
+)
+
+
+def _copula(text: str) -> Frame:
+    match = _COPULA.search(text)
+    if match is None:
+        return Frame()
+    subject = _phrase(match.group("subj"))
+    verb = match.group("verb").lower()
+    if subject is None or verb in _CLAUSE_VERBS - _COPULAR or verb in _VERBISH - _COPULAR:
+        return Frame()
+    if " " not in verb and verb not in _COPULAR and not verb.endswith("s"):
+        # a verb without -s needs a plural subject ("raw events land in S3")
+        if not subject.endswith("s") or verb.endswith(("ed", "ing")):
+            return Frame()
+    if verb.split()[-1] in _STATES:
+        return Frame()  # "the deploy is blocked on the DNS change": a state, not a choice
+    if verb in _COPULAR and re.match(r"\s*to\s", text[match.end("verb") :]):
+        return Frame()  # "the next step is to ask Priya": a purpose, not a value
+    said = match.group("val")
+    value = _phrase(said, value=True)
+    if value is None:  # "Dr. Patel at Westside Animal Clinic": the value is the name
+        cut = _VALUE_CUT.search(" " + said)
+        value = _phrase((" " + said)[: cut.start()], value=True) if cut else None
+    if value is None or not concrete(value):
+        return Frame()
+    words = subject.lower().split()
+    if words[-1] in _NOT_TOPIC or words[0] in FUNCTION_WORDS or words[0] in _VERBISH:
+        return Frame()
+    return Frame(subject, value)
+
+
 _ARROW = re.compile("\u2192|->|=>|\u27f6")
 _ARROWS = next(p for p, _ in _PATTERNS if "\\u2192" in p.pattern)
+_IT_IS = next(p for p, _ in _PATTERNS if "it\\s+is" in p.pattern)
 
 
 def _phrase(text: str | None, *, value: bool = False) -> str | None:
@@ -349,10 +718,17 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
     words = phrase.lower().split()
     if not words or len(words) > 5:
         return None
-    if value:
+    phrase = phrase.rstrip(".,") if value else phrase
+    counted = bool(re.search(r"\d", phrase)) or (words[0] in _NUMBER_WORDS and len(words) > 1)
+    if value and not counted:
         if phrase.lower() in _NOT_VALUE or words[0] in _NOT_SUBJECT or words[0] in _VERBISH:
             return None
-    elif phrase.lower() in _NOT_SUBJECT or words[0] in _NOT_SUBJECT:
+    if value:
+        if words[0] in _PREPOSITIONS:
+            return None
+        if any(w in _CLAUSE_VERBS for w in words):
+            return None  # "scratch that, the e-reader feels impersonal": a clause, no value
+    elif phrase.lower() in _NOT_SUBJECT or words[0] in _NOT_SUBJECT or words[0] in _PREPOSITIONS:
         return None
     return phrase
 
@@ -386,6 +762,30 @@ def frame(sentence: str) -> Frame:
     found = aside(text)
     if not found.empty:
         return found
+    found = _by_pattern(text)
+    if found.empty:
+        found = next(
+            (f for f in (_commitment(text), _copula(text), _terse(text)) if f.value), found
+        )
+    if found.empty:
+        if _REVERSAL.search(text):
+            return Frame(change="reverse")
+        if _CANCEL.search(text):
+            return Frame(change="cancel")
+        return found
+    change = found.change
+    if change in (None, "reverse"):
+        change = _change_of(text, change)
+    if change is None and _INSTEAD.search(sentence):
+        change = "replace"
+    if change is None and found.subject and found.value and _NOW.search(text):
+        change = "update"
+    old = found.old or _instead_of(text, found.value)
+    return replace(found, change=change, old=old)
+
+
+def _by_pattern(text: str) -> Frame:
+    """The first of `_PATTERNS` that matches with a usable phrase."""
     arrows = _ARROW.search(text) is not None
     for pattern, change in _PATTERNS:
         if pattern is _ARROWS and not arrows:
@@ -403,15 +803,65 @@ def frame(sentence: str) -> Frame:
             continue  # "We'll go with X": "we" is who chose, not what about
         if change == "cancel" and old is None:
             continue
-        change = _change_of(text, change)
-        if change is None and subject and value and _NOW.search(text):
-            change = "update"
-        return Frame(subject, value, old, change)
-    if _REVERSAL.search(text):
-        return Frame(change="reverse")
-    if _CANCEL.search(text):
-        return Frame(change="cancel")
+        if change == "cancel":
+            # "drop Free, we're taking Orange": the cancel names what the choice replaces
+            then = _commitment(text[match.end() :])
+            if then.value:
+                return replace(then, old=old, change="replace", subject=subject or then.subject)
+        return Frame(subject, value, old, change, commit=pattern is _IT_IS)
     return Frame()
+
+
+_INSTEAD_OF = re.compile(
+    r"\b(?:instead of|rather than|in place of)\s+(?:the|our|my|a|an)?\s*(?P<old>[^,;.!?]{1,40}?)"
+    r"(?=\s*(?:[,;.!?]|$)|\s(?:for|because|since|so|but|and)\b)",
+    re.I,
+)
+
+
+def _instead_of(text: str, value: str | None) -> str | None:
+    """What a choice says it replaces ("rent a car instead of the train": the train)."""
+    match = _INSTEAD_OF.search(text)
+    if match is None:
+        return None
+    old = _phrase(match.group("old"), value=True)
+    return None if old is None or same_value(old, value) else old
+
+
+# A short "subject: value" line ("db: mysql", "venue: the Glasshouse").
+_TERSE = re.compile(
+    r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2})\s*:\s*(?P<val>[\w$\u20ac\u00a3][^:;!?]{0,40}?)"
+    r"[.!]*$"
+)
+# A value given as "a NOUN of NUMBER": "with a learning rate of 3e-4", "a budget of 20k".
+_OF_NUMBER = re.compile(
+    r"\b(?:a|an|the)\s+(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+of\s+"
+    r"(?P<val>[$\u20ac\u00a3]?\d[\w.,:%$-]*(?:\s+[a-zA-Z%]+)?)",
+    re.I,
+)
+
+
+_LABELS = frozenset(
+    """next note notes todo to-do update status question answer summary tldr edit ps fyi
+    reminder goal idea problem issue context background step steps result results plan
+    options option pros cons why reason example warning tip eta then now later done""".split()
+)
+
+
+def _terse(text: str) -> Frame:
+    """A "subject: value" line, or a "NOUN of NUMBER" value."""
+    match = _TERSE.match(text) or _OF_NUMBER.search(text)
+    if match is None:
+        return Frame()
+    subject = _phrase(match.group("subj"))
+    value = _phrase(match.group("val"), value=True)
+    if subject is None or value is None or subject.lower().split()[-1] in _NOT_TOPIC:
+        return Frame()
+    if match.re is _TERSE and subject.lower().split()[0] in _LABELS:
+        return Frame()  # "Next: phase 2 tasks": a heading, not a subject
+    if match.re is _OF_NUMBER:
+        value = value.split()[0] if not re.search(r"\d\s+[a-zA-Z%]", value) else value
+    return Frame(subject, value)
 
 
 _STATEMENT = _rx(
@@ -451,7 +901,7 @@ def is_choice(found: Frame) -> bool:
     what it picks or drops."""
     if found.change is not None:
         return found.value is not None or found.old is not None
-    return found.subject is not None and found.value is not None
+    return found.value is not None and (found.subject is not None or found.commit)
 
 
 def choice_text(found: Frame) -> str | None:
@@ -462,6 +912,17 @@ def choice_text(found: Frame) -> str | None:
         return None
     if found.change == "update" and found.subject:
         return f"{found.subject[:1].upper()}{found.subject[1:]}: {found.value}"
+    if found.said:
+        said = _TRAILING.sub("", found.said.rstrip(" .!"))
+        return (
+            said[:1].upper()
+            + said[1:]
+            + (
+                f" for {found.subject}"
+                if found.subject and found.subject.lower() not in said.lower()
+                else ""
+            )
+        )
     text = f"Use {found.value}" + (f" for {found.subject}" if found.subject else "")
     return text + (f" instead of {found.old}" if found.old else "")
 
@@ -485,3 +946,34 @@ def same_value(a: str | None, b: str | None) -> bool:
     """Two values are one when their words are ("Memcached" = "memcached cluster" is not)."""
     ka, kb = set(key(a)), set(key(b))
     return bool(ka and kb) and (ka <= kb or kb <= ka)
+
+
+_TIME = re.compile(
+    r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\b(?:noon|midnight)\b", re.I
+)
+_MONEY = re.compile(
+    r"[$\u20ac\u00a3]|\b\d[\d.,]*\s*k\b|\b(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b", re.I
+)
+_QUANTITY = re.compile(
+    r"(?:\d[\d.,]*|\b(?:" + "|".join(sorted(_NUMBER_WORDS)) + r"))\s*(?P<unit>[a-z%]+)", re.I
+)
+
+
+def value_kind(value: str) -> str:
+    """What sort of value a choice gives: a date, a time, money, a quantity of a unit
+    ("quantity:seed"), a number, or a thing. A change that names no subject ("make it 8pm")
+    replaces the latest choice whose value is of its kind."""
+    if _DAY.search(value):
+        return "date"
+    if _TIME.search(value):
+        return "time"
+    if _MONEY.search(value):
+        return "money"
+    if "%" in value or "percent" in value.lower():
+        return "percent"
+    quantity = _QUANTITY.search(value)
+    if quantity is not None:
+        return f"quantity:{stem(quantity.group('unit').lower())}"
+    if re.search(r"\d", value):
+        return "number"
+    return "thing"

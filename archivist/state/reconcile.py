@@ -38,7 +38,7 @@ import numpy as np
 from archivist.embed.base import Vector
 from archivist.models import USER_ROLES, Message
 from archivist.state.change import Cue, change_cue
-from archivist.state.frames import same_subject, same_value
+from archivist.state.frames import same_subject, same_value, value_kind
 from archivist.state.items import (
     CandidateItem,
     ChangeKind,
@@ -201,25 +201,28 @@ def _by_subject(
     if user_ref is None:
         return False
     subject = new.subject or _subject_of(new, result.items)
-    if subject is None:
-        return False
-    live = [
+    others = [
         i
         for i in result.items
         if i.type in SUBJECT_TYPES
         and i.status != "superseded"
         and i.uid != new.uid
         and not set(i.refs) & set(new.refs)
-        and same_subject(i.subject, subject)
         and (new.change == "cancel" or not same_value(i.value, new.value))
     ]
+    if subject is not None:
+        live = [i for i in others if same_subject(i.subject, subject)]
+    else:
+        target = _target(new, others, result.items)
+        live = [target] if target is not None else []
+        subject = target.subject if target is not None else None
     if not live:
         return False
     evidence = supersession_evidence(candidate, new.uid, by_id) or {
         "trigger": new.change or "restated",
         "ref_msg_id": user_ref,
         "candidate_uid": new.uid,
-        "subject": subject,
+        **({"subject": subject} if subject else {}),
     }
     placed = same if same is not None and same.status == "superseded" else new
     if placed is same:
@@ -234,7 +237,7 @@ def _by_subject(
     for old in live:
         _supersede(result, old, placed, {**evidence, "candidate_uid": placed.uid}, None)
     if placed is new:
-        new.subject = subject
+        new.subject = subject or new.subject
         result.items.append(new)
         result.changes.append(_change("added", new))
     return True
@@ -261,6 +264,43 @@ def _subject_of(new: StateItem, items: Sequence[StateItem]) -> str | None:
         if named and same_value(item.value, named):
             return item.subject
     return None
+
+
+def _target(
+    new: StateItem, live: Sequence[StateItem], items: Sequence[StateItem]
+) -> StateItem | None:
+    """The live item a change that names no subject replaces, when no subject can be found
+    for it: the item whose value it names as replaced ("drop Hulu"); for a reversal, the live
+    item that replaced the one it goes back to ("never mind, keep the sage green"); else the
+    latest item whose value is of the same kind ("make it 8pm" after "at 7pm"; "let's do the
+    Italian place instead" after "book Nopa")."""
+    replaced = _replaced_value(new)
+    if replaced:
+        return next((i for i in reversed(live) if same_value(i.value, replaced)), None)
+    if new.value is None:
+        return None
+    if new.change == "reverse":
+        back = next(
+            (
+                i
+                for i in reversed(items)
+                if i.status == "superseded" and same_value(i.value, new.value)
+            ),
+            None,
+        )
+        by_uid = {i.uid: i for i in items}
+        seen: set[str] = set()
+        while back is not None and back.status == "superseded" and back.uid not in seen:
+            seen.add(back.uid)
+            back = by_uid.get(back.replaced_by or "")
+        return back if back is not None and back in live else None
+    kind = value_kind(new.value)
+    alike = [i for i in live if i.value and value_kind(i.value) == kind]
+    # Among things, one chosen with the same verb ("get her the pottery class instead" after
+    # "get her the Kindle") before the latest.
+    verb = new.text.split()[0].lower()
+    same_verb = [i for i in alike if i.text.split()[0].lower() == verb and verb != "use"]
+    return next(reversed(same_verb or alike), None)
 
 
 def _replaced_value(new: StateItem) -> str | None:
