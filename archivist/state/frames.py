@@ -741,17 +741,99 @@ def _change_of(sentence: str, change: ChangeKind | None) -> ChangeKind | None:
 
 @lru_cache(maxsize=4096)
 def aside(sentence: str) -> Frame:
-    """An update said in passing (`_ASIDES`), or an empty frame."""
+    """An update said in passing (`_ASIDES`, `_COUNTS`), or an empty frame."""
     text = " ".join(sentence.replace("\u2019", "'").split())
-    for pattern in _ASIDES:
+    for pattern in _ASIDES + _COUNTS:
         match = pattern.search(text)
         if match is None:
             continue
         value = _phrase(match.group("val"), value=True)
-        subject = _phrase(match.group("subj"))
+        subject = _phrase(_head(match.group("subj")))
+        if subject is None and "it" in match.groupdict():
+            subject = _phrase(_head(_first_thing(text[: match.start()]) or ""))
         if value is not None and subject is not None:
             return Frame(subject, value, None, "update")
     return Frame()
+
+
+# A concrete value said in passing: a date (and time), a sum, a percentage, a number and its
+# unit ("April 22 at 11 AM", "$1,200", "78%", "1,350 words", "5 interviews").
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)"
+_RUN = (
+    r"(?:"
+    + _MONTH
+    + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?(?:,?\s+at\s+"
+    + _CLOCK
+    + r")?|"
+    + _CLOCK
+    + r"|[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*\s*[km]?|\d+(?:[.,]\d+)*\s*(?:%|percent)"
+    r"|\d+(?:[.,]\d+)*[kKmM]?\b(?:\s+(?!(?:to|and|or|of|in|on|at|by|for|the|a|with|from|per)"
+    r"\b)[a-z][\w-]*){0,1}(?:\s+per\s+[a-z]+)?)"
+)
+_COUNTS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.I)
+    for p in (
+        # "the number of mentees I've worked with has increased to 7"
+        r"\b(?:the|my|our)\s+(?P<subj>(?:number|count|total|amount) of [\w' -]{2,40}?)\s+(?:has"
+        r"|have|had)\s+(?:now\s+|recently\s+|just\s+)*"
+        + _UPDATED
+        + r"\s+(?:to\s+)?(?P<val>"
+        + _RUN
+        + r")",
+        # "my final draft reached 4,700 words", "the API's quota was adjusted to 1,200 calls"
+        r"\b(?:the|my|our)\s+(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:has\s+|have\s+|had\s+"
+        r"|was\s+|is\s+|got\s+|has been\s+|had been\s+|now\s+|recently\s+|just\s+|further\s+)*"
+        + _UPDATED
+        + r"\s+(?:further\s+)?(?:to\s+|at\s+)?(?P<val>"
+        + _RUN
+        + r")",
+        # "it's rescheduled to March 22 at 4:30 PM", "it was adjusted to 1,350 words"
+        r"\b(?P<it>it|that|this)(?:'s|\s+is|\s+was|\s+has been|\s+had been|\s+got)\s+(?:now\s+"
+        r"|just\s+|since\s+)*(?P<subj>)" + _UPDATED + r"\s+(?:to\s+)?(?P<val>" + _RUN + r")",
+        # "moving the Zoom call with the creative director to April 22 at 11 AM"
+        r"\b(?:mov|reschedul|push|shift|postpon|delay|bump|extend|rais|increas|lower|reduc|cut"
+        r"|chang|adjust|upgrad|downgrad)\w*\s+(?:back\s+|up\s+)?(?:the|my|our)\s+(?P<subj>[\w' -]"
+        r"{2,60}?)\s+(?:back\s+|up\s+|down\s+)?to\s+(?P<val>" + _RUN + r")",
+        # "the new April 25 deadline", "my new 1,350-word target"
+        r"\b(?:the|my|our)\s+(?:new|updated|revised|latest)\s+(?P<val>" + _RUN + r")\s+"
+        r"(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\b",
+        # "I secured 5 interviews", "I've completed 15 classification problems"
+        r"\b(?:i|we)(?:'ve|\s+have|\s+had|'d)?\s+(?:now\s+|recently\s+|just\s+|already\s+|only"
+        r"\s+|finally\s+|also\s+|since\s+)*(?:completed|secured|finished|solved|written|wrote"
+        r"|published|reached|hit|added|landed|collected|saved|sold|mentored|read|attended"
+        r"|interviewed|hired|booked|closed|signed|onboarded|run|ran|logged|passed)\s+(?:a total"
+        r" of\s+|over\s+|about\s+|around\s+)?(?P<val>\d[\d,.]*)\s+(?P<subj>[a-z][\w-]*(?:\s+[a-z]"
+        r"[\w-]*)?)",
+    )
+)
+_FIRST_THING = re.compile(r"\b(?:the|my|our)\s+(?P<np>[\w'-]+(?:\s+[\w'-]+){0,2})", re.I)
+
+
+def _first_thing(text: str) -> str | None:
+    """The first noun phrase after "the", "my" or "our": what an "it" stands for."""
+    match = _FIRST_THING.search(text)
+    return match.group("np") if match else None
+
+
+_HEAD_CUT = re.compile(
+    r"\s(?:with|for|from|to|on|in|at|by|of(?! \w+ of)|that|which|who|i|i've|we|we've)\b", re.I
+)
+
+
+def _head(phrase: str | None) -> str | None:
+    """A subject without what qualifies it ("Zoom call with the creative director": Zoom
+    call), keeping "number of X"."""
+    if not phrase:
+        return phrase
+    if re.match(r"(?:number|count|total|amount) of ", phrase, re.I):
+        rest = _HEAD_CUT.search(phrase, phrase.index(" of ") + 4)
+        return phrase[: rest.start()] if rest else phrase
+    cut = _HEAD_CUT.search(" " + phrase)
+    return (" " + phrase)[: cut.start()].strip() if cut else phrase
 
 
 @lru_cache(maxsize=4096)

@@ -24,6 +24,9 @@ superseded (those of earlier candidates of this run included), the first rule th
    to a replacement verb and a ref to a user message, else flag both as `conflict`. Below:
    insert.
 
+Facts ("I've never used Zotero", "I downloaded Zotero") never merge by vectors: one that
+answers a live fact on its subject the other way conflicts with it.
+
 Rules 1-3 read words, not vectors, so they give the same items with any embedder.
 """
 
@@ -103,12 +106,25 @@ def admit(
             continue
         kept.append(candidate.model_copy(update={"refs": refs}))
     if len(kept) > max_candidates:
-        # Over the cap, what the user said (the evidence a change needs) goes first; the
-        # order of the kept ones stays the conversation's.
-        first = sorted(range(len(kept)), key=lambda i: (not set(kept[i].refs) & users, i))
+        # Over the cap, what the user said (the evidence a change needs) goes first, and of
+        # it changes and facts, then choices, then the rest: the state is what was chosen and
+        # what changed. The order of the kept ones stays the conversation's.
+        first = sorted(
+            range(len(kept)), key=lambda i: (not set(kept[i].refs) & users, _rank(kept[i]), i)
+        )
         chosen = sorted(first[:max_candidates])
         return Admitted([kept[i] for i in chosen], dropped, len(kept) - max_candidates)
     return Admitted(kept, dropped, 0)
+
+
+_RANK = {"decision": 1, "constraint": 1, "risk": 2, "action": 3, "question": 4}
+
+
+def _rank(candidate: CandidateItem) -> int:
+    """Which candidates a capped batch keeps first (lowest first)."""
+    if candidate.change is not None or candidate.type == "fact":
+        return 0
+    return _RANK.get(candidate.type, 4)
 
 
 def cosine(a: Vector, b: Vector) -> float:
@@ -146,6 +162,9 @@ def _one(
     items = result.items
     same = _same(new, items)
     if _by_subject(result, candidate, new, same, by_id):
+        return
+    if new.type == "fact" and same is None:
+        _fact(result, new, vector, vectors)
         return
     if same is not None and same.status == "superseded":
         result.changes.append(_change("ignored", new, other=same.uid))
@@ -241,6 +260,25 @@ def _by_subject(
         result.items.append(new)
         result.changes.append(_change("added", new))
     return True
+
+
+def _fact(
+    result: Reconciliation, new: StateItem, vector: Vector, vectors: dict[str, Vector]
+) -> None:
+    """A fact on a subject that a live fact answers the other way ("never" against "yes")
+    conflicts with it: both are flagged, neither replaces the other. Then it is added."""
+    for other in result.items:
+        if (
+            other.type == "fact"
+            and other.status != "superseded"
+            and same_subject(other.subject, new.subject)
+            and other.value != new.value
+        ):
+            other.conflict = new.conflict = True
+            result.changes.append(_change("conflict", new, other=other.uid))
+    result.items.append(new)
+    vectors[new.uid] = vector
+    result.changes.append(_change("added", new))
 
 
 def _user_ref(refs: Sequence[str], by_id: Mapping[str, Message]) -> str | None:

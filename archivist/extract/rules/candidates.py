@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from archivist.extract.rules.analysis import analyse
 from archivist.extract.rules.entities import entities_in
+from archivist.extract.rules.experience import contradictions
 from archivist.extract.rules.findings import ActionHit, Completion, DecisionHit, EntityHit
 from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import clause, has_substance, strip_fillers, tidy
@@ -232,6 +233,7 @@ def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
             found.offer = Offer.of(message)
         for sentence, list_outcome in units(message.content):
             found.sentence(message, sentence, list_outcome, user=user)
+    found.facts(messages)
     return found.items
 
 
@@ -283,6 +285,26 @@ class _Found:
         ).with_context(sentence)
         self._keys[key] = len(self.items)
         self.items.append(candidate)
+
+    def facts(self, messages: Sequence[Message]) -> None:
+        """The user's experience facts that contradict each other in the batch ("I've never
+        used Zotero" against "I just downloaded Zotero"): one fact item each, on the same
+        subject, "never" against "yes" (reconciliation flags the pair as a conflict)."""
+        said = [
+            (message, sentence)
+            for message in messages
+            if message.role.strip().lower() in USER_ROLES
+            for sentence, outcome in units(message.content)
+            if outcome is None
+        ]
+        for found in contradictions([sentence for _, sentence in said]):
+            message, sentence = said[found.never.index]
+            never = Frame(found.about, "never")
+            self.add("fact", _fact_text(found.never.text), message, sentence, never)
+            for affirmed in found.affirmed:
+                message, sentence = said[affirmed.index]
+                yes = Frame(found.about, "yes")
+                self.add("fact", _fact_text(affirmed.text), message, sentence, yes)
 
     def _ask(self, message: Message, sentence: str) -> None:
         """Note what the user asks to have chosen; it holds until the user's next message."""
@@ -432,6 +454,19 @@ class _Found:
                 item.status = "answered"
                 item.refs.append(message.id)
                 return
+
+
+_FIRST_PERSON_LEAD = re.compile(
+    r"^(?:(?:so|and|but|well|ok(?:ay)?|hmm+|also)\b[\s,]*)*(?:i|we)(?:'ve|'m|'d|\s+have|\s+am"
+    r"|\s+had)?\s+",
+    re.I,
+)
+
+
+def _fact_text(said: str) -> str:
+    """An experience as an item text: "I've never used Zotero" -> "Never used Zotero"."""
+    text = tidy(clause(_FIRST_PERSON_LEAD.sub("", strip_fillers(said))), MAX_ITEM_WORDS)
+    return text if has_substance(text) else tidy(said, MAX_ITEM_WORDS)
 
 
 def _phrase(sentence: str, *, keep_mark: bool = False) -> str:
