@@ -58,6 +58,7 @@ _TRAILING = re.compile(
 )
 _NOT_SUBJECT = frozenset(
     """it this that we i you they he she we're i'm let's lets we'll i'll they're you're
+    i'd we'd you'd they'd it's that's there's me us him her them my our your
     everything something anything nothing one which
     what who there here thing stuff all both either""".split()
 )
@@ -126,7 +127,8 @@ NO_FRAME = Frame()
 _START = r"(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
 _LEAD = re.compile(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
-    r"|update|quick update|fyi|btw|also|and|but|then|final answer|hmm+|ugh|oh|ah"
+    r"|update|quick update|fyi|btw|also|and|but|then|hmm+|ugh|oh|ah|agreed|deal|perfect"
+    r"|excellent|nice|awesome|got it"
     r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so)\b[\s,:!.\u2014-]*)+",
     re.I,
 )
@@ -262,7 +264,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             "update",
         ),
         (
-            r"\b(?:switch|mov|migrat)\w*\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)"
+            r"\b(?:switch|mov|migrat)\w*\s+(?:over\s+)?(?:(?:me|us|them|him|her)\s+)?(?:to|onto)\s+DET"
+            r"(?P<val>NP)"
             r"(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
@@ -299,6 +302,24 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"\s+DET(?P<subj>NP))?END",
             "reverse",
         ),
+        # "final answer: Postgres", "decision: the 3-bedroom"
+        (
+            r"^(?:(?:the|our|my)\s+)?(?:final\s+)?(?:answer|decision|verdict|winner|pick|choice"
+            r"|conclusion)\s*[:\u2014-]\s*DET(?P<val>NP)END",
+            None,
+        ),
+        # "Rome instead of Florence", "Thursday rather than Wednesday"
+        (
+            r"^DET(?P<val>NP4)\s+(?:instead of|rather than|in place of)\s+DET(?P<old>NP)END",
+            "replace",
+        ),
+        # "make the font 14px", "set the cap to 20 users", "cap uploads at 25 MB"
+        (
+            r"\b(?:make|set|keep|cap|limit|fix|peg|hold)\s+DET(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*)"
+            r"{0,2}?)\s+(?:to\s+|at\s+)?(?P<val>[$\u20ac\u00a3]?\d[\w.,:%$-]*(?:\s+[a-zA-Z%]+)?)END",
+            "update",
+        ),
+        (r"\bno more\s+DET(?P<old>NP)END", "cancel"),
         # plain choices
         (
             r"START DET(?P<subj>NP)\s+(?:goes|go|going|will go|is going|routes?"
@@ -340,7 +361,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (
-            r"^(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?P<val>[A-Z][\w.+#'-]*(?:\s+"
+            r"^(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?:the\s+)?(?P<val>[A-Z][\w.+#'-]*(?:\s+"
             r"[\w.+#'-]+){0,2})\s+it\s+is\b",
             None,
         ),
@@ -466,6 +487,12 @@ _COMMIT_VERBS: tuple[str, ...] = (
     "travel by",
     "go to",
     "pay for",
+    "lock in",
+    "confirm",
+    "finalize",
+    "finalise",
+    "pencil in",
+    "pre-order",
 )
 _IRREGULAR = {
     "take": "took taken",
@@ -512,7 +539,7 @@ def _forms(base: str) -> list[str]:
 
 
 _COMMIT_VERB = (
-    "(?:"
+    "(?:(?<='re )on|(?<='m )on|(?<=are )on|(?<=am )on|"
     + "|".join(
         sorted({re.escape(f) for v in _COMMIT_VERBS for f in _forms(v)}, key=lambda f: (-len(f), f))
     )
@@ -520,13 +547,13 @@ _COMMIT_VERB = (
 )
 _WHO = (
     r"\b(?:we|i|they|the team|let's|lets|let us)(?:'re|'ll|'ve|'d|'m|\s+are|\s+will|\s+have"
-    r"|\s+am|\s+shall|\s+had)?(?:\s+(?:going to|gonna|be|now|just|also|finally|definitely"
-    r"|still|already|then|officially|all|both))*\s+"
+    r"|\s+am|\s+shall|\s+had|\s+would)?(?:\s+(?:going to|gonna|be|now|just|also|finally"
+    r"|definitely|rather|still|already|then|officially|all|both))*\s+"
 )
 _OBJECT_PRONOUN = r"(?:(?:her|him|them|us|me|you|ourselves|myself)\s+)?"
 _COMMIT = re.compile(
     rf"(?:{_WHO}|^(?:please\s+|just\s+|then\s+)*)(?P<verb>{_COMMIT_VERB})\s+"
-    rf"{_OBJECT_PRONOUN}(?P<obj>[^,;:!?()\[\]\"]{{1,120}})",
+    rf"{_OBJECT_PRONOUN}(?P<obj>(?:[^,;:!?()\[\]\"]|(?<=\d):(?=\d)){{1,120}})",
     re.I,
 )
 _AFTER_COLON = re.compile(r"\s*:\s*(?P<val>[^,;:!?]{1,80})")
@@ -595,6 +622,8 @@ def concrete(value: str | None) -> bool:
 def _base(verb: str) -> str:
     """A commitment verb's base form ("booked" -> "book", "staying at" -> "stay at")."""
     lowered = " ".join(verb.lower().split())
+    if lowered == "on":
+        return "be on"
     return next((v for v in _COMMIT_VERBS if lowered in _forms(v)), lowered)
 
 
@@ -806,8 +835,8 @@ _COUNTS: tuple[re.Pattern[str], ...] = tuple(
         r"\s+|finally\s+|also\s+|since\s+)*(?:completed|secured|finished|solved|written|wrote"
         r"|published|reached|hit|added|landed|collected|saved|sold|mentored|read|attended"
         r"|interviewed|hired|booked|closed|signed|onboarded|run|ran|logged|passed)\s+(?:a total"
-        r" of\s+|over\s+|about\s+|around\s+)?(?P<val>\d[\d,.]*)\s+(?P<subj>[a-z][\w-]*(?:\s+[a-z]"
-        r"[\w-]*)?)",
+        r" of\s+|over\s+|about\s+|around\s+)?(?P<val>\d+(?:[.,]\d+)*)\s+(?P<subj>[a-z][\w-]*"
+        r"(?:\s+(?!(?:and|or|with|in|on|at|for|to|of|by|from|so|but|the|a|my|our)\b)[a-z][\w-]*)?)",
     )
 )
 _FIRST_THING = re.compile(r"\b(?:the|my|our)\s+(?P<np>[\w'-]+(?:\s+[\w'-]+){0,2})", re.I)
@@ -836,11 +865,20 @@ def _head(phrase: str | None) -> str | None:
     return (" " + phrase)[: cut.start()].strip() if cut else phrase
 
 
+# "the deadline's now March 3", "the party's moved to Saturday": the 's is "is" (or "has").
+_IS = re.compile(
+    r"(\w)'s\s+(?=(?:now|moved|been|going|due|at|on|in|set|scheduled|booked|pushed|changed"
+    r"|rescheduled|postponed|delayed|back|still|with|from)\b)",
+    re.I,
+)
+
+
 @lru_cache(maxsize=4096)
 def frame(sentence: str) -> Frame:
     """The choice a sentence states, or an empty frame (cached: a run reads a sentence for
     its decisions and its constraints, and chat repeats itself)."""
     text = _LEAD.sub("", " ".join(sentence.replace("\u2019", "'").split()))
+    text = _IS.sub(r"\1 is ", text)
     found = aside(text)
     if not found.empty:
         return found
@@ -863,6 +901,8 @@ def frame(sentence: str) -> Frame:
     if change is None and found.subject and found.value and _NOW.search(text):
         change = "update"
     old = found.old or _instead_of(text, found.value)
+    if change is None and old is not None:
+        change = "replace"  # "Rome it is, not Florence"
     return replace(found, change=change, old=old)
 
 
@@ -890,12 +930,15 @@ def _by_pattern(text: str) -> Frame:
             then = _commitment(text[match.end() :])
             if then.value:
                 return replace(then, old=old, change="replace", subject=subject or then.subject)
-        return Frame(subject, value, old, change, commit=pattern is _IT_IS)
+        # A plain choice that names no subject still commits ("we'll stick with the vendor").
+        commit = pattern is _IT_IS or (change is None and "subj" not in pattern.groupindex)
+        return Frame(subject, value, old, change, commit=commit)
     return Frame()
 
 
 _INSTEAD_OF = re.compile(
-    r"\b(?:instead of|rather than|in place of)\s+(?:the|our|my|a|an)?\s*(?P<old>[^,;.!?]{1,40}?)"
+    r"(?:\b(?:instead of|rather than|in place of)|,\s*not)\s+(?:the|our|my|a|an)?\s*"
+    r"(?P<old>[^,;.!?]{1,40}?)"
     r"(?=\s*(?:[,;.!?]|$)|\s(?:for|because|since|so|but|and)\b)",
     re.I,
 )
