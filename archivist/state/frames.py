@@ -305,7 +305,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # "final answer: Postgres", "decision: the 3-bedroom"
         (
             r"^(?:(?:the|our|my)\s+)?(?:final\s+)?(?:answer|decision|verdict|winner|pick|choice"
-            r"|conclusion)\s*[:\u2014-]\s*DET(?P<val>NP)END",
+            r"|conclusion)(?:\s+(?:on|for|about)\s+DET(?P<subj2>NP4))?\s*[:\u2014-]\s*DET(?P<val>NP)END",
             None,
         ),
         # "Rome instead of Florence", "Thursday rather than Wednesday"
@@ -719,6 +719,11 @@ def _copula(text: str) -> Frame:
     if verb in _COPULAR and re.match(r"\s*to\s", text[match.end("verb") :]):
         return Frame()  # "the next step is to ask Priya": a purpose, not a value
     said = match.group("val")
+    if verb in _COPULAR and re.match(r"\s*for\s", text[match.end("verb") :]):
+        # "Zoom stays for video calls": what it is for is the subject
+        subject, said = _phrase(said), match.group("subj")
+        if subject is None:
+            return Frame()
     value = _phrase(said, value=True)
     if value is None:  # "Dr. Patel at Westside Animal Clinic": the value is the name
         cut = _VALUE_CUT.search(" " + said)
@@ -919,8 +924,8 @@ def _by_pattern(text: str) -> Frame:
         value = _phrase(groups.get("val"), value=True)
         old = _phrase(groups.get("old"), value=True)
         subject = _phrase(groups.get("subj") or groups.get("subj2"))
-        if value is None and old is None:
-            continue
+        if value is None and (old is None or groups.get("val")):
+            continue  # no value, or a value that is no phrase ("We'll rent a car instead...")
         if groups.get("subj") and subject is None:
             continue  # "We'll go with X": "we" is who chose, not what about
         if change == "cancel" and old is None:

@@ -87,6 +87,7 @@ _PROPOSAL = re.compile(
     re.I,
 )
 _OPTION_SPLIT = re.compile(r"\s*,\s*or\s+|\s+or\s+|\s*;\s*|\s*,\s*(?=[A-Z0-9$])")
+_ENUMERATOR = re.compile(r"^\s*(?:\d{1,2}|[a-e])[.)]\s*", re.I)
 _LISTED = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+(?P<what>\S.{1,120})$", re.M)
 _ORDINALS = {
     "first": 0,
@@ -141,7 +142,7 @@ class Offer:
         listed = [m.group("what") for m in _LISTED.finditer(message.content)]
         found = _PROPOSAL.search(text)
         parts = listed or (_OPTION_SPLIT.split(found.group("what")) if found else [])
-        options = [tidy(clause_of(p), 10) for p in parts]
+        options = [tidy(_ENUMERATOR.sub("", clause_of(p)), 10) for p in parts]
         return cls(tuple(o for o in options if concrete(o)))
 
     def accepted(self, sentence: str, said: Frame) -> Frame | None:
