@@ -340,3 +340,29 @@ def test_frames_of_commitments_carry_their_words() -> None:
     said = frame("We're staying at an Airbnb in Croix-Rousse.")
     assert said == Frame(None, "Airbnb") and said.commit
     assert said.said == "stay at an Airbnb in Croix-Rousse"
+
+
+def test_a_change_the_user_asks_for_is_chosen_once_the_assistant_has_made_it() -> None:
+    items = state(
+        ("user", "The dentist appointment is on Tuesday at 10am."),
+        ("assistant", "Ok."),
+        ("user", "Can you move the dentist appointment to Friday?"),
+        ("assistant", "Done, moved to Friday."),
+    )
+    assert live(items) == ["Use Friday for dentist appointment"]
+    asked = state(
+        ("user", "The dentist appointment is on Tuesday at 10am."),
+        ("user", "Can you move the dentist appointment to Friday?"),
+        ("assistant", "Friday is fully booked, sorry."),
+    )
+    assert live(asked) == ["Use Tuesday at 10am for dentist appointment"]
+
+
+def test_an_option_named_with_a_yes_is_chosen_for_what_was_asked() -> None:
+    items = state(
+        ("user", "Which flight should I take to Boston?"),
+        ("assistant", "There's a 7am on Delta or a 1pm on JetBlue."),
+        ("user", "The 1pm works."),
+    )
+    (chosen,) = [i for i in items if i.type == "decision"]
+    assert (chosen.subject, chosen.value) == ("flight", "1pm on JetBlue")

@@ -590,8 +590,9 @@ _ADJECTIVE_END = re.compile(
 _DAY = re.compile(
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep"
     r"|sept|oct|nov|dec)[a-z]*\.?\s+\d|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:noon|midnight|weekend"
-    r"|morning|evening|afternoon)\b|\b(?:january|february|march|april|june|july|august"
-    r"|september|october|november|december)\b",
+    r"|morning|evening|afternoon|tomorrow|tonight|today)\b|\b(?:january|february|march|april"
+    r"|june|july|august|september|october|november|december)\b|\b(?:next|this|last)\s+(?:week"
+    r"|month|year|quarter|sprint)\b",
     re.I,
 )
 _NUMBER_WORDS = frozenset(
@@ -906,6 +907,12 @@ def frame(sentence: str) -> Frame:
     if change is None and found.subject and found.value and _NOW.search(text):
         change = "update"
     old = found.old or _instead_of(text, found.value)
+    subject = found.subject
+    split = _FROM.match(subject or "") if change in ("update", "replace") else None
+    if split is not None and concrete(split.group("old")):
+        # "increased my weekly word count from 1,200 to 1,500 words"
+        subject, old = split.group("subj"), old or split.group("old")
+    found = replace(found, subject=subject)
     if change is None and old is not None:
         change = "replace"  # "Rome it is, not Florence"
     return replace(found, change=change, old=old)
@@ -941,6 +948,7 @@ def _by_pattern(text: str) -> Frame:
     return Frame()
 
 
+_FROM = re.compile(r"^(?P<subj>.+?)\s+from\s+(?P<old>.+)$", re.I)
 _INSTEAD_OF = re.compile(
     r"(?:\b(?:instead of|rather than|in place of)|,\s*not)\s+(?:the|our|my|a|an)?\s*"
     r"(?P<old>[^,;.!?]{1,40}?)"

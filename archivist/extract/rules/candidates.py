@@ -87,7 +87,7 @@ _PROPOSAL = re.compile(
     re.I,
 )
 _OPTION_SPLIT = re.compile(r"\s*,\s*or\s+|\s+or\s+|\s*;\s*|\s*,\s*(?=[A-Z0-9$])")
-_ENUMERATOR = re.compile(r"^\s*(?:\d{1,2}|[a-e])[.)]\s*", re.I)
+_ENUMERATOR = re.compile(r"^\s*(?:(?:\d{1,2}|[a-e])[.)]\s*|(?:a|an|the)\s+)", re.I)
 _LISTED = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+(?P<what>\S.{1,120})$", re.M)
 _ORDINALS = {
     "first": 0,
@@ -115,6 +115,23 @@ _CONFIRM = re.compile(
     r"^(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|perfect|great|deal|agreed|fine|good"
     r"|that works|works for me|let's do (?:it|that)|do it|go ahead|go for it|let's go|please"
     r"|book it|take it|i'll take it|we'll take it|that one|love it|alright)\b",
+    re.I,
+)
+_SUITS = re.compile(
+    r"\b(?:works|work for|is better|sounds better|sounds good|is fine|is perfect|suits|please"
+    r"|i'll take|we'll take|let's do|go with|book|take)\b",
+    re.I,
+)
+# A request to the assistant, and a reply that says it is done.
+_ASKS = re.compile(
+    r"^(?:\W*(?:hey|hi|ok(?:ay)?|so|and|also|actually|hmm+)\b[\s,]*)*(?:can|could|would|will)\s+"
+    r"(?:you|we)\b|\bplease\b",
+    re.I,
+)
+_DONE = re.compile(
+    r"^\W*(?:done|moved|updated|changed|switched|booked|rescheduled|cancell?ed|noted|got it"
+    r"|will do|sure|of course|absolutely|no problem|ok(?:ay)?|all set|confirmed)\b(?!\s+(?:but"
+    r"|however))",
     re.I,
 )
 _TAKE_THAT = re.compile(
@@ -166,6 +183,11 @@ class Offer:
         elif said.value is None and len(self.options) == 1:
             agree = _CONFIRM.match(sentence) or _CONFIRM.match(strip_fillers(sentence))
             option = self.options[0] if agree or _TAKE_THAT.search(sentence) else None
+        elif _SUITS.search(sentence):
+            # "Thursday works", "the 3pm slot is better": a word of exactly one option
+            words = {t for t in tokens(sentence) if t not in TOPIC_STOPWORDS}
+            named = [o for o in self.options if words & set(tokens(o))]
+            option = named[0] if len(named) == 1 else None
         if option is None:
             return None
         value = " ".join(option.split()[:5])
@@ -179,7 +201,9 @@ _WANT = re.compile(
     r"|am looking for)\s+(?:a|an|some|the|to book a|to find a|to pick a|to choose a)\s+"
     r"(?P<what>[a-z][\w' -]{1,60})|\b(?:what|which)\s+(?:\w+\s+)?should\s+(?:we|i)\s+"
     r"(?:use|pick|choose|book|get|do)\s+for\s+(?:the|our|my)?\s*(?P<for>[\w' -]{2,60})"
-    r"|\bfind\s+(?:me|us)\s+(?:a|an|some)\s+(?P<find>[a-z][\w' -]{1,60})",
+    r"|\bfind\s+(?:me|us)\s+(?:a|an|some)\s+(?P<find>[a-z][\w' -]{1,60})"
+    r"|\b(?:what|which)\s+(?P<which>[a-z]+(?:\s+[a-z]+)?)\s+should\s+(?:we|i)\s+(?:take|book|get"
+    r"|pick|choose|use|go with|do)\b",
     re.I,
 )
 _WANT_CUT = re.compile(
@@ -205,7 +229,7 @@ class Wanted:
         match = _WANT.search(sentence)
         if match is None:
             return None
-        what = next(g for g in match.group("what", "for", "find") if g)
+        what = next(g for g in match.group("what", "for", "find", "which") if g)
         cut = _WANT_CUT.search(" " + what)
         what = (" " + what)[: cut.start()].strip() if cut else what.strip()
         words = what.split()
@@ -231,6 +255,7 @@ def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
             continue
         user = role in USER_ROLES
         if not user:
+            found.acknowledged(message)
             found.offer = Offer.of(message)
         for sentence, list_outcome in units(message.content):
             found.sentence(message, sentence, list_outcome, user=user)
@@ -246,6 +271,7 @@ class _Found:
         # "yes, book the Thursday one" chooses the assistant's Thursday slot for it.
         self.offer = Offer()
         self._wanted = Wanted()
+        self._requested: tuple[Message, str, Frame] | None = None
         self._last_user: str | None = None
         self._current_user: str | None = None
 
@@ -307,6 +333,26 @@ class _Found:
                 yes = Frame(found.about, "yes")
                 self.add("fact", _fact_text(affirmed.text), message, sentence, yes)
 
+    def _request(self, message: Message, sentence: str) -> None:
+        """Note a change the user asks the assistant to make ("can you move the dentist
+        appointment to Friday?"): it is chosen once the assistant says it is done."""
+        asked = frame(sentence) if _ASKS.search(sentence) and not tentative(sentence) else NO_FRAME
+        if is_choice(asked) and asked.change is not None:
+            self._requested = (message, sentence, asked)
+        elif self._requested is not None and self._requested[0].id != message.id:
+            self._requested = None
+
+    def acknowledged(self, message: Message) -> None:
+        """The user's requested change, once the assistant's reply says it is done."""
+        requested, self._requested = self._requested, None
+        first = next(iter(units(message.content)), ("", None))[0]
+        if requested is None or not _DONE.match(first) or len(message.content.split()) > 30:
+            return
+        asked_in, sentence, asked = requested
+        if chosen := choice_text(asked):
+            self.add("decision", chosen, asked_in, sentence, asked)
+            self.items[-1].refs.append(message.id)
+
     def _ask(self, message: Message, sentence: str) -> None:
         """Note what the user asks to have chosen; it holds until the user's next message."""
         if self._current_user != message.id:
@@ -360,6 +406,7 @@ class _Found:
         choice = frame(sentence) if chose else aside(sentence) if user else Frame()
         if user:
             self._ask(message, sentence)
+            self._request(message, sentence)
         takes = user and not is_question(sentence)
         if takes and (accepted := self.offer.accepted(sentence, choice)) is not None:
             # The user takes what the assistant proposed: the proposal is the choice.
