@@ -157,6 +157,11 @@ def test_the_ways_people_choose_and_change(
         "Hmm, scratch that, the e-reader feels impersonal.",
         "I think the meeting went well",
         "Let's keep it simple.",
+        "We had pizza for lunch.",
+        "I got a new laptop last week.",
+        "My sister lives in Boston.",
+        "The weather is nice today.",
+        "The server has 16 GB of RAM.",
     ],
 )
 def test_opinions_states_and_headings_choose_nothing(sentence: str) -> None:

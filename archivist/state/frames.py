@@ -595,6 +595,8 @@ _DAY = re.compile(
     r"|month|year|quarter|sprint)\b",
     re.I,
 )
+# Words that place a phrase in time, not name a value ("nice today").
+_WHEN = frozenset("today tonight now yet again anymore still already soon almost very".split())
 _NUMBER_WORDS = frozenset(
     """one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty
     forty fifty hundred thousand half single double dozen""".split()
@@ -615,9 +617,22 @@ def concrete(value: str | None) -> bool:
     lowered = [w.lower().strip(".,") for w in words]
     return (
         len(words) >= 2
-        and not _ADJECTIVE_END.search(lowered[-1])
+        and not any(_ADJECTIVE_END.search(w) or w in _WHEN for w in lowered)
         and not any(w in _VERBISH or w in _NOT_VALUE or w in _ABSTRACT for w in lowered)
     )
+
+
+# Verbs that choose only when said as a plan, not as something that happened.
+_WEAK_VERBS = frozenset(
+    "get|have|do|go to|take|make|bring|try|eat at|meet at|ride|wear|give|send|drive|fly|cook"
+    "|plant|hold|throw|grab|hand|offer|serve|ship|launch|travel by|fly with|stay at|stay in"
+    "|stay with|be on|paint".split("|")
+)
+_PAST = re.compile(
+    r"(?:ed|\b(?:got|gotten|had|did|done|went|gone|took|taken|made|brought|rode|wore|gave|sent"
+    r"|drove|flew|held|threw|kept|ate|met))\b",
+    re.I,
+)
 
 
 def _base(verb: str) -> str:
@@ -659,6 +674,8 @@ def _commitment(text: str) -> Frame:
         if subject is None and fronted:
             subject = _phrase(fronted.group("subj"))
         verb = _base(match.group("verb"))
+        if verb in _WEAK_VERBS and _PAST.search(match.group("verb")):
+            continue  # "we had pizza for lunch", "I got a new laptop": told, not chosen
         said = f"{verb} {said_obj}" if not after else f"{verb} {said_obj} for {subject}"
         return Frame(subject, value, commit=True, said=said)
     return Frame()
@@ -679,7 +696,7 @@ _COPULA = _rx(
     r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)[a-z]+ed|(?:is|are|will be)\s+due"
     r"|(?:PLACED)(?:s|es)?(?=\s+(?:in|on|at|to|from|with|by|for|through|via|into)\s)|is|are|'s"
     r"|will be|stays"
-    r"|remain|remains|is still|are still|is going to be|gets|get|has|have|will have)\s+"
+    r"|remain|remains|is still|are still|is going to be|gets|get|will have)\s+"
     r"(?:(?:at|on|in|with|from|by|for|to|through|via|into)\s+)?DET(?P<val>NP)END".replace(
         "PLACED", _PLACED
     )
@@ -688,7 +705,8 @@ _COPULA = _rx(
 _NOT_TOPIC = frozenset(
     """problem issue question thing point reason catch difference error bug trouble worry
     concern idea answer result output thought guess feeling impression hope worst best good
-    bad""".split()
+    bad weather name sister brother mom dad mum mother father kids kid son daughter wife
+    husband baby cat dog traffic boss""".split()
 )
 
 
@@ -935,6 +953,8 @@ def _by_pattern(text: str) -> Frame:
             continue  # no value, or a value that is no phrase ("We'll rent a car instead...")
         if groups.get("subj") and subject is None:
             continue  # "We'll go with X": "we" is who chose, not what about
+        if subject is not None and subject.lower().split()[-1] in _NOT_TOPIC:
+            continue  # "my sister lives in Boston": told, not chosen
         if change == "cancel" and old is None:
             continue
         if change == "cancel":
