@@ -42,7 +42,7 @@ _UPDATED = (
 # A period after a title ("Dr. Patel") ends no phrase.
 _NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:St))"
 _END = (
-    r"(?=\s*(?:[,;:!?()\n]|" + _NOT_TITLE + r"[.,](?![\w$])|$|\s(?:for|instead|after all|now"
+    r"(?=\s*(?:[,;:!?()\n]|" + _NOT_TITLE + r"[.,](?![\w$])|$|\s(?:for|instead|after all|now|over"
     r"|anymore|any more"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
     r"|though|then|which|when|if|until|after|before|while|thanks|due)\b))"
@@ -53,7 +53,8 @@ _ARTICLE = re.compile(
 )
 _TRAILING = re.compile(
     r"\s+(?:instead|now|anymore|any more|again|too|then|please|for now|after all|as well"
-    r"|going forward|from now on|for good|here|there|though|too)$",
+    r"|going forward|from now on|for good|here|there|though|too|next (?:week|month|year|quarter)"
+    r"|this (?:week|month|year|quarter)|tomorrow|today|soon)$",
     re.I,
 )
 _NOT_SUBJECT = frozenset(
@@ -166,13 +167,21 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
     (_rx(p), cast(ChangeKind | None, c))
     for p, c in (
         # replacements
+        # a subject said first, then where it moves from and to: "payments move from A to B"
+        (
+            r"START DET(?P<subj>NP4)\s+(?:moves?|is moving|are moving|will move|moved"
+            r"|switch(?:es|ed)?|is switching|migrat(?:es|ed|e)|goes|go|went)\s+(?:over\s+)?from\s+"
+            r"DET(?P<old>NP)\s+"
+            r"(?:over\s+)?to\s+DET(?P<val>NP)END",
+            "replace",
+        ),
         (
             r"\breplac(?:e|ed|es|ing)\s+DET(?P<old>NP)\s+(?:with|by)\s+DET(?P<val>NP)"
             r"(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
         (
-            r"\b(?:swap(?:ping|ped)?|trad(?:e|ing|ed))\s+(?:out\s+)?DET(?P<old>NP)\s+for\s+DET"
+            r"\b(?:swap(?:ping|ped)?|trad(?:e|ing|ed))\s+(?:out\s+)?DET(?P<old>NP)\s+(?:out\s+)?for\s+DET"
             r"(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
@@ -197,6 +206,44 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"\b(?:use|using|go with|going with|pick|choose|adopt)\s+DET(?P<val>NP)\s+(?:instead of"
             r"|rather than|in place of)\s+DET(?P<old>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
+        ),
+        # the new value first: "Adyen replaces Stripe for payments"
+        (
+            r"^DET(?P<val>NP4)\s+(?:replaces|will replace|is replacing|takes over from"
+            r"|supersedes)\s+DET(?P<old>NP)(?:\s+(?:for|in|on|as)\s+DET(?P<subj>NP))?END",
+            "replace",
+        ),
+        # "Stripe is back", "Stripe after all"
+        (r"START DET(?P<val>NP4)\s+(?:is|are|'s)\s+back\b", "reverse"),
+        (
+            r"^(?!(?:keep|use|go|stick|stay|switch|move|let's|back)\b)DET(?P<val>\S+(?:\s+\S+)?)"
+            r"\s+(?:after all|again)\s*[.!]*$",
+            "reverse",
+        ),
+        # "let's not use Adyen", "we won't use Adyen anymore"
+        (
+            r"\b(?:let's not|let us not|we won't|we will not|i won't|i will not|don't|do not)\s+"
+            r"(?:use|do|go with|book|take|keep|renew|need)\s+DET(?P<old>NP)(?:\s+(?:for|on|in)\s+"
+            r"DET(?P<subj>NP))?END",
+            "cancel",
+        ),
+        # the agent first: "Stripe handles payments", "Netlify will host the docs"
+        (
+            r"^(?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+"
+            r"(?:now\s+|also\s+)?"
+            r"(?:will\s+(?:handle|power|run|host|serve|store|process|manage|cover|take care of"
+            r"|cater"
+            r"|deliver|build|clean|teach)|handles|powers|processes|manages|takes care of|caters"
+            r"|delivers|teaches)\s+DET(?P<subj>NP)END",
+            None,
+        ),
+        # "we launch on March 3", "I fly out on Friday": the act is the subject
+        (
+            r"\b(?:we|i)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+(?P<subj>launch|ship|release|start"
+            r"|begin|leave|fly out|fly|arrive|move in|move out|meet|close|open|go live|present|demo"
+            r"|depart|return|wrap up|kick off|check in|check out)(?:ing)?\s+(?:on|at|in|by)\s+"
+            r"DET(?P<val>NP)END",
+            None,
         ),
         # reversals that name the subject or the value
         (
@@ -361,7 +408,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (
-            r"^(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?:the\s+)?(?P<val>[A-Z][\w.+#'-]*(?:\s+"
+            r"^(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?:the\s+)?(?P<val>[A-Z0-9$][\w.+#'-]*(?:\s+"
             r"[\w.+#'-]+){0,2})\s+it\s+is\b",
             None,
         ),
@@ -560,7 +607,7 @@ _AFTER_COLON = re.compile(r"\s*:\s*(?P<val>[^,;:!?]{1,80})")
 # Where a commitment's value ends: before a preposition or clause word ("a taxi from the
 # airport" -> taxi; "the hotel Krone in Salzburg" -> hotel Krone).
 _VALUE_CUT = re.compile(
-    r"\s(?:from|to|on|in|at|for|with|by|near|via|because|since|so|but|and|or|instead|now|then"
+    r"\s(?:from|to|on|in|at|for|with|by|near|via|because|since|so|but|and|or|instead|now|then|over"
     r"|which|that|when|if|after|before|until|as|this|next|tonight|tomorrow|today|again|too"
     r"|please|anyway|though)\b|" + _NOT_TITLE + r"\.(?:\s|$)",
     re.I,
@@ -654,6 +701,9 @@ def _commitment(text: str) -> Frame:
         after = _AFTER_COLON.match(body, match.end())
         if after:  # "we picked the venue: the Glasshouse"
             subject, obj = _phrase(obj), after.group("val").strip().rstrip(" .")
+        counted = _OF_NUMBER.search(obj)
+        if counted and (of := _terse(obj)).value:
+            return of  # "we have a budget of $30k"
         said_obj = " ".join(obj.split()[:10])
         cut = _VALUE_CUT.search(" " + obj)
         head = (" " + obj)[: cut.start()].strip() if cut else obj
@@ -970,7 +1020,8 @@ def _by_pattern(text: str) -> Frame:
 
 _FROM = re.compile(r"^(?P<subj>.+?)\s+from\s+(?P<old>.+)$", re.I)
 _INSTEAD_OF = re.compile(
-    r"(?:\b(?:instead of|rather than|in place of)|,\s*not)\s+(?:the|our|my|a|an)?\s*"
+    r"(?:\b(?:instead of|rather than|in place of)|,\s*not|\bover(?=\s+(?:the\s+)?(?-i:[A-Z])))"
+    r"\s+(?:(?:the|our|my|a|an)\s+)?"
     r"(?P<old>[^,;.!?]{1,40}?)"
     r"(?=\s*(?:[,;.!?]|$)|\s(?:for|because|since|so|but|and)\b)",
     re.I,
@@ -1017,6 +1068,9 @@ def _terse(text: str) -> Frame:
         return Frame()
     if match.re is _TERSE and subject.lower().split()[0] in _LABELS:
         return Frame()  # "Next: phase 2 tasks": a heading, not a subject
+    renewed = re.match(r"(?:new|updated|revised|final)\s+(?P<rest>.+)", subject, re.I)
+    if renewed and match.re is _TERSE:
+        return Frame(renewed.group("rest"), value, None, "update")  # "New launch date: March 10"
     if match.re is _OF_NUMBER:
         value = value.split()[0] if not re.search(r"\d\s+[a-zA-Z%]", value) else value
     return Frame(subject, value)
