@@ -111,7 +111,7 @@ class ExtractorRecord:
 
 # State items: typed, reconciled across versions (rules in `archivist.state`).
 ChangeKind = Literal["added", "merged", "superseded", "conflict", "status", "ignored"]
-ItemType = Literal["decision", "constraint", "action", "question", "risk"]
+ItemType = Literal["decision", "constraint", "action", "question", "risk", "fact"]
 Confidence = Literal["low", "medium", "high"]
 ItemStatus = Literal["active", "open", "blocked", "done", "answered", "superseded"]
 
@@ -171,7 +171,7 @@ class Extraction(BaseModel):
     )
     state_items: list[StateItem] = Field(
         default_factory=list,
-        description="Typed state items (decision, constraint, action, question, risk), "
+        description="Typed state items (decision, constraint, action, question, risk, fact), "
         "superseded ones included; absent in versions written before state items existed.",
     )
 

@@ -195,7 +195,7 @@ def test_invented_types_and_malformed_entries_are_dropped_and_counted(
     result = run(
         server,
         answer(
-            [item(), item(type="opinion"), item(type="fact"), "not an item", item(text="")],
+            [item(), item(type="opinion"), item(type="belief"), "not an item", item(text="")],
             entities=[{"type": "tool", "name": "Redis"}, {"type": "feeling", "name": "joy"}],
             actions=[{"description": "Ship it", "outcome": "someday"}],
         ),

@@ -194,6 +194,7 @@ class ItemType(StrEnum):
     action = "action"
     question = "question"
     risk = "risk"
+    fact = "fact"
 
 
 class ItemStatus(StrEnum):

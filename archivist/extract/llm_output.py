@@ -6,7 +6,7 @@ fields have the wrong shape is junk, and the session falls back to the rules. En
 lists (state items, entities, actions) are checked one by one, so one bad entry is dropped
 and counted rather than spoiling the answer:
 
-- a state item of a type other than the five, with no text, or whose `refs` name no message
+- a state item of a type other than the six, with no text, or whose `refs` name no message
   of the batch is dropped (refs outside the batch are removed from a kept item);
 - an invalid status becomes the type's default with confidence `low`
   (`state.items.validated_status`), and `supersedes` naming no existing item is cleared.

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from archivist.models import Extraction, Message, SessionSummary
 from archivist.state.items import StateItem
 
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 # Below this many characters per message the model would see too little to extract from.
 MIN_MESSAGE_CHARS = 80
 MAX_EXISTING_ITEMS = 60
@@ -40,9 +40,11 @@ Keep what is still true from the previous extraction, update what changed, drop 
 messages contradict. Do not duplicate entries.
 
 2. "items": NEW or CHANGED state items supported by the new messages.
-Types: decision, constraint, action, question, risk. DO NOT invent new item types.
-Statuses: decision, constraint, risk: active. action: open, blocked or done. question: open or \
-answered.
+Types: decision, constraint, action, question, risk, fact. DO NOT invent new item types.
+A fact is what the user says they have or have never done ("I've never used Zotero", "I just \
+downloaded Zotero"): "subject" the thing (Zotero), "value" "never" or "yes".
+Statuses: decision, constraint, risk, fact: active. action: open, blocked or done. question: \
+open or answered.
 Each item: {"type", "text", "status", "confidence" (low|medium|high), "topic_tags" (1-3 short \
 labels), "refs", "supersedes", "subject", "value", "change", "replaces"}.
 Rules:

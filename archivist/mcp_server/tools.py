@@ -140,7 +140,7 @@ TOOLS: list[ToolSpec[Any, Any]] = [
     ToolSpec(
         "session_state",
         "A session's current state",
-        "A session's active state items (decisions, constraints, actions, risks, questions) "
+        "A session's active state items (decisions, constraints, actions, risks, facts, questions) "
         "from its latest version, as the compact block prompt builders use.",
         SessionQuery,
         StateView,

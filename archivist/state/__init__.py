@@ -1,1 +1,1 @@
-"""Typed state items (decision, constraint, action, question, risk) kept across versions."""
+"""Typed state items (decision, constraint, action, question, risk, fact) kept across versions."""

@@ -18,7 +18,7 @@ close. Reconciliation (within a session) and the current state (across sessions,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal, cast
 
@@ -27,7 +27,10 @@ from archivist.words import FUNCTION_WORDS, stem, tokens
 ChangeKind = Literal["replace", "reverse", "cancel", "update"]
 
 # A noun phrase: up to five words, no clause punctuation. Cut further by `_phrase`.
-_WORD = r"(?:[^\s,.;:!?()\[\]\"]|[.,](?=[\w$])|(?<=\d):(?=\d))+"
+_WORD = (
+    r"(?:[^\s,.;:!?()\[\]\"]|[.,](?=[\w$])|(?<=\d):(?=\d)|(?<=\b(?-i:Dr))\.(?=\s[A-Z])"
+    r"|(?<=\b(?-i:Mr))\.(?=\s[A-Z])|(?<=\b(?-i:Ms))\.(?=\s[A-Z])|(?<=\b(?-i:St))\.(?=\s[A-Z]))+"
+)
 _NP = _WORD + r"(?:\s+" + _WORD + r"){0,5}?"
 _NP4 = _WORD + r"(?:\s+" + _WORD + r"){0,3}?"
 _UPDATED = (
@@ -36,20 +39,27 @@ _UPDATED = (
     r"|shrunk|expanded|doubled|halved|slipped|rescheduled|adjusted|postponed|pushed back"
     r"|pushed|set)"
 )
+# A period after a title ("Dr. Patel") ends no phrase.
+_NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:St))"
 _END = (
-    r"(?=\s*(?:[,;:!?()\n]|[.,](?![\w$])|$|\s(?:for|instead|after all|now|anymore|any more"
+    r"(?=\s*(?:[,;:!?()\n]|" + _NOT_TITLE + r"[.,](?![\w$])|$|\s(?:for|instead|after all|now|over"
+    r"|anymore|any more"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
     r"|though|then|which|when|if|until|after|before|while|thanks|due)\b))"
 )
 _DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that)\s+)?"
-_ARTICLE = re.compile(r"^(?:the|our|my|a|an|their|your|its|this|that|all|all of)\s+", re.I)
+_ARTICLE = re.compile(
+    r"^(?:the|our|my|a|an|their|your|its|this|that|all|all of|each|every)\s+", re.I
+)
 _TRAILING = re.compile(
     r"\s+(?:instead|now|anymore|any more|again|too|then|please|for now|after all|as well"
-    r"|going forward|from now on|for good|here|there|though|too)$",
+    r"|going forward|from now on|for good|here|there|though|too|next (?:week|month|year|quarter)"
+    r"|this (?:week|month|year|quarter)|tomorrow|today|soon)$",
     re.I,
 )
 _NOT_SUBJECT = frozenset(
     """it this that we i you they he she we're i'm let's lets we'll i'll they're you're
+    i'd we'd you'd they'd it's that's there's me us him her them my our your
     everything something anything nothing one which
     what who there here thing stuff all both either""".split()
 )
@@ -63,6 +73,12 @@ _VERBISH = frozenset(
     could should would will shall may might must not no don't didn't isn't""".split()
 )
 
+# Verbs that make a captured phrase a clause rather than a value.
+_CLAUSE_VERBS = frozenset(
+    """is are was were be been feels feel felt seems seem looks sounds has have had does did
+    can could will would should must might gets got need needs wants keeps""".split()
+)
+_PREPOSITIONS = frozenset("of in on at to from with by for about into over under".split())
 _REVERSAL = re.compile(
     r"\b(?:after all|on second thought|on reflection|scratch that|never ?mind|forget (?:that|what"
     r" i said)|change of plans?|i take (?:that|it) back|back to|revert(?:ing|ed)? to"
@@ -80,7 +96,8 @@ _CANCEL = re.compile(
 _UPDATE_VERBS = (
     r"(?:moved|pushed|pushed back|changed|bumped|shifted|postponed|rescheduled|delayed|updated"
     r"|raised|lowered|increased|decreased|reduced|cut|dropped|went up|went down|slipped"
-    r"|brought forward|moved up|grew|fell|rose|climbed)"
+    r"|brought forward|moved up|grew|fell|rose|climbed|goes up|goes down|drops|rises"
+    r"|increases|decreases|shifts|jumps|falls|grows|extended|upgraded|downgraded)"
 )
 
 
@@ -93,6 +110,10 @@ class Frame:
     value: str | None = None
     old: str | None = None
     change: ChangeKind | None = None
+    # A commitment that chooses even without a subject ("we're hiring Priya", "book the
+    # Thursday one"), and the words it was said in, for its item text.
+    commit: bool = field(default=False, compare=False)
+    said: str | None = field(default=None, compare=False)
 
     @property
     def empty(self) -> bool:
@@ -107,10 +128,19 @@ NO_FRAME = Frame()
 _START = r"(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
 _LEAD = re.compile(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
-    r"|update|quick update|fyi|btw|also|and|but|then|final answer)\b[\s,:!.\u2014-]*)+",
+    r"|update|quick update|fyi|btw|also|and|but|then|hmm+|ugh|oh|ah|agreed|deal|perfect"
+    r"|excellent|nice|awesome|got it"
+    r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so)\b[\s,:!.\u2014-]*)+",
     re.I,
 )
 # A plain choice said as news ("search runs on Typesense now") is an update of its subject.
+# Words that make a plain choice a change of an earlier one it does not name ("actually, let's
+# do the Italian place instead"; "Change: tomatoes go in the greenhouse").
+_INSTEAD = re.compile(
+    r"\b(?:instead|actually|rather|change of plans?|correction|changed my mind)\b"
+    r"|^\s*(?:change|correction|edit)\s*:",
+    re.I,
+)
 _NOW = re.compile(
     r"\b(?:now|from now on|going forward|from today|these days|nowadays|as of today"
     r"|starting (?:today|tomorrow|monday|tuesday|wednesday|thursday|friday|next week))\b",
@@ -137,13 +167,21 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
     (_rx(p), cast(ChangeKind | None, c))
     for p, c in (
         # replacements
+        # a subject said first, then where it moves from and to: "payments move from A to B"
+        (
+            r"START DET(?P<subj>NP4)\s+(?:moves?|is moving|are moving|will move|moved"
+            r"|switch(?:es|ed)?|is switching|migrat(?:es|ed|e)|goes|go|went)\s+(?:over\s+)?from\s+"
+            r"DET(?P<old>NP)\s+"
+            r"(?:over\s+)?to\s+DET(?P<val>NP)END",
+            "replace",
+        ),
         (
             r"\breplac(?:e|ed|es|ing)\s+DET(?P<old>NP)\s+(?:with|by)\s+DET(?P<val>NP)"
             r"(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
         (
-            r"\b(?:swap(?:ping|ped)?|trad(?:e|ing|ed))\s+(?:out\s+)?DET(?P<old>NP)\s+for\s+DET"
+            r"\b(?:swap(?:ping|ped)?|trad(?:e|ing|ed))\s+(?:out\s+)?DET(?P<old>NP)\s+(?:out\s+)?for\s+DET"
             r"(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
@@ -169,6 +207,44 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|rather than|in place of)\s+DET(?P<old>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
+        # the new value first: "Adyen replaces Stripe for payments"
+        (
+            r"^DET(?P<val>NP4)\s+(?:replaces|will replace|is replacing|takes over from"
+            r"|supersedes)\s+DET(?P<old>NP)(?:\s+(?:for|in|on|as)\s+DET(?P<subj>NP))?END",
+            "replace",
+        ),
+        # "Stripe is back", "Stripe after all"
+        (r"START DET(?P<val>NP4)\s+(?:is|are|'s)\s+back\b", "reverse"),
+        (
+            r"^(?!(?:keep|use|go|stick|stay|switch|move|let's|back)\b)DET(?P<val>\S+(?:\s+\S+)?)"
+            r"\s+(?:after all|again)\s*[.!]*$",
+            "reverse",
+        ),
+        # "let's not use Adyen", "we won't use Adyen anymore"
+        (
+            r"\b(?:let's not|let us not|we won't|we will not|i won't|i will not|don't|do not)\s+"
+            r"(?:use|do|go with|book|take|keep|renew|need)\s+DET(?P<old>NP)(?:\s+(?:for|on|in)\s+"
+            r"DET(?P<subj>NP))?END",
+            "cancel",
+        ),
+        # the agent first: "Stripe handles payments", "Netlify will host the docs"
+        (
+            r"^(?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+"
+            r"(?:now\s+|also\s+)?"
+            r"(?:will\s+(?:handle|power|run|host|serve|store|process|manage|cover|take care of"
+            r"|cater"
+            r"|deliver|build|clean|teach)|handles|powers|processes|manages|takes care of|caters"
+            r"|delivers|teaches)\s+DET(?P<subj>NP)END",
+            None,
+        ),
+        # "we launch on March 3", "I fly out on Friday": the act is the subject
+        (
+            r"\b(?:we|i)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+(?P<subj>launch|ship|release|start"
+            r"|begin|leave|fly out|fly|arrive|move in|move out|meet|close|open|go live|present|demo"
+            r"|depart|return|wrap up|kick off|check in|check out)(?:ing)?\s+(?:on|at|in|by)\s+"
+            r"DET(?P<val>NP)END",
+            None,
+        ),
         # reversals that name the subject or the value
         (
             r"\b(?:go(?:ing)?|went|switch(?:ing)?|mov(?:e|ing)|revert(?:ing)?|return(?:ing)?"
@@ -180,8 +256,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # value updates: "the launch moved to the 17th", "response time is now 250 ms"
         (
             r"START DET(?P<subj>NP)\s+(?:has\s+|have\s+|got\s+|was\s+|is\s+|has"
-            r" been\s+|just\s+)*" + _UPDATE_VERBS + r"\s+(?:to|until|till|back to|up to|down to)\s+"
-            r"DET(?P<val>NP)END",
+            r" been\s+|just\s+)*" + _UPDATE_VERBS + r"\s+(?:(?:us|it|them|me|things)\s+)?"
+            r"(?:to|until|till|back to|up to|down to)\s+DET(?P<val>NP)END",
             "update",
         ),
         (
@@ -201,12 +277,42 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # moves that name the subject: "move the session cache to Memcached"
         (
-            r"\b(?:mov|switch|migrat|port|shift|flipp?|transition)\w*\s+(?:over\s+)?DET(?P<subj>NP)"
-            r"\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)END",
+            r"\b(?:mov(?:e|es|ed|ing)|switch(?:es|ed|ing)?|migrat(?:e|es|ed|ing)|port(?:s|ed|ing)?"
+            r"|shift(?:s|ed|ing)?|flip(?:s|ped|ping)?|transition(?:s|ed|ing)?)\s+(?:over\s+)?DET"
+            r"(?P<subj>NP)\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)END",
             "replace",
         ),
+        # a subject said first, then where it moves: "experiment tracking moves to MLflow"
         (
-            r"\b(?:switch|mov|migrat)\w*\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)"
+            r"START DET(?P<subj>NP)\s+(?:moves|is moving|will move|switches|is switching"
+            r"|will switch|migrates|is migrating)\s+(?:over\s+)?(?:to|onto)"
+            r"\s+DET(?P<val>NP)END",
+            "replace",
+        ),
+        # a value set by a verb that names its subject: "bump the upload limit to 10 MB",
+        # "the funder extended the report deadline to May 16", "upgrade my plan to 20 GB"
+        (
+            r"\b(?:bump|rais|lower|increas|decreas|reduc|cut|extend|shorten|upgrad|downgrad|push"
+            r"|reschedul|shift|chang|set|doubl|halv|expand|adjust|up|drop|cap|limit)\w*\s+"
+            r"(?:up\s+|down\s+|back\s+)?DET(?P<subj>NP)\s+(?:up\s+|down\s+|back\s+)?(?:to|until"
+            r"|till)\s+DET(?P<val>NP)END",
+            "update",
+        ),
+        # a changed subject, then its new value: "we change the hotel, now is Hotel Sacher"
+        (
+            r"\b(?:chang|switch|swap)\w*\s+DET(?P<subj>NP)\s*[,:;\u2014-]\s*(?:(?:it|it's|it is"
+            r"|now|the new one|new one)\s+)*(?:is|will be|becomes)?\s*DET(?P<val>NP)END",
+            "replace",
+        ),
+        # a value that replaces the one just said: "make it 8pm", "change that to Friday"
+        (
+            r"\b(?:make|change|switch|move|set|bump|push|put)\s+(?:it|that|this|them|those)\s+"
+            r"(?:to\s+|into\s+)?DET(?P<val>NP)END",
+            "update",
+        ),
+        (
+            r"\b(?:switch|mov|migrat)\w*\s+(?:over\s+)?(?:(?:me|us|them|him|her)\s+)?(?:to|onto)\s+DET"
+            r"(?P<val>NP)"
             r"(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
@@ -218,8 +324,16 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             "cancel",
         ),
         (
-            r"\b(?:drop|ditch|scrap|retire|kill off|get rid of|stop using)\s+DET(?P<old>NP)"
-            r"(?:\s+(?:for|from)\s+DET(?P<subj>NP))?END",
+            r"\b(?:drop(?:s|ped|ping)?|ditch(?:es|ed|ing)?|scrap(?:s|ped|ping)?|retir(?:e|es|ed|ing)"
+            r"|kill(?:s|ed|ing)? off|get(?:ting)? rid of|got rid of|stop(?:ped|ping)? using"
+            r"|cancel(?:s|led|ling|ed|ing)?|skip(?:s|ped|ping)?|nix(?:es|ed|ing)?|forget about"
+            r"|forget)\s+DET(?P<old>NP)(?:\s+(?:for|from)\s+DET(?P<subj>NP))?END",
+            "cancel",
+        ),
+        (
+            r"\b(?:we|i|they)?\s*(?:'re|'m|\s+are|\s+am|'ll|\s+will)?\s*(?:not|no longer)\s+"
+            r"(?:be\s+)?(?:going with|doing|keeping|taking|getting|having|booking|renting|using)"
+            r"\s+DET(?P<old>NP)\s+(?:any\s?more|any longer)\b",
             "cancel",
         ),
         (
@@ -231,9 +345,28 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         (
             r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
             r"[,:;\u2014-]?\s*(?:let's\s+|we'll\s+|we\s+will\s+)?(?:just\s+)?(?:use\s+|go with\s+"
-            r"|keep\s+|stick with\s+)?DET(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
+            r"|keep\s+|stick with\s+|(?:go\s+)?back\s+to\s+)?DET(?P<val>NP)(?:\s+(?:for|on|in)"
+            r"\s+DET(?P<subj>NP))?END",
             "reverse",
         ),
+        # "final answer: Postgres", "decision: the 3-bedroom"
+        (
+            r"^(?:(?:the|our|my)\s+)?(?:final\s+)?(?:answer|decision|verdict|winner|pick|choice"
+            r"|conclusion)(?:\s+(?:on|for|about)\s+DET(?P<subj2>NP4))?\s*[:\u2014-]\s*DET(?P<val>NP)END",
+            None,
+        ),
+        # "Rome instead of Florence", "Thursday rather than Wednesday"
+        (
+            r"^DET(?P<val>NP4)\s+(?:instead of|rather than|in place of)\s+DET(?P<old>NP)END",
+            "replace",
+        ),
+        # "make the font 14px", "set the cap to 20 users", "cap uploads at 25 MB"
+        (
+            r"\b(?:make|set|keep|cap|limit|fix|peg|hold)\s+DET(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*)"
+            r"{0,2}?)\s+(?:to\s+|at\s+)?(?P<val>[$\u20ac\u00a3]?\d[\w.,:%$-]*(?:\s+[a-zA-Z%]+)?)END",
+            "update",
+        ),
+        (r"\bno more\s+DET(?P<old>NP)END", "cancel"),
         # plain choices
         (
             r"START DET(?P<subj>NP)\s+(?:goes|go|going|will go|is going|routes?"
@@ -275,7 +408,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (
-            r"^(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?P<val>[A-Z][\w.+#'-]*(?:\s+"
+            r"^(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?:the\s+)?(?P<val>[A-Z0-9$][\w.+#'-]*(?:\s+"
             r"[\w.+#'-]+){0,2})\s+it\s+is\b",
             None,
         ),
@@ -334,8 +467,347 @@ _ASIDES: tuple[re.Pattern[str], ...] = tuple(
 )
 
 
+# Commitments: a speaker (or "let's") and a verb that commits to its object, in any tense
+# ("we're hiring Priya", "I booked the Thursday one", "we'll rent a car", "let's do the Italian
+# place"). The inventory is of verbs that choose, each matched in all its forms (`_forms`);
+# multi-word verbs keep their particle ("sign with", "stay at").
+_COMMIT_VERBS: tuple[str, ...] = (
+    "book",
+    "reserve",
+    "take",
+    "get",
+    "buy",
+    "order",
+    "hire",
+    "lease",
+    "rent",
+    "pick",
+    "choose",
+    "do",
+    "have",
+    "keep",
+    "paint",
+    "serve",
+    "schedule",
+    "use",
+    "try",
+    "bring",
+    "fly",
+    "drive",
+    "adopt",
+    "host",
+    "cook",
+    "plant",
+    "hold",
+    "throw",
+    "grab",
+    "sign with",
+    "sign up for",
+    "sign up with",
+    "go with",
+    "go for",
+    "stay at",
+    "stay in",
+    "stay with",
+    "subscribe to",
+    "opt for",
+    "settle on",
+    "switch to",
+    "eat at",
+    "meet at",
+    "enroll in",
+    "register for",
+    "land on",
+    "contract",
+    "engage",
+    "retain",
+    "offer",
+    "hand",
+    "give",
+    "send",
+    "ship",
+    "launch",
+    "ride",
+    "wear",
+    "make",
+    "fly with",
+    "travel by",
+    "go to",
+    "pay for",
+    "lock in",
+    "confirm",
+    "finalize",
+    "finalise",
+    "pencil in",
+    "pre-order",
+)
+_IRREGULAR = {
+    "take": "took taken",
+    "get": "got gotten",
+    "buy": "bought",
+    "choose": "chose chosen",
+    "do": "did done",
+    "have": "had",
+    "keep": "kept",
+    "bring": "brought",
+    "fly": "flew flown",
+    "drive": "drove driven",
+    "hold": "held",
+    "throw": "threw thrown",
+    "eat": "ate",
+    "meet": "met",
+    "go": "went gone goes",
+    "make": "made",
+    "ride": "rode",
+    "wear": "wore",
+    "give": "gave given",
+    "send": "sent",
+    "land": "landed",
+    "sign": "signed",
+    "stay": "stayed",
+}
+
+
+def _forms(base: str) -> list[str]:
+    """A verb's forms: base, -s, -ing, past (regular spelling rules, then the irregulars)."""
+    head, _, rest = base.partition(" ")
+    tail = f" {rest}" if rest else ""
+    stem_e = head[:-1] if head.endswith("e") and not head.endswith("ee") else head
+    short = len(head) <= 4 and re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwy]", head) is not None
+    double = head + head[-1] if short else head
+    forms = {head, f"{double}ing" if short else f"{stem_e}ing"}
+    if head.endswith("y") and head[-2:-1] not in "aeiou":
+        forms |= {f"{head[:-1]}ies", f"{head[:-1]}ied"}
+    else:
+        forms |= {f"{head}es" if head.endswith(("s", "sh", "ch", "x", "o")) else f"{head}s"}
+        forms |= {f"{stem_e}ed" if not short else f"{double}ed"}
+    forms |= set(_IRREGULAR.get(head, "").split())
+    return sorted(f + tail for f in forms)
+
+
+_COMMIT_VERB = (
+    "(?:(?<='re )on|(?<='m )on|(?<=are )on|(?<=am )on|"
+    + "|".join(
+        sorted({re.escape(f) for v in _COMMIT_VERBS for f in _forms(v)}, key=lambda f: (-len(f), f))
+    )
+    + ")"
+)
+_WHO = (
+    r"\b(?:we|i|they|the team|let's|lets|let us)(?:'re|'ll|'ve|'d|'m|\s+are|\s+will|\s+have"
+    r"|\s+am|\s+shall|\s+had|\s+would)?(?:\s+(?:going to|gonna|be|now|just|also|finally"
+    r"|definitely|rather|still|already|then|officially|all|both))*\s+"
+)
+_OBJECT_PRONOUN = r"(?:(?:her|him|them|us|me|you|ourselves|myself)\s+)?"
+_COMMIT = re.compile(
+    rf"(?:{_WHO}|^(?:please\s+|just\s+|then\s+)*)(?P<verb>{_COMMIT_VERB})\s+"
+    rf"{_OBJECT_PRONOUN}(?P<obj>(?:[^,;:!?()\[\]\"]|(?<=\d):(?=\d)){{1,120}})",
+    re.I,
+)
+_AFTER_COLON = re.compile(r"\s*:\s*(?P<val>[^,;:!?]{1,80})")
+# Where a commitment's value ends: before a preposition or clause word ("a taxi from the
+# airport" -> taxi; "the hotel Krone in Salzburg" -> hotel Krone).
+_VALUE_CUT = re.compile(
+    r"\s(?:from|to|on|in|at|for|with|by|near|via|because|since|so|but|and|or|instead|now|then|over"
+    r"|which|that|when|if|after|before|until|as|this|next|tonight|tomorrow|today|again|too"
+    r"|please|anyway|though)\b|" + _NOT_TITLE + r"\.(?:\s|$)",
+    re.I,
+)
+# A subject fronted before the choice: "For Saturday's dinner, let's book Nopa".
+_FRONTED = re.compile(
+    r"^(?:for|as for|regarding|about|re)\s+(?P<subj>(?:the|our|my|a|an|this|that)?\s*"
+    r"[^,;:!?]{1,60}?)(?:\s*,\s*|\s+(?=(?:we|i|let's|lets|let us|they)\b))",
+    re.I,
+)
+# Nouns a choice is never "of": "take a look", "have a question", "make sure".
+_ABSTRACT = frozenset(
+    """look break care sure time moment note step chance risk decision call stab shot pass
+    picture question problem issue point idea guess deal try go bit while second minute sec
+    mistake difference sense effort progress notes look-see peek walk seat rest lot""".split()
+)
+# A lowercase head followed by a name ("the hotel Krone"): the head says what is chosen.
+_HEAD_NAME = re.compile(r"^(?P<head>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s+(?=[A-Z0-9])")
+_ADJECTIVE_END = re.compile(
+    r"(?:ful|ous|ive|able|ible|ish|less|ly|ed|ing|est|er)$|^(?:good|bad|great|fine|nice|ok"
+    r"|okay|cool|fast|slow|cheap|expensive|ready|done|big|small|high|low|new|old|hard|easy"
+    r"|free|late|early|long|short|busy|full|empty|open|closed|right|wrong|safe|clear|sure"
+    r"|happy|sad|weird|fun|real|true|false|live|broken|down|up|off|on|out|better|worse|best"
+    r"|worst|fine|same|different|important|necessary|possible|likely|tight|close|far)$",
+    re.I,
+)
+_DAY = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep"
+    r"|sept|oct|nov|dec)[a-z]*\.?\s+\d|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:noon|midnight|weekend"
+    r"|morning|evening|afternoon|tomorrow|tonight|today)\b|\b(?:january|february|march|april"
+    r"|june|july|august|september|october|november|december)\b|\b(?:next|this|last)\s+(?:week"
+    r"|month|year|quarter|sprint)\b",
+    re.I,
+)
+# Words that place a phrase in time, not name a value ("nice today").
+_WHEN = frozenset("today tonight now yet again anymore still already soon almost very".split())
+_NUMBER_WORDS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty
+    forty fifty hundred thousand half single double dozen""".split()
+)
+
+
+def concrete(value: str | None) -> bool:
+    """A value that names something: a number, a date or time, a name (a capital past the
+    first letter of the sentence), or a noun phrase of two or more words not ending in an
+    adjective ("lamb tagine", "checkout conversion"), rather than an opinion ("great")."""
+    if not value:
+        return False
+    words = value.split()
+    if re.search(r"\d", value) or _DAY.search(value) or any(w[:1].isupper() for w in words):
+        return True
+    if any(w.lower() in _NUMBER_WORDS for w in words):
+        return True
+    lowered = [w.lower().strip(".,") for w in words]
+    return (
+        len(words) >= 2
+        and not any(_ADJECTIVE_END.search(w) or w in _WHEN for w in lowered)
+        and not any(w in _VERBISH or w in _NOT_VALUE or w in _ABSTRACT for w in lowered)
+    )
+
+
+# Verbs that choose only when said as a plan, not as something that happened.
+_WEAK_VERBS = frozenset(
+    "get|have|do|go to|take|make|bring|try|eat at|meet at|ride|wear|give|send|drive|fly|cook"
+    "|plant|hold|throw|grab|hand|offer|serve|ship|launch|travel by|fly with|stay at|stay in"
+    "|stay with|be on|paint".split("|")
+)
+_PAST = re.compile(
+    r"(?:ed|\b(?:got|gotten|had|did|done|went|gone|took|taken|made|brought|rode|wore|gave|sent"
+    r"|drove|flew|held|threw|kept|ate|met))\b",
+    re.I,
+)
+
+
+def _base(verb: str) -> str:
+    """A commitment verb's base form ("booked" -> "book", "staying at" -> "stay at")."""
+    lowered = " ".join(verb.lower().split())
+    if lowered == "on":
+        return "be on"
+    return next((v for v in _COMMIT_VERBS if lowered in _forms(v)), lowered)
+
+
+def _commitment(text: str) -> Frame:
+    """A speaker's commitment to an object ("we're hiring Priya", "let's do the Italian
+    place instead"): its value, and its subject where the sentence names one."""
+    fronted = _FRONTED.match(text)
+    body = text[fronted.end() :] if fronted else text
+    for match in _COMMIT.finditer(body):
+        obj = match.group("obj").strip().rstrip(" .")
+        subject = None
+        after = _AFTER_COLON.match(body, match.end())
+        if after:  # "we picked the venue: the Glasshouse"
+            subject, obj = _phrase(obj), after.group("val").strip().rstrip(" .")
+        counted = _OF_NUMBER.search(obj)
+        if counted and (of := _terse(obj)).value:
+            return of  # "we have a budget of $30k"
+        said_obj = " ".join(obj.split()[:10])
+        cut = _VALUE_CUT.search(" " + obj)
+        head = (" " + obj)[: cut.start()].strip() if cut else obj
+        value = _phrase(head, value=True)
+        if value is None or value.lower().split()[0] in _ABSTRACT:
+            continue
+        imperative = not re.match(r"\s*(?:we|i|they|the team|let)", match.group(0), re.I)
+        if imperative and not concrete(value):
+            continue
+        named = _HEAD_NAME.match(_ARTICLE.sub("", value))
+        purpose = re.search(r"\s(?:for|as)\s+(?P<subj>[^,;.!?]{2,60})$", " " + obj)
+        if subject is not None:
+            pass
+        elif named:
+            subject = _phrase(named.group("head"))
+        elif purpose and not concrete(purpose.group("subj")):
+            subject = _phrase(purpose.group("subj"))
+        if subject is None and fronted:
+            subject = _phrase(fronted.group("subj"))
+        verb = _base(match.group("verb"))
+        if verb in _WEAK_VERBS and _PAST.search(match.group("verb")):
+            continue  # "we had pizza for lunch", "I got a new laptop": told, not chosen
+        said = f"{verb} {said_obj}" if not after else f"{verb} {said_obj} for {subject}"
+        return Frame(subject, value, commit=True, said=said)
+    return Frame()
+
+
+# A subject said first, then what it is: "the reservation is at 7pm", "the vet is Dr. Patel",
+# "internet will be with Free", "the movers are booked for the 28th". The value must name
+# something (`concrete`): "the food is great" chooses nothing.
+# Verbs that place a subject ("raw events land in S3", "the A/B test runs for 14 days").
+_PLACED = (
+    "go|run|live|sit|land|ship|happen|start|begin|end|stay|move|come|leave|depart|arriv|open"
+    "|close|fall|meet|launch|fly|sail|travel|report|route|deploy|sync|log|post|publish|air"
+    "|stream|print|settle|rest|hang|sleep|train|practic|play|work|study|last|expir|renew|repeat"
+    "|recur|belong|point|feed|flow|lead|pass|ride|drive|park|dock|grow|sleep|eat|sing|teach"
+)
+_COPULA = _rx(
+    r"START DET(?P<subj>NP4)\s+(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
+    r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)[a-z]+ed|(?:is|are|will be)\s+due"
+    r"|(?:PLACED)(?:s|es)?(?=\s+(?:in|on|at|to|from|with|by|for|through|via|into)\s)|is|are|'s"
+    r"|will be|stays"
+    r"|remain|remains|is still|are still|is going to be|gets|get|will have)\s+"
+    r"(?:(?:at|on|in|with|from|by|for|to|through|via|into)\s+)?DET(?P<val>NP)END".replace(
+        "PLACED", _PLACED
+    )
+)
+# Subjects that are talk about the conversation, not a thing decided.
+_NOT_TOPIC = frozenset(
+    """problem issue question thing point reason catch difference error bug trouble worry
+    concern idea answer result output thought guess feeling impression hope worst best good
+    bad weather name sister brother mom dad mum mother father kids kid son daughter wife
+    husband baby cat dog traffic boss""".split()
+)
+
+
+# Participles that say how a subject is, not what was chosen for it.
+_STATES = frozenset(
+    """blocked stuck delayed broken based caused affected worried concerned interested excited
+    finished confused surprised related involved tied held limited focused stalled waiting
+    pinned crashed failed hit hurt annoyed impressed disappointed bottlenecked gated""".split()
+)
+_COPULAR = frozenset(
+    """is are will be gets get has have will have stays remain remains 's""".split()
+)
+
+
+def _copula(text: str) -> Frame:
+    match = _COPULA.search(text)
+    if match is None:
+        return Frame()
+    subject = _phrase(match.group("subj"))
+    verb = match.group("verb").lower()
+    if subject is None or verb in _CLAUSE_VERBS - _COPULAR or verb in _VERBISH - _COPULAR:
+        return Frame()
+    if " " not in verb and verb not in _COPULAR and not verb.endswith("s"):
+        # a verb without -s needs a plural subject ("raw events land in S3")
+        if not subject.endswith("s") or verb.endswith(("ed", "ing")):
+            return Frame()
+    if verb.split()[-1] in _STATES:
+        return Frame()  # "the deploy is blocked on the DNS change": a state, not a choice
+    if verb in _COPULAR and re.match(r"\s*to\s", text[match.end("verb") :]):
+        return Frame()  # "the next step is to ask Priya": a purpose, not a value
+    said = match.group("val")
+    if verb in _COPULAR and re.match(r"\s*for\s", text[match.end("verb") :]):
+        # "Zoom stays for video calls": what it is for is the subject
+        subject, said = _phrase(said), match.group("subj")
+        if subject is None:
+            return Frame()
+    value = _phrase(said, value=True)
+    if value is None:  # "Dr. Patel at Westside Animal Clinic": the value is the name
+        cut = _VALUE_CUT.search(" " + said)
+        value = _phrase((" " + said)[: cut.start()], value=True) if cut else None
+    if value is None or not concrete(value):
+        return Frame()
+    words = subject.lower().split()
+    if words[-1] in _NOT_TOPIC or words[0] in FUNCTION_WORDS or words[0] in _VERBISH:
+        return Frame()
+    return Frame(subject, value)
+
+
 _ARROW = re.compile("\u2192|->|=>|\u27f6")
 _ARROWS = next(p for p, _ in _PATTERNS if "\\u2192" in p.pattern)
+_IT_IS = next(p for p, _ in _PATTERNS if "it\\s+is" in p.pattern)
 
 
 def _phrase(text: str | None, *, value: bool = False) -> str | None:
@@ -349,10 +821,17 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
     words = phrase.lower().split()
     if not words or len(words) > 5:
         return None
-    if value:
+    phrase = phrase.rstrip(".,") if value else phrase
+    counted = bool(re.search(r"\d", phrase)) or (words[0] in _NUMBER_WORDS and len(words) > 1)
+    if value and not counted:
         if phrase.lower() in _NOT_VALUE or words[0] in _NOT_SUBJECT or words[0] in _VERBISH:
             return None
-    elif phrase.lower() in _NOT_SUBJECT or words[0] in _NOT_SUBJECT:
+    if value:
+        if words[0] in _PREPOSITIONS:
+            return None
+        if any(w in _CLAUSE_VERBS for w in words):
+            return None  # "scratch that, the e-reader feels impersonal": a clause, no value
+    elif phrase.lower() in _NOT_SUBJECT or words[0] in _NOT_SUBJECT or words[0] in _PREPOSITIONS:
         return None
     return phrase
 
@@ -365,17 +844,107 @@ def _change_of(sentence: str, change: ChangeKind | None) -> ChangeKind | None:
 
 @lru_cache(maxsize=4096)
 def aside(sentence: str) -> Frame:
-    """An update said in passing (`_ASIDES`), or an empty frame."""
+    """An update said in passing (`_ASIDES`, `_COUNTS`), or an empty frame."""
     text = " ".join(sentence.replace("\u2019", "'").split())
-    for pattern in _ASIDES:
+    for pattern in _ASIDES + _COUNTS:
         match = pattern.search(text)
         if match is None:
             continue
         value = _phrase(match.group("val"), value=True)
-        subject = _phrase(match.group("subj"))
+        subject = _phrase(_head(match.group("subj")))
+        if subject is None and "it" in match.groupdict():
+            subject = _phrase(_head(_first_thing(text[: match.start()]) or ""))
         if value is not None and subject is not None:
             return Frame(subject, value, None, "update")
     return Frame()
+
+
+# A concrete value said in passing: a date (and time), a sum, a percentage, a number and its
+# unit ("April 22 at 11 AM", "$1,200", "78%", "1,350 words", "5 interviews").
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)"
+_RUN = (
+    r"(?:"
+    + _MONTH
+    + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?(?:,?\s+at\s+"
+    + _CLOCK
+    + r")?|"
+    + _CLOCK
+    + r"|[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*\s*[km]?|\d+(?:[.,]\d+)*\s*(?:%|percent)"
+    r"|\d+(?:[.,]\d+)*[kKmM]?\b(?:\s+(?!(?:to|and|or|of|in|on|at|by|for|the|a|with|from|per)"
+    r"\b)[a-z][\w-]*){0,1}(?:\s+per\s+[a-z]+)?)"
+)
+_COUNTS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.I)
+    for p in (
+        # "the number of mentees I've worked with has increased to 7"
+        r"\b(?:the|my|our)\s+(?P<subj>(?:number|count|total|amount) of [\w' -]{2,40}?)\s+(?:has"
+        r"|have|had)\s+(?:now\s+|recently\s+|just\s+)*"
+        + _UPDATED
+        + r"\s+(?:to\s+)?(?P<val>"
+        + _RUN
+        + r")",
+        # "my final draft reached 4,700 words", "the API's quota was adjusted to 1,200 calls"
+        r"\b(?:the|my|our)\s+(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:has\s+|have\s+|had\s+"
+        r"|was\s+|is\s+|got\s+|has been\s+|had been\s+|now\s+|recently\s+|just\s+|further\s+)*"
+        + _UPDATED
+        + r"\s+(?:further\s+)?(?:to\s+|at\s+)?(?P<val>"
+        + _RUN
+        + r")",
+        # "it's rescheduled to March 22 at 4:30 PM", "it was adjusted to 1,350 words"
+        r"\b(?P<it>it|that|this)(?:'s|\s+is|\s+was|\s+has been|\s+had been|\s+got)\s+(?:now\s+"
+        r"|just\s+|since\s+)*(?P<subj>)" + _UPDATED + r"\s+(?:to\s+)?(?P<val>" + _RUN + r")",
+        # "moving the Zoom call with the creative director to April 22 at 11 AM"
+        r"\b(?:mov|reschedul|push|shift|postpon|delay|bump|extend|rais|increas|lower|reduc|cut"
+        r"|chang|adjust|upgrad|downgrad)\w*\s+(?:back\s+|up\s+)?(?:the|my|our)\s+(?P<subj>[\w' -]"
+        r"{2,60}?)\s+(?:back\s+|up\s+|down\s+)?to\s+(?P<val>" + _RUN + r")",
+        # "the new April 25 deadline", "my new 1,350-word target"
+        r"\b(?:the|my|our)\s+(?:new|updated|revised|latest)\s+(?P<val>" + _RUN + r")\s+"
+        r"(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\b",
+        # "I secured 5 interviews", "I've completed 15 classification problems"
+        r"\b(?:i|we)(?:'ve|\s+have|\s+had|'d)?\s+(?:now\s+|recently\s+|just\s+|already\s+|only"
+        r"\s+|finally\s+|also\s+|since\s+)*(?:completed|secured|finished|solved|written|wrote"
+        r"|published|reached|hit|added|landed|collected|saved|sold|mentored|read|attended"
+        r"|interviewed|hired|booked|closed|signed|onboarded|run|ran|logged|passed)\s+(?:a total"
+        r" of\s+|over\s+|about\s+|around\s+)?(?P<val>\d+(?:[.,]\d+)*)\s+(?P<subj>[a-z][\w-]*"
+        r"(?:\s+(?!(?:and|or|with|in|on|at|for|to|of|by|from|so|but|the|a|my|our)\b)[a-z][\w-]*)?)",
+    )
+)
+_FIRST_THING = re.compile(r"\b(?:the|my|our)\s+(?P<np>[\w'-]+(?:\s+[\w'-]+){0,2})", re.I)
+
+
+def _first_thing(text: str) -> str | None:
+    """The first noun phrase after "the", "my" or "our": what an "it" stands for."""
+    match = _FIRST_THING.search(text)
+    return match.group("np") if match else None
+
+
+_HEAD_CUT = re.compile(
+    r"\s(?:with|for|from|to|on|in|at|by|of(?! \w+ of)|that|which|who|i|i've|we|we've)\b", re.I
+)
+
+
+def _head(phrase: str | None) -> str | None:
+    """A subject without what qualifies it ("Zoom call with the creative director": Zoom
+    call), keeping "number of X"."""
+    if not phrase:
+        return phrase
+    if re.match(r"(?:number|count|total|amount) of ", phrase, re.I):
+        rest = _HEAD_CUT.search(phrase, phrase.index(" of ") + 4)
+        return phrase[: rest.start()] if rest else phrase
+    cut = _HEAD_CUT.search(" " + phrase)
+    return (" " + phrase)[: cut.start()].strip() if cut else phrase
+
+
+# "the deadline's now March 3", "the party's moved to Saturday": the 's is "is" (or "has").
+_IS = re.compile(
+    r"(\w)'s\s+(?=(?:now|moved|been|going|due|at|on|in|set|scheduled|booked|pushed|changed"
+    r"|rescheduled|postponed|delayed|back|still|with|from)\b)",
+    re.I,
+)
 
 
 @lru_cache(maxsize=4096)
@@ -383,9 +952,42 @@ def frame(sentence: str) -> Frame:
     """The choice a sentence states, or an empty frame (cached: a run reads a sentence for
     its decisions and its constraints, and chat repeats itself)."""
     text = _LEAD.sub("", " ".join(sentence.replace("\u2019", "'").split()))
+    text = _IS.sub(r"\1 is ", text)
     found = aside(text)
     if not found.empty:
         return found
+    found = _by_pattern(text)
+    if found.empty:
+        found = next(
+            (f for f in (_commitment(text), _copula(text), _terse(text)) if f.value), found
+        )
+    if found.empty:
+        if _REVERSAL.search(text):
+            return Frame(change="reverse")
+        if _CANCEL.search(text):
+            return Frame(change="cancel")
+        return found
+    change = found.change
+    if change in (None, "reverse"):
+        change = _change_of(text, change)
+    if change is None and _INSTEAD.search(sentence):
+        change = "replace"
+    if change is None and found.subject and found.value and _NOW.search(text):
+        change = "update"
+    old = found.old or _instead_of(text, found.value)
+    subject = found.subject
+    split = _FROM.match(subject or "") if change in ("update", "replace") else None
+    if split is not None and concrete(split.group("old")):
+        # "increased my weekly word count from 1,200 to 1,500 words"
+        subject, old = split.group("subj"), old or split.group("old")
+    found = replace(found, subject=subject)
+    if change is None and old is not None:
+        change = "replace"  # "Rome it is, not Florence"
+    return replace(found, change=change, old=old)
+
+
+def _by_pattern(text: str) -> Frame:
+    """The first of `_PATTERNS` that matches with a usable phrase."""
     arrows = _ARROW.search(text) is not None
     for pattern, change in _PATTERNS:
         if pattern is _ARROWS and not arrows:
@@ -397,21 +999,81 @@ def frame(sentence: str) -> Frame:
         value = _phrase(groups.get("val"), value=True)
         old = _phrase(groups.get("old"), value=True)
         subject = _phrase(groups.get("subj") or groups.get("subj2"))
-        if value is None and old is None:
-            continue
+        if value is None and (old is None or groups.get("val")):
+            continue  # no value, or a value that is no phrase ("We'll rent a car instead...")
         if groups.get("subj") and subject is None:
             continue  # "We'll go with X": "we" is who chose, not what about
+        if subject is not None and subject.lower().split()[-1] in _NOT_TOPIC:
+            continue  # "my sister lives in Boston": told, not chosen
         if change == "cancel" and old is None:
             continue
-        change = _change_of(text, change)
-        if change is None and subject and value and _NOW.search(text):
-            change = "update"
-        return Frame(subject, value, old, change)
-    if _REVERSAL.search(text):
-        return Frame(change="reverse")
-    if _CANCEL.search(text):
-        return Frame(change="cancel")
+        if change == "cancel":
+            # "drop Free, we're taking Orange": the cancel names what the choice replaces
+            then = _commitment(text[match.end() :])
+            if then.value:
+                return replace(then, old=old, change="replace", subject=subject or then.subject)
+        # A plain choice that names no subject still commits ("we'll stick with the vendor").
+        commit = pattern is _IT_IS or (change is None and "subj" not in pattern.groupindex)
+        return Frame(subject, value, old, change, commit=commit)
     return Frame()
+
+
+_FROM = re.compile(r"^(?P<subj>.+?)\s+from\s+(?P<old>.+)$", re.I)
+_INSTEAD_OF = re.compile(
+    r"(?:\b(?:instead of|rather than|in place of)|,\s*not|\bover(?=\s+(?:the\s+)?(?-i:[A-Z])))"
+    r"\s+(?:(?:the|our|my|a|an)\s+)?"
+    r"(?P<old>[^,;.!?]{1,40}?)"
+    r"(?=\s*(?:[,;.!?]|$)|\s(?:for|because|since|so|but|and)\b)",
+    re.I,
+)
+
+
+def _instead_of(text: str, value: str | None) -> str | None:
+    """What a choice says it replaces ("rent a car instead of the train": the train)."""
+    match = _INSTEAD_OF.search(text)
+    if match is None:
+        return None
+    old = _phrase(match.group("old"), value=True)
+    return None if old is None or same_value(old, value) else old
+
+
+# A short "subject: value" line ("db: mysql", "venue: the Glasshouse").
+_TERSE = re.compile(
+    r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2})\s*:\s*(?P<val>[\w$\u20ac\u00a3][^:;!?]{0,40}?)"
+    r"[.!]*$"
+)
+# A value given as "a NOUN of NUMBER": "with a learning rate of 3e-4", "a budget of 20k".
+_OF_NUMBER = re.compile(
+    r"\b(?:a|an|the)\s+(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+of\s+"
+    r"(?P<val>[$\u20ac\u00a3]?\d[\w.,:%$-]*(?:\s+[a-zA-Z%]+)?)",
+    re.I,
+)
+
+
+_LABELS = frozenset(
+    """next note notes todo to-do update status question answer summary tldr edit ps fyi
+    reminder goal idea problem issue context background step steps result results plan
+    options option pros cons why reason example warning tip eta then now later done""".split()
+)
+
+
+def _terse(text: str) -> Frame:
+    """A "subject: value" line, or a "NOUN of NUMBER" value."""
+    match = _TERSE.match(text) or _OF_NUMBER.search(text)
+    if match is None:
+        return Frame()
+    subject = _phrase(match.group("subj"))
+    value = _phrase(match.group("val"), value=True)
+    if subject is None or value is None or subject.lower().split()[-1] in _NOT_TOPIC:
+        return Frame()
+    if match.re is _TERSE and subject.lower().split()[0] in _LABELS:
+        return Frame()  # "Next: phase 2 tasks": a heading, not a subject
+    renewed = re.match(r"(?:new|updated|revised|final)\s+(?P<rest>.+)", subject, re.I)
+    if renewed and match.re is _TERSE:
+        return Frame(renewed.group("rest"), value, None, "update")  # "New launch date: March 10"
+    if match.re is _OF_NUMBER:
+        value = value.split()[0] if not re.search(r"\d\s+[a-zA-Z%]", value) else value
+    return Frame(subject, value)
 
 
 _STATEMENT = _rx(
@@ -451,7 +1113,7 @@ def is_choice(found: Frame) -> bool:
     what it picks or drops."""
     if found.change is not None:
         return found.value is not None or found.old is not None
-    return found.subject is not None and found.value is not None
+    return found.value is not None and (found.subject is not None or found.commit)
 
 
 def choice_text(found: Frame) -> str | None:
@@ -462,6 +1124,17 @@ def choice_text(found: Frame) -> str | None:
         return None
     if found.change == "update" and found.subject:
         return f"{found.subject[:1].upper()}{found.subject[1:]}: {found.value}"
+    if found.said:
+        said = _TRAILING.sub("", found.said.rstrip(" .!"))
+        return (
+            said[:1].upper()
+            + said[1:]
+            + (
+                f" for {found.subject}"
+                if found.subject and found.subject.lower() not in said.lower()
+                else ""
+            )
+        )
     text = f"Use {found.value}" + (f" for {found.subject}" if found.subject else "")
     return text + (f" instead of {found.old}" if found.old else "")
 
@@ -485,3 +1158,34 @@ def same_value(a: str | None, b: str | None) -> bool:
     """Two values are one when their words are ("Memcached" = "memcached cluster" is not)."""
     ka, kb = set(key(a)), set(key(b))
     return bool(ka and kb) and (ka <= kb or kb <= ka)
+
+
+_TIME = re.compile(
+    r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\b(?:noon|midnight)\b", re.I
+)
+_MONEY = re.compile(
+    r"[$\u20ac\u00a3]|\b\d[\d.,]*\s*k\b|\b(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b", re.I
+)
+_QUANTITY = re.compile(
+    r"(?:\d[\d.,]*|\b(?:" + "|".join(sorted(_NUMBER_WORDS)) + r"))\s*(?P<unit>[a-z%]+)", re.I
+)
+
+
+def value_kind(value: str) -> str:
+    """What sort of value a choice gives: a date, a time, money, a quantity of a unit
+    ("quantity:seed"), a number, or a thing. A change that names no subject ("make it 8pm")
+    replaces the latest choice whose value is of its kind."""
+    if _DAY.search(value):
+        return "date"
+    if _TIME.search(value):
+        return "time"
+    if _MONEY.search(value):
+        return "money"
+    if "%" in value or "percent" in value.lower():
+        return "percent"
+    quantity = _QUANTITY.search(value)
+    if quantity is not None:
+        return f"quantity:{stem(quantity.group('unit').lower())}"
+    if re.search(r"\d", value):
+        return "number"
+    return "thing"

@@ -49,6 +49,7 @@ UID_PREFIX: dict[ItemType, str] = {
     "action": "a_",
     "question": "q_",
     "risk": "r_",
+    "fact": "f_",
 }
 
 # Highest precedence first: a merge keeps whichever of two statuses comes earlier here.
@@ -58,6 +59,7 @@ STATUS_PRECEDENCE: dict[ItemType, tuple[str, ...]] = {
     "risk": ("superseded", "active"),
     "action": ("superseded", "done", "blocked", "open"),
     "question": ("superseded", "answered", "open"),
+    "fact": ("superseded", "active"),
 }
 
 _CONFIDENCE_ORDER: tuple[Confidence, ...] = ("low", "medium", "high")

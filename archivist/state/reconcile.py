@@ -24,6 +24,9 @@ superseded (those of earlier candidates of this run included), the first rule th
    to a replacement verb and a ref to a user message, else flag both as `conflict`. Below:
    insert.
 
+Facts ("I've never used Zotero", "I downloaded Zotero") never merge by vectors: one that
+answers a live fact on its subject the other way conflicts with it.
+
 Rules 1-3 read words, not vectors, so they give the same items with any embedder.
 """
 
@@ -38,7 +41,7 @@ import numpy as np
 from archivist.embed.base import Vector
 from archivist.models import USER_ROLES, Message
 from archivist.state.change import Cue, change_cue
-from archivist.state.frames import same_subject, same_value
+from archivist.state.frames import same_subject, same_value, value_kind
 from archivist.state.items import (
     CandidateItem,
     ChangeKind,
@@ -103,12 +106,25 @@ def admit(
             continue
         kept.append(candidate.model_copy(update={"refs": refs}))
     if len(kept) > max_candidates:
-        # Over the cap, what the user said (the evidence a change needs) goes first; the
-        # order of the kept ones stays the conversation's.
-        first = sorted(range(len(kept)), key=lambda i: (not set(kept[i].refs) & users, i))
+        # Over the cap, what the user said (the evidence a change needs) goes first, and of
+        # it changes and facts, then choices, then the rest: the state is what was chosen and
+        # what changed. The order of the kept ones stays the conversation's.
+        first = sorted(
+            range(len(kept)), key=lambda i: (not set(kept[i].refs) & users, _rank(kept[i]), i)
+        )
         chosen = sorted(first[:max_candidates])
         return Admitted([kept[i] for i in chosen], dropped, len(kept) - max_candidates)
     return Admitted(kept, dropped, 0)
+
+
+_RANK = {"decision": 1, "constraint": 1, "risk": 2, "action": 3, "question": 4}
+
+
+def _rank(candidate: CandidateItem) -> int:
+    """Which candidates a capped batch keeps first (lowest first)."""
+    if candidate.change is not None or candidate.type == "fact":
+        return 0
+    return _RANK.get(candidate.type, 4)
 
 
 def cosine(a: Vector, b: Vector) -> float:
@@ -146,6 +162,9 @@ def _one(
     items = result.items
     same = _same(new, items)
     if _by_subject(result, candidate, new, same, by_id):
+        return
+    if new.type == "fact" and same is None:
+        _fact(result, new, vector, vectors)
         return
     if same is not None and same.status == "superseded":
         result.changes.append(_change("ignored", new, other=same.uid))
@@ -201,25 +220,28 @@ def _by_subject(
     if user_ref is None:
         return False
     subject = new.subject or _subject_of(new, result.items)
-    if subject is None:
-        return False
-    live = [
+    others = [
         i
         for i in result.items
         if i.type in SUBJECT_TYPES
         and i.status != "superseded"
         and i.uid != new.uid
         and not set(i.refs) & set(new.refs)
-        and same_subject(i.subject, subject)
         and (new.change == "cancel" or not same_value(i.value, new.value))
     ]
+    if subject is not None:
+        live = [i for i in others if same_subject(i.subject, subject)]
+    else:
+        target = _target(new, others, result.items)
+        live = [target] if target is not None else []
+        subject = target.subject if target is not None else None
     if not live:
         return False
     evidence = supersession_evidence(candidate, new.uid, by_id) or {
         "trigger": new.change or "restated",
         "ref_msg_id": user_ref,
         "candidate_uid": new.uid,
-        "subject": subject,
+        **({"subject": subject} if subject else {}),
     }
     placed = same if same is not None and same.status == "superseded" else new
     if placed is same:
@@ -234,10 +256,29 @@ def _by_subject(
     for old in live:
         _supersede(result, old, placed, {**evidence, "candidate_uid": placed.uid}, None)
     if placed is new:
-        new.subject = subject
+        new.subject = subject or new.subject
         result.items.append(new)
         result.changes.append(_change("added", new))
     return True
+
+
+def _fact(
+    result: Reconciliation, new: StateItem, vector: Vector, vectors: dict[str, Vector]
+) -> None:
+    """A fact on a subject that a live fact answers the other way ("never" against "yes")
+    conflicts with it: both are flagged, neither replaces the other. Then it is added."""
+    for other in result.items:
+        if (
+            other.type == "fact"
+            and other.status != "superseded"
+            and same_subject(other.subject, new.subject)
+            and other.value != new.value
+        ):
+            other.conflict = new.conflict = True
+            result.changes.append(_change("conflict", new, other=other.uid))
+    result.items.append(new)
+    vectors[new.uid] = vector
+    result.changes.append(_change("added", new))
 
 
 def _user_ref(refs: Sequence[str], by_id: Mapping[str, Message]) -> str | None:
@@ -261,6 +302,43 @@ def _subject_of(new: StateItem, items: Sequence[StateItem]) -> str | None:
         if named and same_value(item.value, named):
             return item.subject
     return None
+
+
+def _target(
+    new: StateItem, live: Sequence[StateItem], items: Sequence[StateItem]
+) -> StateItem | None:
+    """The live item a change that names no subject replaces, when no subject can be found
+    for it: the item whose value it names as replaced ("drop Hulu"); for a reversal, the live
+    item that replaced the one it goes back to ("never mind, keep the sage green"); else the
+    latest item whose value is of the same kind ("make it 8pm" after "at 7pm"; "let's do the
+    Italian place instead" after "book Nopa")."""
+    replaced = _replaced_value(new)
+    if replaced:
+        return next((i for i in reversed(live) if same_value(i.value, replaced)), None)
+    if new.value is None:
+        return None
+    if new.change == "reverse":
+        back = next(
+            (
+                i
+                for i in reversed(items)
+                if i.status == "superseded" and same_value(i.value, new.value)
+            ),
+            None,
+        )
+        by_uid = {i.uid: i for i in items}
+        seen: set[str] = set()
+        while back is not None and back.status == "superseded" and back.uid not in seen:
+            seen.add(back.uid)
+            back = by_uid.get(back.replaced_by or "")
+        return back if back is not None and back in live else None
+    kind = value_kind(new.value)
+    alike = [i for i in live if i.value and value_kind(i.value) == kind]
+    # Among things, one chosen with the same verb ("get her the pottery class instead" after
+    # "get her the Kindle") before the latest.
+    verb = new.text.split()[0].lower()
+    same_verb = [i for i in alike if i.text.split()[0].lower() == verb and verb != "use"]
+    return next(reversed(same_verb or alike), None)
 
 
 def _replaced_value(new: StateItem) -> str | None:

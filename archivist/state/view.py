@@ -21,7 +21,7 @@ from archivist.errors import ArchivistError
 from archivist.models import ArchivedVersion
 from archivist.state.items import StateItem
 
-TYPE_PRIORITY = ("decision", "constraint", "action", "risk", "question")
+TYPE_PRIORITY = ("decision", "constraint", "action", "risk", "fact", "question")
 _CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
 
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from archivist.extract.rules.analysis import analyse
 from archivist.extract.rules.entities import entities_in
+from archivist.extract.rules.experience import contradictions
 from archivist.extract.rules.findings import ActionHit, Completion, DecisionHit, EntityHit
 from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import clause, has_substance, strip_fillers, tidy
@@ -24,9 +26,11 @@ from archivist.extract.rules.vocabulary import COMMON_VERBS, TOPIC_STOPWORDS, do
 from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
 from archivist.state.frames import (
     NO_FRAME,
+    ChangeKind,
     Frame,
     aside,
     choice_text,
+    concrete,
     frame,
     is_choice,
     same_subject,
@@ -44,6 +48,7 @@ _CONSTRAINT = re.compile(
     r"|has to stay|have to stay|cannot exceed|can't exceed|can not exceed|no more than|at most"
     r"|no later than|hard limit|hard requirement|is a requirement|are required|is required"
     r"|not allowed|only allowed|(?:is|are)(?: now)? capped at|budget is|budget of|deadline is"
+    r"|(?:limit|quota|cap|maximum|minimum|max|min|allowance)\s+(?:is|of)"
     r"|has to run|have to run|has to support|have to support|required to|mandatory)\b",
     re.I,
 )
@@ -79,6 +84,174 @@ _STANDING_RULE = re.compile(
 )
 MAX_RULE_WORDS = 32
 
+# What the assistant proposes: "I'd suggest Buttondown", "Tuesday at 10am or Thursday at 3pm",
+# "Dr. Lee has Friday at 11am", a numbered or bulleted list.
+_PROPOSAL = re.compile(
+    r"\b(?:i'd suggest|i suggest|i'd recommend|i recommend|i'd go with|i would go with|how about"
+    r"|what about|you could (?:use|try|go with|book|pick|do)|my pick is|my recommendation is"
+    r"|consider|there's|there is|i found|(?:has|have|offers?) (?:a slot|an opening|openings|slots)?"
+    r"|has|have|offers?|options?(?: are| is)?\s*:|choices?\s*:)\s+(?P<what>[^.!?;]{2,160})",
+    re.I,
+)
+_OPTION_SPLIT = re.compile(r"\s*,\s*or\s+|\s+or\s+|\s*;\s*|\s*,\s*(?=[A-Z0-9$])")
+_ENUMERATOR = re.compile(r"^\s*(?:(?:\d{1,2}|[a-e])[.)]\s*|(?:a|an|the)\s+)", re.I)
+_LISTED = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+(?P<what>\S.{1,120})$", re.M)
+_ORDINALS = {
+    "first": 0,
+    "1st": 0,
+    "one": 0,
+    "second": 1,
+    "2nd": 1,
+    "two": 1,
+    "third": 2,
+    "3rd": 2,
+    "three": 2,
+    "fourth": 3,
+    "4th": 3,
+    "last": -1,
+    "latter": -1,
+    "former": 0,
+}
+_ORDINAL = re.compile(
+    r"\b(?:the\s+)?(?P<n>first|1st|second|2nd|third|3rd|fourth|4th|last|latter|former)"
+    r"(?:\s+(?:one|option|choice|slot|suggestion))?\b|\boption\s+(?P<k>\d|one|two|three)\b",
+    re.I,
+)
+_THE_ONE = re.compile(r"\bthe\s+(?P<which>[\w$:.-]+(?:\s+[\w$:.-]+)?)\s+(?:one|option)\b", re.I)
+_CONFIRM = re.compile(
+    r"^(?:yes|yeah|yep|yup|ok(?:ay)?|sure|sounds good|perfect|great|deal|agreed|fine|good"
+    r"|that works|works for me|let's do (?:it|that)|do it|go ahead|go for it|let's go|please"
+    r"|book it|take it|i'll take it|we'll take it|that one|love it|alright)\b",
+    re.I,
+)
+_SUITS = re.compile(
+    r"\b(?:works|work for|is better|sounds better|sounds good|is fine|is perfect|suits|please"
+    r"|i'll take|we'll take|let's do|go with|book|take)\b",
+    re.I,
+)
+# A request to the assistant, and a reply that says it is done.
+_ASKS = re.compile(
+    r"^(?:\W*(?:hey|hi|ok(?:ay)?|so|and|also|actually|hmm+)\b[\s,]*)*(?:can|could|would|will)\s+"
+    r"(?:you|we)\b|\bplease\b",
+    re.I,
+)
+_DONE = re.compile(
+    r"^\W*(?:done|moved|updated|changed|switched|booked|rescheduled|cancell?ed|noted|got it"
+    r"|will do|sure|of course|absolutely|no problem|ok(?:ay)?|all set|confirmed)\b(?!\s+(?:but"
+    r"|however))",
+    re.I,
+)
+_TAKE_THAT = re.compile(
+    r"\b(?:book|take|do|grab|go with|pick|use|reserve|order|buy) (?:it|that|this|that one|this one"
+    r"|your suggestion|yours)\b",
+    re.I,
+)
+# Not a yes: "hmm, let me think about it", "not that one", "maybe later".
+_NOT_YES = re.compile(
+    r"\b(?:not|no|never|don't|doesn't|won't|maybe|perhaps|think about|let me think|later|unsure"
+    r"|not sure|hmm+|wait)\b|n't\b|\?",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The options an assistant message proposed, in order."""
+
+    options: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, message: Message) -> Offer:
+        text = " ".join(message.content.split("\n")[:40])
+        listed = [m.group("what") for m in _LISTED.finditer(message.content)]
+        found = _PROPOSAL.search(text)
+        parts = listed or (_OPTION_SPLIT.split(found.group("what")) if found else [])
+        options = [tidy(_ENUMERATOR.sub("", clause_of(p)), 10) for p in parts]
+        return cls(tuple(o for o in options if concrete(o)))
+
+    def accepted(self, sentence: str, said: Frame) -> Frame | None:
+        """The option the user's sentence takes ("ok, go with the second option", "yes, book
+        the Thursday one", "sounds good, let's do that"), or None."""
+        if not self.options or len(sentence.split()) > 14 or _NOT_YES.search(sentence):
+            return None
+        ordinal = _ORDINAL.search(sentence)
+        the_one = _THE_ONE.search(sentence)
+        option: str | None = None
+        if ordinal is not None:
+            n = _ORDINALS.get((ordinal.group("n") or ordinal.group("k") or "").lower())
+            if n is None and (ordinal.group("k") or "").isdigit():
+                n = int(ordinal.group("k")) - 1
+            if n is not None and -len(self.options) <= n < len(self.options):
+                option = self.options[n]
+        elif the_one is not None:
+            words = set(tokens(the_one.group("which")))
+            named = [o for o in self.options if words & set(tokens(o))]
+            option = named[0] if len(named) == 1 else None
+        elif said.value is None and len(self.options) == 1:
+            agree = _CONFIRM.match(sentence) or _CONFIRM.match(strip_fillers(sentence))
+            option = self.options[0] if agree or _TAKE_THAT.search(sentence) else None
+        elif _SUITS.search(sentence):
+            # "Thursday works", "the 3pm slot is better": a word of exactly one option
+            words = {t for t in tokens(sentence) if t not in TOPIC_STOPWORDS}
+            named = [o for o in self.options if words & set(tokens(o))]
+            option = named[0] if len(named) == 1 else None
+        if option is None:
+            return None
+        value = " ".join(option.split()[:5])
+        return Frame(value=value, commit=True, said=f"go with {option}")
+
+
+# What the user asks to have chosen: "I need a hotel in Lisbon", "what should we use for the
+# newsletter?", "can you move the dentist appointment to Friday?".
+_WANT = re.compile(
+    r"\b(?:i|we)\s+(?:still\s+)?(?:need|want|'re looking for|are looking for|'m looking for"
+    r"|am looking for)\s+(?:a|an|some|the|to book a|to find a|to pick a|to choose a)\s+"
+    r"(?P<what>[a-z][\w' -]{1,60})|\b(?:what|which)\s+(?:\w+\s+)?should\s+(?:we|i)\s+"
+    r"(?:use|pick|choose|book|get|do)\s+for\s+(?:the|our|my)?\s*(?P<for>[\w' -]{2,60})"
+    r"|\bfind\s+(?:me|us)\s+(?:a|an|some)\s+(?P<find>[a-z][\w' -]{1,60})"
+    r"|\b(?:what|which)\s+(?P<which>[a-z]+(?:\s+[a-z]+)?)\s+should\s+(?:we|i)\s+(?:take|book|get"
+    r"|pick|choose|use|go with|do)\b",
+    re.I,
+)
+_WANT_CUT = re.compile(
+    r"\s(?:in|on|at|for|from|to|near|with|by|next|this|tomorrow|tonight|today|that|which|so"
+    r"|because|and|or|if|asap|soon)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """The subject the user asked to have chosen, and whether asking changes an earlier one."""
+
+    subject: str | None = None
+    change: ChangeKind | None = None
+    asked_in: str | None = None
+
+    @classmethod
+    def of(cls, sentence: str) -> Wanted | None:
+        asked = frame(sentence) if is_question(sentence) else NO_FRAME
+        if asked.subject and asked.change in ("replace", "update"):
+            return cls(asked.subject, asked.change)
+        match = _WANT.search(sentence)
+        if match is None:
+            return None
+        what = next(g for g in match.group("what", "for", "find", "which") if g)
+        cut = _WANT_CUT.search(" " + what)
+        what = (" " + what)[: cut.start()].strip() if cut else what.strip()
+        words = what.split()
+        return cls(" ".join(words[:3])) if words else None
+
+
+def clause_of(text: str) -> str:
+    """An option's own words: before "which", "because", "it's ...", a dash or a parenthesis."""
+    return re.split(
+        r"\s(?:which|because|since|so|but|-|\u2014)\s|\(|,\s+(?:it|it's|they|they're|that|that's"
+        r"|which|this|since|as|and)\b",
+        text.strip(),
+        maxsplit=1,
+    )[0]
+
 
 def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
     """The candidate items the messages state, in message order (duplicates collapsed)."""
@@ -88,8 +261,12 @@ def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
         if role in NON_CONVERSATIONAL_ROLES:
             continue
         user = role in USER_ROLES
+        if not user:
+            found.acknowledged(message)
+            found.offer = Offer.of(message)
         for sentence, list_outcome in units(message.content):
             found.sentence(message, sentence, list_outcome, user=user)
+    found.facts(messages)
     return found.items
 
 
@@ -97,6 +274,13 @@ class _Found:
     def __init__(self) -> None:
         self.items: list[CandidateItem] = []
         self._keys: dict[tuple[str, str], int] = {}
+        # What the assistant last proposed, and what the user last asked to have chosen:
+        # "yes, book the Thursday one" chooses the assistant's Thursday slot for it.
+        self.offer = Offer()
+        self._wanted = Wanted()
+        self._requested: tuple[Message, str, Frame] | None = None
+        self._last_user: str | None = None
+        self._current_user: str | None = None
 
     def add(
         self,
@@ -136,6 +320,69 @@ class _Found:
         self._keys[key] = len(self.items)
         self.items.append(candidate)
 
+    def facts(self, messages: Sequence[Message]) -> None:
+        """The user's experience facts that contradict each other in the batch ("I've never
+        used Zotero" against "I just downloaded Zotero"): one fact item each, on the same
+        subject, "never" against "yes" (reconciliation flags the pair as a conflict)."""
+        said = [
+            (message, sentence)
+            for message in messages
+            if message.role.strip().lower() in USER_ROLES
+            for sentence, outcome in units(message.content)
+            if outcome is None
+        ]
+        for found in contradictions([sentence for _, sentence in said]):
+            message, sentence = said[found.never.index]
+            never = Frame(found.about, "never")
+            self.add("fact", _fact_text(found.never.text), message, sentence, never)
+            for affirmed in found.affirmed:
+                message, sentence = said[affirmed.index]
+                yes = Frame(found.about, "yes")
+                self.add("fact", _fact_text(affirmed.text), message, sentence, yes)
+
+    def _request(self, message: Message, sentence: str) -> None:
+        """Note a change the user asks the assistant to make ("can you move the dentist
+        appointment to Friday?"): it is chosen once the assistant says it is done."""
+        asked = frame(sentence) if _ASKS.search(sentence) and not tentative(sentence) else NO_FRAME
+        if is_choice(asked) and asked.change is not None:
+            self._requested = (message, sentence, asked)
+        elif self._requested is not None and self._requested[0].id != message.id:
+            self._requested = None
+
+    def acknowledged(self, message: Message) -> None:
+        """The user's requested change, once the assistant's reply says it is done."""
+        requested, self._requested = self._requested, None
+        first = next(iter(units(message.content)), ("", None))[0]
+        if requested is None or not _DONE.match(first) or len(message.content.split()) > 30:
+            return
+        asked_in, sentence, asked = requested
+        if chosen := choice_text(asked):
+            self.add("decision", chosen, asked_in, sentence, asked)
+            self.items[-1].refs.append(message.id)
+
+    def _ask(self, message: Message, sentence: str) -> None:
+        """Note what the user asks to have chosen; it holds until the user's next message."""
+        if self._current_user != message.id:
+            self._last_user, self._current_user = self._current_user, message.id
+        wanted = Wanted.of(sentence)
+        if wanted is not None:
+            self._wanted = replace(wanted, asked_in=message.id)
+        elif self._wanted.asked_in not in (message.id, self._last_user):
+            self._wanted = Wanted()
+
+    def _echoes(self, finding: object, message: Message) -> bool:
+        """An assistant's decision that repeats the user's ("Postgres it is" after the user
+        chose Postgres): the user's item gets the message as a ref instead."""
+        if not isinstance(finding, DecisionHit):
+            return False
+        said = content_stems(finding.text)
+        for item in reversed(self.items):
+            if item.type == "decision" and item.value and content_stems(item.value) <= said:
+                if message.id not in item.refs:
+                    item.refs.append(message.id)
+                return True
+        return False
+
     def _changed_since(self, index: int, choice: Frame) -> bool:
         """Whether a change goes back to the candidate at `index`: a later candidate of the
         batch chose another value on its subject."""
@@ -164,6 +411,26 @@ class _Found:
         # subject, and is a decision itself where no decision pattern matched.
         chose = user and not is_question(sentence) and not tentative(sentence)
         choice = frame(sentence) if chose else aside(sentence) if user else Frame()
+        if user:
+            self._ask(message, sentence)
+            self._request(message, sentence)
+        takes = user and not is_question(sentence)
+        if takes and (accepted := self.offer.accepted(sentence, choice)) is not None:
+            # The user takes what the assistant proposed: the proposal is the choice.
+            choice = replace(
+                accepted,
+                subject=self._wanted.subject,
+                change=self._wanted.change,
+                commit=True,
+            )
+            findings = [f for f in findings if not isinstance(f, (DecisionHit, ActionHit))]
+            self._wanted = Wanted()
+            self.offer = Offer()
+        elif chose and choice.commit and choice.subject is None and self._wanted.subject:
+            choice = replace(choice, subject=self._wanted.subject)
+            self._wanted = Wanted()
+        if not user:
+            findings = [f for f in findings if not self._echoes(f, message)]
         typed = decided = False
         for finding in findings:
             if isinstance(finding, DecisionHit):
@@ -244,6 +511,19 @@ class _Found:
                 item.status = "answered"
                 item.refs.append(message.id)
                 return
+
+
+_FIRST_PERSON_LEAD = re.compile(
+    r"^(?:(?:so|and|but|well|ok(?:ay)?|hmm+|also)\b[\s,]*)*(?:i|we)(?:'ve|'m|'d|\s+have|\s+am"
+    r"|\s+had)?\s+",
+    re.I,
+)
+
+
+def _fact_text(said: str) -> str:
+    """An experience as an item text: "I've never used Zotero" -> "Never used Zotero"."""
+    text = tidy(clause(_FIRST_PERSON_LEAD.sub("", strip_fillers(said))), MAX_ITEM_WORDS)
+    return text if has_substance(text) else tidy(said, MAX_ITEM_WORDS)
 
 
 def _phrase(sentence: str, max_words: int = MAX_ITEM_WORDS, *, keep_mark: bool = False) -> str:

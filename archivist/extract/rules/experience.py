@@ -1,0 +1,134 @@
+"""Experience facts that contradict each other: "I've never used any citation software, like
+Zotero" against "I just downloaded Zotero on March 2".
+
+A *negated* experience is a first-person "never" (or "haven't ever") statement; what it is
+about is its object: the names in it ("Zotero", "Flask"), else its head's content words
+("scheduled writing sessions", "a first draft"). An *affirmed* one is another first-person
+sentence of the batch, not a wish ("I want to learn ..."), that names all of those names, or
+at least two of the head's words (all of one). Only such a pair makes facts: two "never"
+statements, or two affirmed ones, are restatements and make none. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from archivist.words import FUNCTION_WORDS, stem, tokens
+
+MAX_AFFIRMED = 2  # affirmed statements flagged against one "never"
+MAX_FACT_WORDS = 12
+
+_NEVER = re.compile(
+    r"\b(?:i|we)(?:'ve|\s+have|'d|\s+had)?\s+(?:actually\s+|honestly\s+|really\s+|truly\s+)*"
+    r"(?:never|not ever|haven't ever|have not ever|hadn't ever)\s+(?:actually\s+|really\s+|ever\s+"
+    r"|even\s+|once\s+)*(?P<verb>[a-z]+)\s+(?P<obj>[^.;!?]{2,200})",
+    re.I,
+)
+# Where the object of a "never" ends, and where its head ends.
+_OBJ_END = re.compile(
+    r"\s(?:so|but|and i|and i'm|because|although|though|yet)\b|\s-\s|,\s*(?:should|can|could"
+    r"|would|how|what|why|is|do|does|so|but|and|which|it|this|that)\b",
+    re.I,
+)
+# "Flask-Login, which I've never integrated": the object comes first.
+_WHICH_NEVER = re.compile(
+    r"(?P<obj>[\w.+'-]+(?:\s+[\w.+'-]+){0,3}),?\s+which\s+(?:i|we)(?:'ve|\s+have)?\s+"
+    r"(?:actually\s+|really\s+)*never\b",
+    re.I,
+)
+_ASKING = re.compile(
+    r"^(?:\W*(?:hmm+|so|ok(?:ay)?|well|and|but|also)\b[\s,]*)*(?:can|could|would|will|how|what"
+    r"|why|which|where|when|is|are|do|does|should|shall)\b",
+    re.I,
+)
+_HEAD_END = re.compile(
+    r",|\s(?:or|and|related|in|for|with|through|after|before|since|because|like|to|from|at|on"
+    r"|of|so|but|during|until|while|as|this|that|which|yet|ever|anymore|either)\b",
+    re.I,
+)
+_NAME = re.compile(r"(?<![\w.])(?!I\b)[A-Z][\w.+-]*[\w+]|(?<![\w.])[A-Z]{2,}\b")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|we|we're|we've|our|me)\b", re.I)
+_WISH = re.compile(
+    r"\b(?:want to|wanted to|would like to|'d like to|plan to|planning to|hope to|hoping to"
+    r"|going to learn|how (?:do|can|should) (?:i|we) (?:start|begin|get started)|never\b"
+    r"|haven't|have not|not yet)",
+    re.I,
+)
+_VAGUE = frozenset(
+    """any anything some project this these those before ever actually really kind sort type
+    types lot lots thing things stuff one ones""".split()
+)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One side of a contradiction: where it was said and what it says."""
+
+    index: int  # the position of its sentence among the sentences given
+    text: str
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A "never" statement, what it is about, and the affirmed statements it contradicts."""
+
+    never: Statement
+    about: str
+    affirmed: tuple[Statement, ...]
+
+
+def _key(obj: str) -> tuple[frozenset[str], frozenset[str], str]:
+    """The names in an object (its first conjunct), its head's content stems, and the head's
+    words."""
+    first = re.split(r"\s(?:or|and)\s", obj, maxsplit=1)[0]
+    names = frozenset(stem(n.lower()) for n in _NAME.findall(first))
+    cut = _HEAD_END.search(obj)
+    head = obj[: cut.start()] if cut else obj
+    words = [t for t in tokens(head) if t not in FUNCTION_WORDS and t not in _VAGUE]
+    return names, frozenset(stem(w) for w in words), " ".join(words)
+
+
+def _affirms(text: str, names: frozenset[str], head: frozenset[str]) -> int:
+    """How strongly a sentence affirms the object (0: it does not)."""
+    if not _FIRST_PERSON.search(text) or _WISH.search(text) or _ASKING.search(text):
+        return 0
+    stems = {stem(t) for t in tokens(text)}
+    if names:
+        return len(names | head & stems) if names <= stems else 0
+    shared = len(head & stems)
+    return shared if shared >= min(2, len(head)) else 0
+
+
+def contradictions(sentences: Sequence[str]) -> list[Contradiction]:
+    """The "never" statements among `sentences` (a batch's user sentences, in order) that
+    another of them affirms, with the affirmed ones (the closest of the strongest first)."""
+    found: list[Contradiction] = []
+    for i, sentence in enumerate(sentences):
+        match = _WHICH_NEVER.search(sentence) or _NEVER.search(sentence)
+        if match is None:
+            continue
+        end = _OBJ_END.search(match.group("obj"))
+        obj = match.group("obj")[: end.start()] if end else match.group("obj")
+        names, head, about = _key(obj)
+        if not head and not names:
+            continue
+        rest = sentence[match.end() :] if match.re is _WHICH_NEVER else ""
+        rest = rest or sentence[match.start("obj") + len(obj) :]
+        pool = [(j, s) for j, s in enumerate(sentences) if j != i] + [(i, rest)]
+        scored = [(_affirms(s, names, head), -abs(j - i), j, s) for j, s in pool]
+        best = sorted((x for x in scored if x[0]), reverse=True)[:MAX_AFFIRMED]
+        if best:
+            said = sentence[match.start() : match.end()] if match.re is _WHICH_NEVER else ""
+            never = " ".join(
+                (said or sentence[match.start() : match.start("obj") + len(obj)]).split()
+            )
+            found.append(
+                Contradiction(
+                    Statement(i, never),
+                    " ".join(sorted(names)) or about,
+                    tuple(Statement(j, s.strip(" ,;")) for _, _, j, s in best),
+                )
+            )
+    return found

@@ -1,0 +1,387 @@
+"""Choices and their changes in the many ways people say them, read by the rules and
+reconciled within a session: what is chosen (subject, value), what replaces what, and what
+must stay (issue 23, "extraction that generalises")."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from archivist.extract.rules.candidates import rules_candidates
+from archivist.extract.rules.experience import contradictions
+from archivist.models import Message
+from archivist.state.frames import Frame, concrete, frame, value_kind
+from archivist.state.items import StateItem
+from archivist.state.reconcile import admit, reconcile
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "subject", "value", "old", "change"),
+    [
+        # commitments, in any tense, with or without a subject
+        ("For the backend role we're hiring Priya.", "backend role", "Priya", None, None),
+        (
+            "We signed with Acme Logistics for warehousing.",
+            "warehousing",
+            "Acme Logistics",
+            None,
+            None,
+        ),
+        ("We'll take a taxi from the airport.", None, "taxi", None, None),
+        (
+            "for the team offsite we take the hotel Krone in Salzburg.",
+            "hotel",
+            "hotel Krone",
+            None,
+            None,
+        ),
+        (
+            "We finally picked the venue: the Glasshouse in Hudson!",
+            "venue",
+            "Glasshouse",
+            None,
+            None,
+        ),
+        ("Final answer on the hotel: Hotel Artemide.", "hotel", "Hotel Artemide", None, None),
+        ("Agreed, the Canon it is.", None, "Canon", None, None),
+        # a subject said first, then its value
+        ("The reservation is at 7pm.", "reservation", "7pm", None, None),
+        ("The vet is Dr. Patel at Westside Animal Clinic.", "vet", "Dr. Patel", None, None),
+        ("Raw events still land in S3.", "Raw events", "S3", None, None),
+        ("The A/B test runs for 14 days.", "A/B test", "14 days", None, None),
+        ("Zoom stays for video calls.", "video calls", "Zoom", None, None),
+        ("db: mysql", "db", "mysql", None, None),
+        (
+            "We train the baseline with a learning rate of 3e-4.",
+            "learning rate",
+            "3e-4",
+            None,
+            None,
+        ),
+        # value updates
+        (
+            "Bump the upload limit to 10 MB, people keep hitting it.",
+            "upload limit",
+            "10 MB",
+            None,
+            "update",
+        ),
+        (
+            "The funder extended the grant report deadline to May 16.",
+            "grant report deadline",
+            "May 16",
+            None,
+            "update",
+        ),
+        ("Make it 5 seeds, the variance is too high.", None, "5 seeds", None, "update"),
+        ("Let's make the cap 20 users.", "cap", "20 users", None, "update"),
+        ("Deadline's now March 3.", "Deadline", "March 3", None, "update"),
+        ("The movers pushed us to the 30th.", "movers", "30th", None, "update"),
+        (
+            "Rate limit goes down to 60 requests per minute.",
+            "Rate limit",
+            "60 requests per minute",
+            None,
+            "update",
+        ),
+        # replacements, said with or without their subject
+        (
+            "Experiment tracking moves to MLflow, W&B got too expensive.",
+            "Experiment tracking",
+            "MLflow",
+            None,
+            "replace",
+        ),
+        (
+            "we change the hotel, now is Hotel Sacher, Krone has no rooms free.",
+            "hotel",
+            "Hotel Sacher",
+            None,
+            "replace",
+        ),
+        (
+            "Actually, let's do the Italian place on Divisadero instead.",
+            None,
+            "Italian place",
+            None,
+            "replace",
+        ),
+        ("We'll rent a car instead of the train.", None, "car", "train", "replace"),
+        ("Change of plan, Rome instead of Florence.", None, "Rome", "Florence", "replace"),
+        (
+            "Change: tomatoes go in the greenhouse, the south bed floods.",
+            "tomatoes",
+            "greenhouse",
+            None,
+            "replace",
+        ),
+        (
+            "We're not going with Free anymore, we're taking Orange.",
+            None,
+            "Orange",
+            "Free",
+            "replace",
+        ),
+        ("No more Slack, we're on Teams now.", None, "Teams", "Slack", "replace"),
+        ("Stripe handles payments.", "payments", "Stripe", None, None),
+        ("Adyen replaces Stripe for payments.", "payments", "Adyen", "Stripe", "replace"),
+        (
+            "Payments move from Stripe to Adyen next month.",
+            "Payments",
+            "Adyen",
+            "Stripe",
+            "replace",
+        ),
+        ("We chose Stripe over Adyen.", None, "Stripe", "Adyen", "replace"),
+        ("New launch date: March 10.", "launch date", "March 10", None, "update"),
+        ("We have a budget of $30k.", "budget", "$30k", None, None),
+        # reversals and cancellations
+        ("Stripe is back.", None, "Stripe", None, "reverse"),
+        ("We won't use Adyen anymore.", None, None, "Adyen", "cancel"),
+        ("On second thought, back to 15 GB.", None, "15 GB", None, "reverse"),
+        ("Never mind, keep the sage green.", None, "sage green", None, "reverse"),
+        ("Cancel Hulu, we never watch it.", None, None, "Hulu", "cancel"),
+        (
+            "We're dropping Buttondown for the newsletter.",
+            "newsletter",
+            None,
+            "Buttondown",
+            "cancel",
+        ),
+    ],
+)
+def test_the_ways_people_choose_and_change(
+    sentence: str, subject: str | None, value: str | None, old: str | None, change: str | None
+) -> None:
+    found = frame(sentence)
+    assert (found.subject, found.value, found.old, found.change) == (subject, value, old, change)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The food is great.",
+        "The deploy is blocked on the DNS change from the infra team.",
+        "Next step is to ask Priya which revenue definition finance uses.",
+        "Next: phase 2 tasks for the olive deep work.",
+        "Hmm, scratch that, the e-reader feels impersonal.",
+        "I think the meeting went well",
+        "Let's keep it simple.",
+        "We had pizza for lunch.",
+        "I got a new laptop last week.",
+        "My sister lives in Boston.",
+        "The weather is nice today.",
+        "The server has 16 GB of RAM.",
+    ],
+)
+def test_opinions_states_and_headings_choose_nothing(sentence: str) -> None:
+    found = frame(sentence)
+    assert found.value is None and found.subject is None
+
+
+def test_values_have_kinds_that_subjectless_changes_match() -> None:
+    assert value_kind("7pm") == value_kind("8:30") == "time"
+    assert value_kind("Thursday at 3pm") == value_kind("May 16") == "date"
+    assert value_kind("$15") == value_kind("145k base") == "money"
+    assert value_kind("5 seeds") == value_kind("3 seeds") == "quantity:seed"
+    assert value_kind("10 MB") != value_kind("5 seeds")
+    assert value_kind("Italian place") == value_kind("Nopa") == "thing"
+    assert concrete("lamb tagine") and concrete("Nopa") and concrete("two weeks")
+    assert not concrete("great") and not concrete("pretty good")
+
+
+def session(*turns: tuple[str, str]) -> list[Message]:
+    return [
+        Message(
+            id=f"m{i}",
+            session_id="s",
+            role=role,
+            content=text,
+            created_at=T0 + timedelta(minutes=i),
+        )
+        for i, (role, text) in enumerate(turns)
+    ]
+
+
+def state(*turns: tuple[str, str]) -> list[StateItem]:
+    """The session's items after the rules and reconciliation (vectors that say nothing)."""
+    batch = session(*turns)
+    candidates = admit(rules_candidates(batch), batch, 25).candidates
+    rng = np.random.default_rng(7)
+    vectors = [rng.normal(size=32).astype(np.float32) for _ in candidates]
+    return reconcile([], candidates, batch, {}, vectors).items
+
+
+def live(items: list[StateItem], kind: str = "decision") -> list[str]:
+    return [i.text for i in items if i.type == kind and i.status != "superseded"]
+
+
+def test_a_change_without_a_subject_replaces_the_latest_choice_of_its_kind() -> None:
+    items = state(
+        ("user", "For Saturday's dinner let's book Nopa."),
+        ("user", "The reservation is at 7pm."),
+        ("user", "Actually, let's do the Italian place on Divisadero instead."),
+        ("user", "And make it 8pm, my sister lands late."),
+    )
+    by_value = {i.value: i for i in items if i.type == "decision"}
+    assert by_value["Nopa"].status == by_value["7pm"].status == "superseded"
+    assert by_value["Nopa"].replaced_by == by_value["Italian place"].uid
+    assert by_value["7pm"].replaced_by == by_value["8pm"].uid
+    assert by_value["8pm"].subject == "reservation"
+    assert by_value["Italian place"].subject == "Saturday's dinner"
+
+
+def test_a_change_of_one_unit_leaves_other_quantities_alone() -> None:
+    items = state(
+        ("user", "We train the baseline with a learning rate of 3e-4."),
+        ("user", "Each config gets 3 seeds."),
+        ("user", "Make it 5 seeds, the variance is too high."),
+    )
+    assert live(items) == ["Use 3e-4 for learning rate", "Use 5 seeds"]
+
+
+def test_a_reversal_without_a_subject_undoes_the_change_it_names() -> None:
+    items = state(
+        ("user", "Let's paint the bedroom sage green."),
+        ("user", "Hmm, let's do terracotta instead."),
+        ("user", "Never mind, keep the sage green."),
+    )
+    assert [i.value for i in items if i.status != "superseded"] == ["sage green"]
+    terracotta = next(i for i in items if i.value == "terracotta")
+    assert terracotta.replaced_by == next(i.uid for i in items if i.value == "sage green")
+
+
+def test_a_change_replaces_only_its_subject() -> None:
+    """Precision: similar words, different subjects; a restated choice replaces nothing."""
+    items = state(
+        ("user", "Use Redis for rate limiting."),
+        ("user", "Use Postgres for the audit log."),
+        ("user", "Keep Postgres for billing."),
+        ("user", "The kickoff meeting is on the 3rd."),
+        ("user", "The retro meeting is on the 20th."),
+        ("user", "The kickoff meeting is now on the 5th."),
+        ("user", "Rate limiting moves to Envoy, it has it built in."),
+    )
+    assert live(items) == [
+        "Use Postgres for audit log",
+        "Use Postgres for billing",
+        "Use 20th for retro meeting",
+        "Kickoff meeting: 5th",
+        "Use Envoy for Rate limiting",
+    ]
+
+
+def test_a_thing_replaces_the_thing_chosen_with_the_same_verb() -> None:
+    items = state(
+        ("user", "For mom's birthday we're getting her the Kindle Paperwhite."),
+        ("user", "The card will be from Sam and me."),
+        ("user", "Let's get her the pottery class instead."),
+    )
+    assert live(items) == ["Use Sam for card", "Get the pottery class"]
+
+
+def test_a_yes_to_the_assistant_chooses_its_proposal_for_what_was_asked() -> None:
+    items = state(
+        ("user", "I need a hotel in Lisbon from the 12th to the 15th."),
+        ("assistant", "Two options: Memmo Alfama at 180 a night, or Convento do Salvador."),
+        ("user", "Ok, go with the second option."),
+    )
+    (chosen,) = [i for i in items if i.type == "decision"]
+    assert (chosen.subject, chosen.value, chosen.refs) == ("hotel", "Convento do Salvador", ["m2"])
+
+
+def test_the_option_named_by_a_word_of_it_is_the_one_chosen() -> None:
+    items = state(
+        ("user", "I need a dentist appointment next week."),
+        ("assistant", "Dr. Lee has Tuesday at 10am or Thursday at 3pm."),
+        ("user", "Yes, book the Thursday one."),
+    )
+    (chosen,) = [i for i in items if i.type == "decision"]
+    assert (chosen.subject, chosen.value) == ("dentist appointment", "Thursday at 3pm")
+
+
+def test_thinking_about_a_proposal_chooses_nothing() -> None:
+    items = state(
+        ("assistant", "You could use Memcached instead of Redis for caching."),
+        ("user", "Hmm, let me think about it."),
+    )
+    assert live(items) == []
+
+
+def test_an_assistant_echo_of_the_users_choice_is_no_second_decision() -> None:
+    items = state(("user", "We use Postgres for analytics."), ("assistant", "Postgres it is."))
+    (decision,) = [i for i in items if i.type == "decision"]
+    assert decision.refs == ["m0", "m1"]
+
+
+def test_never_against_a_done_experience_is_a_conflict_of_two_facts() -> None:
+    items = state(
+        ("user", "I just downloaded Zotero on March 2 to manage my references."),
+        ("assistant", "Nice."),
+        (
+            "user",
+            "I've never used any citation management software, like Zotero, so how do I start?",
+        ),
+    )
+    facts = [i for i in items if i.type == "fact"]
+    assert sorted(f.value or "" for f in facts) == ["never", "yes"]
+    assert all(f.conflict and f.subject == "zotero" for f in facts)
+    assert {r for f in facts for r in f.refs} == {"m0", "m2"}
+
+
+def test_restatements_and_wishes_are_no_contradiction() -> None:
+    assert contradictions(["I've never run a marathon.", "I've also never run a marathon."]) == []
+    assert (
+        contradictions(["I want to learn Flask routes.", "I've never written Flask routes."]) == []
+    )
+    found = contradictions(
+        [
+            "I've never attempted any triangle classification problems before, but I recently "
+            "completed 15 classification problems."
+        ]
+    )
+    assert [(c.never.index, [a.index for a in c.affirmed]) for c in found] == [(0, [0])]
+
+
+def test_over_the_cap_a_batch_keeps_changes_before_chatter() -> None:
+    turns = [("user", f"Can you check item {n} for me?") for n in range(6)]
+    turns.append(("user", "Bump the upload limit to 10 MB."))
+    batch = session(*turns)
+    kept = admit(rules_candidates(batch), batch, 2).candidates
+    assert any(c.change == "update" and c.value == "10 MB" for c in kept)
+
+
+def test_frames_of_commitments_carry_their_words() -> None:
+    said = frame("We're staying at an Airbnb in Croix-Rousse.")
+    assert said == Frame(None, "Airbnb") and said.commit
+    assert said.said == "stay at an Airbnb in Croix-Rousse"
+
+
+def test_a_change_the_user_asks_for_is_chosen_once_the_assistant_has_made_it() -> None:
+    items = state(
+        ("user", "The dentist appointment is on Tuesday at 10am."),
+        ("assistant", "Ok."),
+        ("user", "Can you move the dentist appointment to Friday?"),
+        ("assistant", "Done, moved to Friday."),
+    )
+    assert live(items) == ["Use Friday for dentist appointment"]
+    asked = state(
+        ("user", "The dentist appointment is on Tuesday at 10am."),
+        ("user", "Can you move the dentist appointment to Friday?"),
+        ("assistant", "Friday is fully booked, sorry."),
+    )
+    assert live(asked) == ["Use Tuesday at 10am for dentist appointment"]
+
+
+def test_an_option_named_with_a_yes_is_chosen_for_what_was_asked() -> None:
+    items = state(
+        ("user", "Which flight should I take to Boston?"),
+        ("assistant", "There's a 7am on Delta or a 1pm on JetBlue."),
+        ("user", "The 1pm works."),
+    )
+    (chosen,) = [i for i in items if i.type == "decision"]
+    assert (chosen.subject, chosen.value) == ("flight", "1pm on JetBlue")
