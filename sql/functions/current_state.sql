@@ -17,30 +17,54 @@
 -- of the current state, 'keep' takes out those it conflicts with. Nothing is deleted.
 -- Times are the conversation's (the item's first message), never the archive run's, so
 -- p_as_of gives the state as it stood at that time.
+--
+-- archivist_reconcile_state holds these rules, and nothing else does. What they say of each
+-- item now (p_as_of NULL) is also stored on its row (sql/061), written in the transaction that
+-- changes what it depends on (a commit, a forget, a resolution) by archivist_store_state, which
+-- runs archivist_reconcile_state on the items around the subjects that changed; reads of "now"
+-- read those rows. What an item's result depends on: the items on the same subject
+-- (archivist_state_neighbours: its later items, those it may conflict with), whether those
+-- stopped (their own neighbours), and its own session's replacement of it. So a change to some
+-- items changes the results of the items up to two steps of "same subject" away from them, and
+-- computing those needs the items two steps further and the replacements named.
 
--- A session's items of its new latest version, written by archivist_commit_version.
+-- A session's items of its new latest version, written by archivist_commit_version; the stored
+-- reconciliation of the subjects its old and new items are on follows in the same transaction.
 CREATE OR REPLACE FUNCTION archivist_index_state(
     p_session_id text, p_archive_id uuid, p_user_id text, p_items jsonb
 ) RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 AS $$
-    DELETE FROM jarvis_state_items s WHERE s.session_id = p_session_id;
-    INSERT INTO jarvis_state_items (archive_id, session_id, user_id, uid, type, text, status,
-                                    subject, subject_key, value, value_key, change, replaces,
-                                    old_key, replaced_by, conflict, refs, became_at,
-                                    last_seen_at)
-    SELECT p_archive_id, p_session_id, p_user_id, i ->> 'uid', i ->> 'type', i ->> 'text',
-           i ->> 'status', i ->> 'subject',
-           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'subject', ''))),
-           i ->> 'value',
-           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'value', ''))),
-           i ->> 'change', i ->> 'replaces',
-           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'replaces', ''))),
-           i ->> 'replaced_by', coalesce((i ->> 'conflict')::boolean, false),
-           coalesce(i -> 'refs', '[]'), (i ->> 'created_at')::timestamptz,
-           (i ->> 'last_seen_at')::timestamptz
-    FROM jsonb_array_elements(coalesce(p_items, '[]')) i
-    ON CONFLICT (session_id, uid) DO NOTHING;
+DECLARE
+    v_old jarvis_state_items[];
+    v_new jarvis_state_items[];
+BEGIN
+    WITH gone AS (
+        DELETE FROM jarvis_state_items s WHERE s.session_id = p_session_id RETURNING s.*
+    )
+    SELECT array_agg(g::jarvis_state_items) INTO v_old FROM gone g;
+    WITH added AS (
+        INSERT INTO jarvis_state_items (archive_id, session_id, user_id, uid, type, text, status,
+                                        subject, subject_key, value, value_key, change, replaces,
+                                        old_key, replaced_by, conflict, refs, became_at,
+                                        last_seen_at)
+        SELECT p_archive_id, p_session_id, p_user_id, i ->> 'uid', i ->> 'type', i ->> 'text',
+               i ->> 'status', i ->> 'subject',
+               tsvector_to_array(to_tsvector('english', coalesce(i ->> 'subject', ''))),
+               i ->> 'value',
+               tsvector_to_array(to_tsvector('english', coalesce(i ->> 'value', ''))),
+               i ->> 'change', i ->> 'replaces',
+               tsvector_to_array(to_tsvector('english', coalesce(i ->> 'replaces', ''))),
+               i ->> 'replaced_by', coalesce((i ->> 'conflict')::boolean, false),
+               coalesce(i -> 'refs', '[]'), (i ->> 'created_at')::timestamptz,
+               (i ->> 'last_seen_at')::timestamptz
+        FROM jsonb_array_elements(coalesce(p_items, '[]')) i
+        ON CONFLICT (session_id, uid) DO NOTHING
+        RETURNING *
+    )
+    SELECT array_agg(a::jarvis_state_items) INTO v_new FROM added a;
+    PERFORM archivist_store_state(coalesce(v_old, '{}') || coalesce(v_new, '{}'));
+END;
 $$;
 
 -- Whether two keys name the same thing: both non-empty, one within the other.
@@ -51,13 +75,15 @@ AS $$ SELECT cardinality(a) > 0 AND cardinality(b) > 0 AND (a <@ b OR b <@ a) $$
 -- Every item of the scope known at p_as_of (all when NULL), with what the reconciliation across
 -- sessions says of it. superseded_by / superseded_by_session name the item that replaced it
 -- (in its session or a later one); stopped_at is when (that item's time); trigger the change
--- that did it. `current` is what a bot should read as true now (or then).
-CREATE OR REPLACE FUNCTION archivist_state_items(
-    p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL
-) RETURNS TABLE (session_id text, user_id text, uid text, type text, text text, status text,
-                 subject text, value text, change text, refs jsonb, became_at timestamptz,
-                 last_seen_at timestamptz, stopped_at timestamptz, superseded_by text,
-                 superseded_by_session text, trigger text, resolution text,
+-- that did it. `current` is what a bot should read as true now (or then). With p_ids: the
+-- items with those ids (jarvis_state_items.id) alone, p_user_id and p_as_of aside, as if they
+-- were the whole scope (archivist_store_state gives it every item the results it keeps need).
+CREATE OR REPLACE FUNCTION archivist_reconcile_state(
+    p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL, p_ids bigint[] DEFAULT NULL
+) RETURNS TABLE (id bigint, session_id text, user_id text, uid text, type text, text text,
+                 status text, subject text, value text, change text, refs jsonb,
+                 became_at timestamptz, last_seen_at timestamptz, stopped_at timestamptz,
+                 superseded_by text, superseded_by_session text, trigger text, resolution text,
                  conflict_with text[], conflict boolean, current boolean)
 LANGUAGE sql STABLE
 -- The CTEs' filtered row counts are guessed low, and nested loops over them are quadratic:
@@ -73,12 +99,16 @@ AS $$
         WHERE (p_user_id IS NULL OR r.user_id = p_user_id)
         ORDER BY r.uid, r.user_id, r.resolved_at DESC, r.id DESC
     ), scope AS MATERIALIZED (
-        SELECT s.*, rs.action AS resolution, coalesce(s.user_id, '') AS scope_key,
-               row_number() OVER () AS rid
-        FROM jarvis_state_items s
+        SELECT s.id AS rid, s.session_id, s.user_id, s.uid, s.type, s.text, s.status, s.subject,
+               s.subject_key, s.value, s.value_key, s.change, s.old_key, s.replaced_by,
+               s.conflict, s.refs, s.became_at, s.last_seen_at, rs.action AS resolution,
+               coalesce(s.user_id, '') AS scope_key
+        FROM (SELECT * FROM jarvis_state_items a
+              WHERE p_ids IS NULL AND (p_user_id IS NULL OR a.user_id = p_user_id)
+                AND (p_as_of IS NULL OR a.became_at IS NULL OR a.became_at <= p_as_of)
+              UNION ALL
+              SELECT * FROM jarvis_state_items a WHERE a.id = ANY (p_ids)) s
         LEFT JOIN resolved rs ON rs.uid = s.uid AND rs.user_id IS NOT DISTINCT FROM s.user_id
-        WHERE (p_user_id IS NULL OR s.user_id = p_user_id)
-          AND (p_as_of IS NULL OR s.became_at IS NULL OR s.became_at <= p_as_of)
     ), chosen AS MATERIALIZED (
         SELECT * FROM scope WHERE type IN ('decision', 'constraint')
     ), subject_stems AS MATERIALIZED (
@@ -131,7 +161,7 @@ AS $$
                         THEN coalesce(x.last_seen_at, x.became_at) END AS own_stop) t
     ), disagree AS MATERIALIZED (
         -- live items of different sessions on the same subject whose values differ
-        SELECT r.x, o.uid, o.became_at, o.resolution
+        SELECT r.x, o.uid, o.session_id, o.became_at, o.resolution
         FROM related r JOIN live l ON l.rid = r.x JOIN live o ON o.rid = r.y
         WHERE l.stop IS NULL AND o.stop IS NULL AND o.session_id <> l.session_id
           AND cardinality(l.value_key) > 0 AND cardinality(o.value_key) > 0
@@ -142,12 +172,12 @@ AS $$
                                                                    FROM 'keep' AS kept_away
         FROM live l
         LEFT JOIN (SELECT d.x,
-                          array_agg(d.uid ORDER BY d.became_at DESC)
+                          array_agg(d.uid ORDER BY d.became_at DESC, d.session_id, d.uid)
                               FILTER (WHERE d.resolution IS NULL) AS uids,
                           bool_or(d.resolution = 'keep') AS kept_away
                    FROM disagree d GROUP BY d.x) d ON d.x = l.rid
     )
-    SELECT j.session_id, j.user_id, j.uid, j.type, j.text, j.status, j.subject, j.value,
+    SELECT j.rid, j.session_id, j.user_id, j.uid, j.type, j.text, j.status, j.subject, j.value,
            j.change, j.refs, j.became_at, j.last_seen_at, j.stop,
            CASE WHEN j.stop IS NULL THEN NULL
                 WHEN j.stop = j.own_stop THEN j.replaced_by ELSE j.later_uid END,
@@ -162,11 +192,191 @@ AS $$
     FROM judged j
 $$;
 
+-- The ids of the items on the same subject as one of p_items (of their scope), as
+-- archivist_reconcile_state's `related` finds them, or more: every item it relates to one of
+-- them must be here, and an extra one only costs time. Through the GIN indexes of sql/061: a
+-- lookup is one stem and the scope's mark ('@' and the user id).
+CREATE OR REPLACE FUNCTION archivist_state_neighbours(p_items jarvis_state_items[])
+RETURNS TABLE (id bigint)
+LANGUAGE sql STABLE
+AS $$
+    WITH x AS (
+        SELECT i.subject_key, i.value_key, i.old_key, i.change,
+               '@' || coalesce(i.user_id, '') AS mark
+        FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
+    )
+    -- one subject within the other
+    SELECT y.id
+    FROM x CROSS JOIN LATERAL unnest(x.subject_key) k
+    JOIN jarvis_state_items y
+      ON array_append(y.subject_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
+    WHERE y.type IN ('decision', 'constraint') AND archivist_same_key(x.subject_key, y.subject_key)
+    UNION
+    -- y a change without a subject that replaces x's value
+    SELECT y.id
+    FROM x CROSS JOIN LATERAL unnest(x.value_key) k
+    JOIN jarvis_state_items y
+      ON array_append(y.old_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
+    WHERE y.type IN ('decision', 'constraint') AND y.change IS NOT NULL
+      AND cardinality(y.subject_key) = 0 AND archivist_same_key(x.value_key, y.old_key)
+    UNION
+    -- x such a change, y the item whose value it replaces
+    SELECT y.id
+    FROM x CROSS JOIN LATERAL unnest(x.old_key) k
+    JOIN jarvis_state_items y
+      ON array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
+    WHERE x.change IS NOT NULL AND cardinality(x.subject_key) = 0
+      AND y.type IN ('decision', 'constraint') AND archivist_same_key(y.value_key, x.old_key)
+$$;
+
+-- Stores what archivist_reconcile_state says now of every item whose result p_changed can have
+-- changed: the items inserted, deleted (their rows as they were) or resolved. Those still there,
+-- and the items up to two steps of "same subject" from any of them, get their result; it is
+-- computed over those and two steps more, with the items of their sessions that replaced them.
+-- Rows whose result is unchanged are not written. Returns the number of rows written.
+-- One scope at a time: a commit holds its scope's lock until it ends, so the next one to store
+-- in that scope reads its items (a read committed transaction reads anew after the lock).
+CREATE OR REPLACE FUNCTION archivist_store_state(p_changed jarvis_state_items[])
+RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_scope   text;
+    v_front   jarvis_state_items[] := p_changed;
+    v_seen    bigint[];
+    v_new     bigint[];
+    v_touched bigint[];
+    v_written integer;
+BEGIN
+    IF coalesce(cardinality(p_changed), 0) = 0 THEN
+        RETURN 0;
+    END IF;
+    PERFORM pg_advisory_xact_lock_shared(hashtextextended('archivist:state', 0));
+    FOR v_scope IN SELECT DISTINCT coalesce(i.user_id, '') FROM unnest(p_changed) i ORDER BY 1
+    LOOP
+        PERFORM pg_advisory_xact_lock(hashtextextended('archivist:state:' || v_scope, 0));
+    END LOOP;
+    v_seen := ARRAY(SELECT s.id FROM jarvis_state_items s
+                    WHERE s.id = ANY (ARRAY(SELECT i.id FROM unnest(p_changed) i)));
+    v_touched := v_seen;
+    FOR v_step IN 1..4 LOOP
+        v_new := ARRAY(SELECT n.id FROM archivist_state_neighbours(v_front) n
+                       EXCEPT SELECT unnest(v_seen));
+        v_seen := v_seen || v_new;
+        IF v_step <= 2 THEN
+            v_touched := v_seen;
+        END IF;
+        EXIT WHEN cardinality(v_new) = 0;
+        v_front := ARRAY(SELECT s FROM jarvis_state_items s WHERE s.id = ANY (v_new));
+    END LOOP;
+    v_seen := v_seen || ARRAY(SELECT o.id
+                              FROM jarvis_state_items x
+                              JOIN jarvis_state_items o ON o.session_id = x.session_id
+                                                       AND o.uid = x.replaced_by
+                              WHERE x.id = ANY (v_seen) AND x.status = 'superseded');
+    UPDATE jarvis_state_items s
+    SET stopped_at = r.stopped_at, superseded_by = r.superseded_by,
+        superseded_by_session = r.superseded_by_session, trigger = r.trigger,
+        resolution = r.resolution, conflict_with = r.conflict_with, in_conflict = r.conflict,
+        current = r.current
+    FROM archivist_reconcile_state(NULL, NULL, v_seen) r
+    WHERE s.id = r.id AND r.id = ANY (v_touched)
+      AND (s.stopped_at, s.superseded_by, s.superseded_by_session, s.trigger, s.resolution,
+           s.conflict_with, s.in_conflict, s.current)
+          IS DISTINCT FROM (r.stopped_at, r.superseded_by, r.superseded_by_session, r.trigger,
+                            r.resolution, r.conflict_with, r.conflict, r.current);
+    GET DIAGNOSTICS v_written = ROW_COUNT;
+    RETURN v_written;
+END;
+$$;
+
+-- Every stored result computed anew, for the whole archive, when the rules changed since they
+-- were stored (their functions' text differs from what archivist_meta records under
+-- state_rules: after an upgrade, sql/061 included) or a row has none; else nothing. Applied by
+-- every init, below. Returns the number of rows written.
+CREATE OR REPLACE FUNCTION archivist_refresh_state(p_force boolean DEFAULT false)
+RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_rules   text;
+    v_written integer;
+BEGIN
+    SELECT md5(string_agg(p.prosrc, E'\n' ORDER BY p.proname)) INTO v_rules
+    FROM pg_proc p
+    WHERE p.pronamespace = current_schema()::regnamespace
+      AND p.proname IN ('archivist_reconcile_state', 'archivist_same_key');
+    IF NOT coalesce(p_force, false)
+       AND v_rules = (SELECT m.value FROM archivist_meta m WHERE m.key = 'state_rules')
+       AND NOT EXISTS (SELECT 1 FROM jarvis_state_items s WHERE s.current IS NULL) THEN
+        RETURN 0;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtextextended('archivist:state', 0));
+    UPDATE jarvis_state_items s
+    SET stopped_at = r.stopped_at, superseded_by = r.superseded_by,
+        superseded_by_session = r.superseded_by_session, trigger = r.trigger,
+        resolution = r.resolution, conflict_with = r.conflict_with, in_conflict = r.conflict,
+        current = r.current
+    FROM archivist_reconcile_state(NULL, NULL, NULL) r
+    WHERE s.id = r.id
+      AND (s.stopped_at, s.superseded_by, s.superseded_by_session, s.trigger, s.resolution,
+           s.conflict_with, s.in_conflict, s.current)
+          IS DISTINCT FROM (r.stopped_at, r.superseded_by, r.superseded_by_session, r.trigger,
+                            r.resolution, r.conflict_with, r.conflict, r.current);
+    GET DIAGNOSTICS v_written = ROW_COUNT;
+    INSERT INTO archivist_meta (key, value) VALUES ('state_rules', v_rules)
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now();
+    RETURN v_written;
+END;
+$$;
+
+-- Every item of the scope known at p_as_of (all when NULL), with what the reconciliation across
+-- sessions says of it (archivist_reconcile_state): now, the stored results; at p_as_of,
+-- computed.
+CREATE OR REPLACE FUNCTION archivist_state_items(
+    p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL
+) RETURNS TABLE (session_id text, user_id text, uid text, type text, text text, status text,
+                 subject text, value text, change text, refs jsonb, became_at timestamptz,
+                 last_seen_at timestamptz, stopped_at timestamptz, superseded_by text,
+                 superseded_by_session text, trigger text, resolution text,
+                 conflict_with text[], conflict boolean, current boolean)
+LANGUAGE plpgsql STABLE
+AS $$
+#variable_conflict use_column
+BEGIN
+    IF p_as_of IS NOT NULL THEN
+        RETURN QUERY
+        SELECT r.session_id, r.user_id, r.uid, r.type, r.text, r.status, r.subject, r.value,
+               r.change, r.refs, r.became_at, r.last_seen_at, r.stopped_at, r.superseded_by,
+               r.superseded_by_session, r.trigger, r.resolution, r.conflict_with, r.conflict,
+               r.current
+        FROM archivist_reconcile_state(p_user_id, p_as_of) r;
+    ELSIF p_user_id IS NULL THEN
+        RETURN QUERY
+        SELECT s.session_id, s.user_id, s.uid, s.type, s.text, s.status, s.subject, s.value,
+               s.change, s.refs, s.became_at, s.last_seen_at, s.stopped_at, s.superseded_by,
+               s.superseded_by_session, s.trigger, s.resolution, s.conflict_with,
+               s.in_conflict, s.current
+        FROM jarvis_state_items s;
+    ELSE
+        RETURN QUERY
+        SELECT s.session_id, s.user_id, s.uid, s.type, s.text, s.status, s.subject, s.value,
+               s.change, s.refs, s.became_at, s.last_seen_at, s.stopped_at, s.superseded_by,
+               s.superseded_by_session, s.trigger, s.resolution, s.conflict_with,
+               s.in_conflict, s.current
+        FROM jarvis_state_items s WHERE s.user_id = p_user_id;
+    END IF;
+END;
+$$;
+
 -- The items as readers get them: a JSON object each, with the items it replaced (`supersedes`:
 -- the other direction of the superseded_by link), at most p_limit (1 to 1000) of them.
 -- Without p_subject: the current items, newest first. With it: every item on that subject (its
 -- words, or an entity key such as "tool:redis" naming the value), current or not, oldest first:
 -- how the subject changed over time. p_conflicts: the items in conflict, newest first.
+-- The current items now (no p_as_of, p_subject or p_conflicts) are read from the stored
+-- results through jarvis_state_items_current_idx (a user) or _current_all_idx (the archive),
+-- in the order the general query gives them; each call is planned for its own p_user_id.
 CREATE OR REPLACE FUNCTION archivist_current_state(
     p_user_id   text DEFAULT NULL,
     p_as_of     timestamptz DEFAULT NULL,
@@ -174,43 +384,75 @@ CREATE OR REPLACE FUNCTION archivist_current_state(
     p_limit     integer DEFAULT 200,
     p_conflicts boolean DEFAULT false
 ) RETURNS jsonb
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
+SET plan_cache_mode = force_custom_plan
 AS $$
-    WITH items AS MATERIALIZED (
-        SELECT * FROM archivist_state_items(p_user_id, p_as_of)
-    ), q AS (
-        SELECT tsvector_to_array(to_tsvector('english',
-                   regexp_replace(coalesce(p_subject, ''), '^[a-z_]+:', ''))) AS key
-    ), chosen AS (
-        SELECT i.*, count(*) OVER () AS total,
-               row_number() OVER (ORDER BY
-                   CASE WHEN p_subject IS NULL THEN -extract(epoch FROM i.became_at)
-                        ELSE extract(epoch FROM i.became_at) END, i.session_id, i.uid) AS n
-        FROM items i, q
-        WHERE CASE WHEN p_conflicts THEN i.conflict
-                   WHEN p_subject IS NULL THEN i.current
-                   ELSE i.type IN ('decision', 'constraint')
-                        AND (archivist_same_key(q.key, tsvector_to_array(
-                                 to_tsvector('english', coalesce(i.subject, ''))))
-                             OR archivist_same_key(q.key, tsvector_to_array(
-                                 to_tsvector('english', coalesce(i.value, ''))))) END
-    ), shown AS (
-        SELECT c.* FROM chosen c WHERE c.n <= least(greatest(coalesce(p_limit, 200), 1), 1000)
-    )
-    SELECT jsonb_build_object(
-        'user_id', p_user_id, 'as_of', p_as_of, 'subject', p_subject,
-        'total', coalesce((SELECT max(total) FROM chosen), 0),
-        'items', coalesce((
-            SELECT jsonb_agg(to_jsonb(s) - 'n' - 'total' || jsonb_build_object('supersedes', (
-                       SELECT coalesce(jsonb_agg(o.uid ORDER BY o.became_at), '[]')
-                       FROM items o
-                       WHERE o.superseded_by = s.uid
-                         AND o.superseded_by_session = s.session_id)) ORDER BY s.n)
-            FROM shown s), '[]'))
+DECLARE
+    v_limit integer := least(greatest(coalesce(p_limit, 200), 1), 1000);
+BEGIN
+    IF p_as_of IS NULL AND p_subject IS NULL AND NOT coalesce(p_conflicts, false) THEN
+        RETURN jsonb_build_object(
+            'user_id', p_user_id, 'as_of', p_as_of, 'subject', p_subject,
+            'total', (SELECT count(*) FROM jarvis_state_items i
+                      WHERE i.current AND (p_user_id IS NULL OR i.user_id = p_user_id)),
+            'items', coalesce((
+                SELECT jsonb_agg(to_jsonb(s) || jsonb_build_object('supersedes', (
+                           SELECT coalesce(jsonb_agg(o.uid ORDER BY o.became_at), '[]')
+                           FROM jarvis_state_items o
+                           WHERE o.superseded_by = s.uid AND o.superseded_by_session = s.session_id
+                             AND (p_user_id IS NULL OR o.user_id = p_user_id)))
+                       ORDER BY s.became_at DESC NULLS LAST, s.session_id, s.uid)
+                FROM (SELECT i.session_id, i.user_id, i.uid, i.type, i.text, i.status, i.subject,
+                             i.value, i.change, i.refs, i.became_at, i.last_seen_at,
+                             i.stopped_at, i.superseded_by, i.superseded_by_session, i.trigger,
+                             i.resolution, i.conflict_with, i.in_conflict AS conflict, i.current
+                      FROM jarvis_state_items i
+                      WHERE i.current AND (p_user_id IS NULL OR i.user_id = p_user_id)
+                      ORDER BY i.became_at DESC NULLS LAST, i.session_id, i.uid
+                      LIMIT v_limit) s), '[]'));
+    END IF;
+    RETURN (
+        WITH items AS MATERIALIZED (
+            SELECT * FROM archivist_state_items(p_user_id, p_as_of)
+        ), q AS (
+            SELECT tsvector_to_array(to_tsvector('english',
+                       regexp_replace(coalesce(p_subject, ''), '^[a-z_]+:', ''))) AS key
+        ), chosen AS (
+            SELECT i.*, count(*) OVER () AS total,
+                   row_number() OVER (ORDER BY
+                       CASE WHEN p_subject IS NULL THEN -extract(epoch FROM i.became_at)
+                            ELSE extract(epoch FROM i.became_at) END, i.session_id, i.uid) AS n
+            FROM items i, q
+            WHERE CASE WHEN p_conflicts THEN i.conflict
+                       WHEN p_subject IS NULL THEN i.current
+                       ELSE i.type IN ('decision', 'constraint')
+                            AND (archivist_same_key(q.key, tsvector_to_array(
+                                     to_tsvector('english', coalesce(i.subject, ''))))
+                                 OR archivist_same_key(q.key, tsvector_to_array(
+                                     to_tsvector('english', coalesce(i.value, ''))))) END
+        ), shown AS (
+            SELECT c.* FROM chosen c WHERE c.n <= v_limit
+        ), replaced AS (
+            SELECT o.superseded_by AS uid, o.superseded_by_session AS session_id,
+                   jsonb_agg(o.uid ORDER BY o.became_at) AS uids
+            FROM items o WHERE o.superseded_by IS NOT NULL
+            GROUP BY o.superseded_by, o.superseded_by_session
+        )
+        SELECT jsonb_build_object(
+            'user_id', p_user_id, 'as_of', p_as_of, 'subject', p_subject,
+            'total', coalesce((SELECT max(total) FROM chosen), 0),
+            'items', coalesce((
+                SELECT jsonb_agg(to_jsonb(s) - 'n' - 'total'
+                                 || jsonb_build_object('supersedes', coalesce(r.uids, '[]'))
+                                 ORDER BY s.n)
+                FROM shown s
+                LEFT JOIN replaced r ON r.uid = s.uid AND r.session_id = s.session_id), '[]')));
+END;
 $$;
 
 -- A person's word on a conflict: 'keep' or 'drop' the item UID (of user p_user_id, if given).
--- Recorded, never deleting anything; NULL when the scope has no item with that UID.
+-- Recorded, never deleting anything; NULL when the scope has no item with that UID. The stored
+-- results of the items on its subjects follow.
 CREATE OR REPLACE FUNCTION archivist_resolve_state_item(
     p_uid text, p_action text, p_user_id text DEFAULT NULL
 ) RETURNS jsonb
@@ -236,13 +478,17 @@ BEGIN
     INSERT INTO jarvis_state_resolutions (uid, user_id, action)
     VALUES (p_uid, v_user, p_action)
     RETURNING * INTO v_row;
+    PERFORM archivist_store_state(ARRAY(
+        SELECT s FROM jarvis_state_items s
+        WHERE s.uid = p_uid AND s.user_id IS NOT DISTINCT FROM v_user));
     RETURN to_jsonb(v_row);
 END;
 $$;
 
 -- Whether each item of the given sessions is current in its scope (at p_as_of): {session_id:
 -- {uid: true|false}}; an item said after p_as_of is absent. archive_search reads it for
--- `--status active` (current, not only active in its session) and `--as-of`.
+-- `--status active` (current, not only active in its session) and `--as-of`. Now: the stored
+-- results of those sessions' rows.
 CREATE OR REPLACE FUNCTION archivist_item_currency(
     p_session_ids text[], p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL
 ) RETURNS jsonb
@@ -250,7 +496,15 @@ LANGUAGE sql STABLE
 AS $$
     SELECT coalesce(jsonb_object_agg(s.session_id, s.items), '{}')
     FROM (SELECT i.session_id, jsonb_object_agg(i.uid, i.current) AS items
-          FROM archivist_state_items(p_user_id, p_as_of) i
-          WHERE i.session_id = ANY (p_session_ids)
+          FROM (SELECT t.session_id, t.uid, t.current FROM jarvis_state_items t
+                WHERE p_as_of IS NULL AND t.session_id = ANY (p_session_ids)
+                  AND (p_user_id IS NULL OR t.user_id = p_user_id)
+                UNION ALL
+                SELECT r.session_id, r.uid, r.current
+                FROM archivist_reconcile_state(p_user_id, p_as_of) r
+                WHERE p_as_of IS NOT NULL AND r.session_id = ANY (p_session_ids)) i
           GROUP BY i.session_id) s
 $$;
+
+-- The stored results, filled or brought up to the rules of this build (see above).
+SELECT archivist_refresh_state();
