@@ -43,5 +43,7 @@ CREATE INDEX IF NOT EXISTS jarvis_state_items_subject_scope_idx
     ON jarvis_state_items USING gin (array_append(subject_key, '@' || coalesce(user_id, '')));
 CREATE INDEX IF NOT EXISTS jarvis_state_items_value_scope_idx
     ON jarvis_state_items USING gin (array_append(value_key, '@' || coalesce(user_id, '')));
+-- what a change without a subject replaces: those changes alone
 CREATE INDEX IF NOT EXISTS jarvis_state_items_old_scope_idx
-    ON jarvis_state_items USING gin (array_append(old_key, '@' || coalesce(user_id, '')));
+    ON jarvis_state_items USING gin (array_append(old_key, '@' || coalesce(user_id, '')))
+    WHERE change IS NOT NULL AND cardinality(subject_key) = 0;

@@ -145,8 +145,11 @@ def index_session(conn: Conn, session: str, user: str | None, items: list[dict[s
     )
 
 
-def test_random_commits_forgets_and_resolutions_keep_the_stored_state_exact(db_url: str) -> None:
-    rng = random.Random(20261126)
+@pytest.mark.parametrize("seed", [20261126, 1, 2])
+def test_random_commits_forgets_and_resolutions_keep_the_stored_state_exact(
+    db_url: str, seed: int
+) -> None:
+    rng = random.Random(seed)
     sessions = {f"s{n:02d}": rng.choice(USERS) for n in range(36)}
     starts = {s: T0 + timedelta(hours=rng.randint(0, 2000)) for s in sessions}
     order = list(sessions)

@@ -75,11 +75,15 @@ AS $$ SELECT cardinality(a) > 0 AND cardinality(b) > 0 AND (a <@ b OR b <@ a) $$
 -- Every item of the scope known at p_as_of (all when NULL), with what the reconciliation across
 -- sessions says of it. superseded_by / superseded_by_session name the item that replaced it
 -- (in its session or a later one); stopped_at is when (that item's time); trigger the change
--- that did it. `current` is what a bot should read as true now (or then). With p_ids: the
--- items with those ids (jarvis_state_items.id) alone, p_user_id and p_as_of aside, as if they
--- were the whole scope (archivist_store_state gives it every item the results it keeps need).
+-- that did it. `current` is what a bot should read as true now (or then).
+-- archivist_store_state computes a few items at a time (p_as_of NULL): p_ids, the items with
+-- those ids (jarvis_state_items.id) alone, p_user_id aside, as if they were the whole scope;
+-- p_known, more items beside them whose stop (stopped_at) is taken as stored, not computed,
+-- and which are not returned: the items on the same subjects as those computed, whose being
+-- still true or not decides conflicts, when the change being stored cannot have changed it.
 CREATE OR REPLACE FUNCTION archivist_reconcile_state(
-    p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL, p_ids bigint[] DEFAULT NULL
+    p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL, p_ids bigint[] DEFAULT NULL,
+    p_known bigint[] DEFAULT NULL
 ) RETURNS TABLE (id bigint, session_id text, user_id text, uid text, type text, text text,
                  status text, subject text, value text, change text, refs jsonb,
                  became_at timestamptz, last_seen_at timestamptz, stopped_at timestamptz,
@@ -102,12 +106,15 @@ AS $$
         SELECT s.id AS rid, s.session_id, s.user_id, s.uid, s.type, s.text, s.status, s.subject,
                s.subject_key, s.value, s.value_key, s.change, s.old_key, s.replaced_by,
                s.conflict, s.refs, s.became_at, s.last_seen_at, rs.action AS resolution,
-               coalesce(s.user_id, '') AS scope_key
-        FROM (SELECT * FROM jarvis_state_items a
+               coalesce(s.user_id, '') AS scope_key, s.known, s.stopped_at AS known_stop
+        FROM (SELECT a.*, false AS known FROM jarvis_state_items a
               WHERE p_ids IS NULL AND (p_user_id IS NULL OR a.user_id = p_user_id)
                 AND (p_as_of IS NULL OR a.became_at IS NULL OR a.became_at <= p_as_of)
               UNION ALL
-              SELECT * FROM jarvis_state_items a WHERE a.id = ANY (p_ids)) s
+              SELECT a.*, false FROM jarvis_state_items a WHERE a.id = ANY (p_ids)
+              UNION ALL
+              SELECT a.*, true FROM jarvis_state_items a
+              WHERE a.id = ANY (p_known) AND NOT a.id = ANY (p_ids)) s
         LEFT JOIN resolved rs ON rs.uid = s.uid AND rs.user_id IS NOT DISTINCT FROM s.user_id
     ), chosen AS MATERIALIZED (
         SELECT * FROM scope WHERE type IN ('decision', 'constraint')
@@ -147,7 +154,8 @@ AS $$
     ), live AS MATERIALIZED (
         SELECT x.*, t.own_stop, l.uid AS later_uid, l.session_id AS later_session,
                l.became_at AS later_at, l.trigger AS later_trigger,
-               CASE WHEN t.own_stop IS NOT NULL AND (l.became_at IS NULL
+               CASE WHEN x.known THEN x.known_stop
+                    WHEN t.own_stop IS NOT NULL AND (l.became_at IS NULL
                                                      OR t.own_stop <= l.became_at)
                     THEN t.own_stop ELSE l.became_at END AS stop
         FROM scope x
@@ -190,50 +198,81 @@ AS $$
                AND (j.conflict OR cardinality(j.conflict_uids) > 0),
            j.stop IS NULL AND j.resolution IS DISTINCT FROM 'drop' AND NOT j.kept_away
     FROM judged j
+    WHERE NOT j.known
 $$;
 
--- The ids of the items on the same subject as one of p_items (of their scope), as
--- archivist_reconcile_state's `related` finds them, or more: every item it relates to one of
--- them must be here, and an extra one only costs time. Through the GIN indexes of sql/061: a
--- lookup is one stem and the scope's mark ('@' and the user id).
-CREATE OR REPLACE FUNCTION archivist_state_neighbours(p_items jarvis_state_items[])
-RETURNS TABLE (id bigint)
+-- The neighbours of p_items, each with the item of p_items (its id and time) it is a neighbour
+-- of: with p_needed, the items Y that archivist_reconcile_state's `related` pairs with an item X
+-- of p_items as (X, Y), those whose rows decide X's result; else the items X it pairs with an
+-- item Y of p_items, whose results Y's row decides. Pairs on the same subject go both ways; a
+-- change without a subject (Y) is paired with the items whose value it replaces (X). More
+-- pairs than `related` has only cost time; one fewer would be a wrong result: every pair it
+-- makes must be here. Through the GIN indexes of sql/061: a lookup is one stem and the scope's
+-- mark ('@' and the user id). archivist_same_key's test is written out: a call of it costs more
+-- than the lookup (its SET search_path, per row).
+CREATE OR REPLACE FUNCTION archivist_state_neighbours(
+    p_items jarvis_state_items[], p_needed boolean
+) RETURNS TABLE (id bigint, of_id bigint, of_at timestamptz)
 LANGUAGE sql STABLE
+ROWS 50  -- not 1000: its callers join it to jarvis_state_items by id, by index
 AS $$
+    -- Each lookup is a LATERAL subquery kept apart (OFFSET 0), so that it is an index scan per
+    -- stem: flattened, the planner guesses unnest's rows low and scans the table instead.
     WITH x AS (
-        SELECT i.subject_key, i.value_key, i.old_key, i.change,
+        SELECT i.id, i.subject_key, i.value_key, i.old_key, i.change, i.became_at,
                '@' || coalesce(i.user_id, '') AS mark
         FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
     )
     -- one subject within the other
-    SELECT y.id
+    SELECT n.id, x.id, x.became_at
     FROM x CROSS JOIN LATERAL unnest(x.subject_key) k
-    JOIN jarvis_state_items y
-      ON array_append(y.subject_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
-    WHERE y.type IN ('decision', 'constraint') AND archivist_same_key(x.subject_key, y.subject_key)
-    UNION
-    -- y a change without a subject that replaces x's value
-    SELECT y.id
+    CROSS JOIN LATERAL (
+        SELECT y.id FROM jarvis_state_items y
+        WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
+          AND y.type IN ('decision', 'constraint')
+          AND (x.subject_key <@ y.subject_key OR y.subject_key <@ x.subject_key)
+        OFFSET 0) n
+    UNION ALL
+    -- needed: y a change without a subject that replaces x's value
+    SELECT n.id, x.id, x.became_at
     FROM x CROSS JOIN LATERAL unnest(x.value_key) k
-    JOIN jarvis_state_items y
-      ON array_append(y.old_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
-    WHERE y.type IN ('decision', 'constraint') AND y.change IS NOT NULL
-      AND cardinality(y.subject_key) = 0 AND archivist_same_key(x.value_key, y.old_key)
-    UNION
-    -- x such a change, y the item whose value it replaces
-    SELECT y.id
+    CROSS JOIN LATERAL (
+        SELECT y.id FROM jarvis_state_items y
+        WHERE array_append(y.old_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
+          AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
+          AND y.type IN ('decision', 'constraint')
+          AND (x.value_key <@ y.old_key OR y.old_key <@ x.value_key)
+        OFFSET 0) n
+    WHERE p_needed
+    UNION ALL
+    -- deciding: x such a change, y an item whose value it replaces
+    SELECT n.id, x.id, x.became_at
     FROM x CROSS JOIN LATERAL unnest(x.old_key) k
-    JOIN jarvis_state_items y
-      ON array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
-    WHERE x.change IS NOT NULL AND cardinality(x.subject_key) = 0
-      AND y.type IN ('decision', 'constraint') AND archivist_same_key(y.value_key, x.old_key)
+    CROSS JOIN LATERAL (
+        SELECT y.id FROM jarvis_state_items y
+        WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
+          AND y.type IN ('decision', 'constraint')
+          AND (x.old_key <@ y.value_key OR y.value_key <@ x.old_key)
+        OFFSET 0) n
+    WHERE NOT p_needed AND x.change IS NOT NULL AND cardinality(x.subject_key) = 0
 $$;
 
 -- Stores what archivist_reconcile_state says now of every item whose result p_changed can have
--- changed: the items inserted, deleted (their rows as they were) or resolved. Those still there,
--- and the items up to two steps of "same subject" from any of them, get their result; it is
--- computed over those and two steps more, with the items of their sessions that replaced them.
--- Rows whose result is unchanged are not written. Returns the number of rows written.
+-- changed: the items inserted, deleted (their rows as they were) or resolved. Rows whose result
+-- is unchanged are not written. Returns the number of rows written.
+--
+-- What an item X's result depends on, by the rules: its own row and resolution; the rows of
+-- the items it is paired with (archivist_state_neighbours, needed): those later than X decide
+-- whether and when it stopped (the first that may), and, while X is true, those still true are
+-- whom it conflicts with; and the item of its session that replaced it. Whether an item is true
+-- (its stop) never depends on whether others are. So a change to an item Y (inserted, deleted,
+-- resolved) can change the result of
+--   * Y, and each X that Y's row decides, if X is still true, or said before Y and stopped at
+--     or after Y's time (Y could be, or was, what stopped it; one stopped before Y's time, or
+--     said after Y, keeps its stop, and a stopped item has no conflicts);
+--   * where one of those stopped or became true again: each X still true that its row decides
+--     (their conflicts). Their stops stand: nothing goes further.
+-- Each is computed anew (archivist_store_results) over what decides it.
 -- One scope at a time: a commit holds its scope's lock until it ends, so the next one to store
 -- in that scope reads its items (a read committed transaction reads anew after the lock).
 CREATE OR REPLACE FUNCTION archivist_store_state(p_changed jarvis_state_items[])
@@ -242,11 +281,11 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_scope   text;
-    v_front   jarvis_state_items[] := p_changed;
-    v_seen    bigint[];
-    v_new     bigint[];
-    v_touched bigint[];
-    v_written integer;
+    v_todo    bigint[];
+    v_done    bigint[] := '{}';
+    v_changed bigint[];
+    v_written integer := 0;
+    v_n       integer;
 BEGIN
     IF coalesce(cardinality(p_changed), 0) = 0 THEN
         RETURN 0;
@@ -256,38 +295,83 @@ BEGIN
     LOOP
         PERFORM pg_advisory_xact_lock(hashtextextended('archivist:state:' || v_scope, 0));
     END LOOP;
-    v_seen := ARRAY(SELECT s.id FROM jarvis_state_items s
-                    WHERE s.id = ANY (ARRAY(SELECT i.id FROM unnest(p_changed) i)));
-    v_touched := v_seen;
-    FOR v_step IN 1..4 LOOP
-        v_new := ARRAY(SELECT n.id FROM archivist_state_neighbours(v_front) n
-                       EXCEPT SELECT unnest(v_seen));
-        v_seen := v_seen || v_new;
-        IF v_step <= 2 THEN
-            v_touched := v_seen;
-        END IF;
-        EXIT WHEN cardinality(v_new) = 0;
-        v_front := ARRAY(SELECT s FROM jarvis_state_items s WHERE s.id = ANY (v_new));
+    v_todo := ARRAY(SELECT s.id FROM jarvis_state_items s
+                    WHERE s.id = ANY (ARRAY(SELECT i.id FROM unnest(p_changed) i))
+                    UNION
+                    SELECT x.id FROM archivist_state_neighbours(p_changed, false) n
+                    JOIN jarvis_state_items x ON x.id = n.id
+                    WHERE x.current IS NULL OR x.stopped_at IS NULL
+                       OR (x.became_at <= n.of_at AND x.stopped_at >= n.of_at));
+    -- (a third pass finds nothing to do; were that wrong, it would go on until it did)
+    WHILE cardinality(v_todo) > 0 LOOP
+        SELECT s.written, s.changed INTO v_n, v_changed
+        FROM archivist_store_results(v_todo, p_changed) s;
+        v_written := v_written + v_n;
+        v_done := v_done || v_todo;
+        v_todo := ARRAY(SELECT x.id
+                        FROM archivist_state_neighbours(ARRAY(
+                                 SELECT s FROM jarvis_state_items s
+                                 WHERE s.id = ANY (v_changed)), false) n
+                        JOIN jarvis_state_items x ON x.id = n.id
+                        WHERE x.current IS NULL OR x.stopped_at IS NULL
+                        EXCEPT SELECT unnest(v_done));
     END LOOP;
-    v_seen := v_seen || ARRAY(SELECT o.id
-                              FROM jarvis_state_items x
-                              JOIN jarvis_state_items o ON o.session_id = x.session_id
-                                                       AND o.uid = x.replaced_by
-                              WHERE x.id = ANY (v_seen) AND x.status = 'superseded');
-    UPDATE jarvis_state_items s
-    SET stopped_at = r.stopped_at, superseded_by = r.superseded_by,
-        superseded_by_session = r.superseded_by_session, trigger = r.trigger,
-        resolution = r.resolution, conflict_with = r.conflict_with, in_conflict = r.conflict,
-        current = r.current
-    FROM archivist_reconcile_state(NULL, NULL, v_seen) r
-    WHERE s.id = r.id AND r.id = ANY (v_touched)
-      AND (s.stopped_at, s.superseded_by, s.superseded_by_session, s.trigger, s.resolution,
-           s.conflict_with, s.in_conflict, s.current)
-          IS DISTINCT FROM (r.stopped_at, r.superseded_by, r.superseded_by_session, r.trigger,
-                            r.resolution, r.conflict_with, r.conflict, r.current);
-    GET DIAGNOSTICS v_written = ROW_COUNT;
     RETURN v_written;
 END;
+$$;
+
+-- archivist_store_state's step: the results of the items p_ids computed and written where they
+-- differ. Beside them, with their stops as stored: what decides each X of them, the items it
+-- needs that are later than X and (if X has stopped, and what stopped it is not one of
+-- p_changed) not later than its stop, those still true (if X is, or may become so), and the
+-- item of X's session that replaced it. Returns how many rows were written, and the ids of
+-- those whose stop changed (stopped, or true again). The ids are looked up one by one
+-- (= ANY (p_ids)): a join would read the whole table.
+CREATE OR REPLACE FUNCTION archivist_store_results(
+    p_ids bigint[], p_changed jarvis_state_items[]
+) RETURNS TABLE (written integer, changed bigint[])
+LANGUAGE sql
+AS $$
+    WITH todo AS MATERIALIZED (
+        SELECT x.*, x.current IS NULL OR x.stopped_at IS NULL
+                    OR EXISTS (SELECT 1 FROM unnest(p_changed) c
+                               WHERE c.session_id = x.superseded_by_session
+                                 AND c.uid = x.superseded_by) AS open
+        FROM jarvis_state_items x WHERE x.id = ANY (p_ids)
+    ), known AS (
+        SELECT y.id
+        FROM archivist_state_neighbours(ARRAY(SELECT s FROM jarvis_state_items s
+                                              WHERE s.id = ANY (p_ids)), true) n
+        JOIN todo x ON x.id = n.of_id
+        JOIN jarvis_state_items y ON y.id = n.id
+        WHERE (y.became_at >= x.became_at AND (x.open OR y.became_at <= x.stopped_at))
+           OR (x.open AND (y.current IS NULL OR y.stopped_at IS NULL))
+        UNION
+        SELECT o.id
+        FROM todo x
+        JOIN jarvis_state_items o ON o.session_id = x.session_id AND o.uid = x.replaced_by
+        WHERE x.status = 'superseded'
+    ), r AS MATERIALIZED (
+        SELECT * FROM archivist_reconcile_state(NULL, NULL, p_ids, ARRAY(SELECT id FROM known))
+    ), diff AS MATERIALIZED (
+        SELECT r.*, s.current IS NULL OR (s.stopped_at IS NULL) <> (r.stopped_at IS NULL)
+                    AS stop_changed
+        FROM r JOIN jarvis_state_items s ON s.id = r.id AND s.id = ANY (p_ids)
+        WHERE (s.stopped_at, s.superseded_by, s.superseded_by_session, s.trigger, s.resolution,
+               s.conflict_with, s.in_conflict, s.current)
+              IS DISTINCT FROM (r.stopped_at, r.superseded_by, r.superseded_by_session,
+                                r.trigger, r.resolution, r.conflict_with, r.conflict, r.current)
+    ), written AS (
+        UPDATE jarvis_state_items s
+        SET stopped_at = d.stopped_at, superseded_by = d.superseded_by,
+            superseded_by_session = d.superseded_by_session, trigger = d.trigger,
+            resolution = d.resolution, conflict_with = d.conflict_with,
+            in_conflict = d.conflict, current = d.current
+        FROM diff d WHERE s.id = d.id AND s.id = ANY (p_ids)
+        RETURNING s.id
+    )
+    SELECT (SELECT count(*)::integer FROM written),
+           ARRAY(SELECT d.id FROM diff d WHERE d.stop_changed)
 $$;
 
 -- Every stored result computed anew, for the whole archive, when the rules changed since they
