@@ -275,12 +275,22 @@ def timed(run: Callable[[], object]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def query_ms(conn: Conn, query: str, args: dict[str, Any]) -> float:
+    """One query's wall time, its rows fetched."""
+    started = time.perf_counter()
+    conn.execute(query, args).fetchall()
+    return (time.perf_counter() - started) * 1000
+
+
 def load(conn: Conn, sessions: list[Session]) -> float:
     """The sessions' versions and items in bulk, then every stored result at once (seconds)."""
-    with conn.cursor() as cur, cur.copy(
-        "COPY jarvis_archive (session_id, version, span, extraction, extractor, "
-        "extractor_version, user_id, is_latest) FROM STDIN"
-    ) as copy:
+    with (
+        conn.cursor() as cur,
+        cur.copy(
+            "COPY jarvis_archive (session_id, version, span, extraction, extractor, "
+            "extractor_version, user_id, is_latest) FROM STDIN"
+        ) as copy,
+    ):
         for s in sessions:
             copy.write_row([s.session_id, 1, "{}", "{}", "bench", "1", s.user_id, True])
     for start in range(0, len(sessions), 1000):
@@ -351,17 +361,13 @@ def reads(conn: Conn, users: list[str], calls: int, computed_calls: int) -> dict
         manual: list[float] = []
         for i in range(n + 5):
             args = {"user": rng.choice(users) if scope == "user" else None}
-            f = timed(lambda a=args: conn.execute(FUNCTION, a).fetchall())  # type: ignore[misc]
-            h = timed(lambda a=args: conn.execute(hand, a).fetchall())  # type: ignore[misc]
+            f = query_ms(conn, FUNCTION, args)
+            h = query_ms(conn, hand, args)
             if i >= 5:  # warm-up calls not counted
                 function.append(f)
                 manual.append(h)
         computed = [
-            timed(
-                lambda: conn.execute(
-                    COMPUTED, {"user": rng.choice(users) if scope == "user" else None}
-                ).fetchall()
-            )
+            query_ms(conn, COMPUTED, {"user": rng.choice(users) if scope == "user" else None})
             for _ in range(computed_calls)
         ]
         out[scope] = {

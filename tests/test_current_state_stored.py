@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -190,7 +191,9 @@ def test_random_commits_forgets_and_resolutions_keep_the_stored_state_exact(
     assert checked > 1000
 
 
-def test_init_fills_stored_results_missing_or_made_by_other_rules(db_url: str) -> None:
+def test_init_fills_stored_results_missing_or_made_by_other_rules(
+    db_url: str, tmp_path: Path
+) -> None:
     rng = random.Random(7)
     with psycopg.connect(db_url, autocommit=True) as conn:
         for n in range(12):
@@ -211,6 +214,16 @@ def test_init_fills_stored_results_missing_or_made_by_other_rules(db_url: str) -
             conn.execute(f"SELECT {COLUMNS} FROM archivist_state_items() {ORDER}").fetchall()
             == want
         )
+        # an archive from before sql/061, as `init` finds it: nothing stored, no rules recorded
+        conn.execute("UPDATE jarvis_state_items SET current = NULL, stopped_at = NULL")
+        conn.execute("DELETE FROM archivist_meta WHERE key = 'state_rules'")
+        env = {"DATABASE_URL": db_url, "ARCHIVIST_EMBEDDER": "hash",
+               "ARCHIVIST_DATA_DIR": str(tmp_path), "ARCHIVIST_CONFIG": ""}  # fmt: skip
+        done = run_archivist(["init"], env)
+        assert done.returncode == 0, done.stderr
+        stored = conn.execute(f"SELECT {COLUMNS} FROM archivist_state_items() {ORDER}")
+        assert stored.fetchall() == want
+        assert_stored_is_computed(conn, USERS)
 
 
 # -- through the real pipeline and CLI -----------------------------------------------------------
@@ -318,3 +331,43 @@ def test_state_current_reads_the_current_index(db_url: str, user: str | None) ->
         conn.execute("SET enable_seqscan = off")  # as on a large table
         conn.execute("SELECT archivist_current_state(%s)", [user])
         assert scans() > before
+
+
+def test_two_commits_in_one_scope_at_once_each_see_the_others_items(db_url: str) -> None:
+    """The second commit's state step waits for the first one's transaction: what it stores is
+    computed with the first one's items, not without them."""
+    first = [
+        {"uid": "d_000000000001", "type": "decision", "text": "Redis for the session cache",
+         "status": "active", "subject": "session cache", "value": "Redis",
+         "created_at": (T0 + DAY).isoformat()},
+    ]  # fmt: skip
+    second = [
+        {"uid": "d_000000000002", "type": "decision", "text": "session cache: Memcached",
+         "status": "active", "subject": "session cache", "value": "Memcached",
+         "change": "replace", "replaces": "Redis", "created_at": (T0 + 2 * DAY).isoformat()},
+    ]  # fmt: skip
+    with psycopg.connect(db_url) as one, psycopg.connect(db_url) as two:
+        index_session(one, "s1", "u1", first)  # in a transaction, not committed yet
+        done: list[BaseException | None] = []
+
+        def commit_second() -> None:
+            try:
+                index_session(two, "s2", "u1", second)
+                two.commit()
+                done.append(None)
+            except BaseException as error:  # noqa: BLE001 - reported below
+                done.append(error)
+
+        thread = threading.Thread(target=commit_second)
+        thread.start()
+        thread.join(1.0)
+        assert thread.is_alive() and not done  # waiting for the first commit's scope
+        one.commit()
+        thread.join(30)
+        assert done == [None]
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        assert_stored_is_computed(conn, ["u1"])
+        rows = conn.execute(
+            "SELECT uid, current, superseded_by FROM jarvis_state_items ORDER BY uid"
+        ).fetchall()
+    assert rows == [("d_000000000001", False, "d_000000000002"), ("d_000000000002", True, None)]

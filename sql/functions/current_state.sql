@@ -475,25 +475,27 @@ DECLARE
     v_limit integer := least(greatest(coalesce(p_limit, 200), 1), 1000);
 BEGIN
     IF p_as_of IS NULL AND p_subject IS NULL AND NOT coalesce(p_conflicts, false) THEN
-        RETURN jsonb_build_object(
+        -- built as json (text), which is quicker to build than jsonb, then read as jsonb once
+        RETURN json_build_object(
             'user_id', p_user_id, 'as_of', p_as_of, 'subject', p_subject,
             'total', (SELECT count(*) FROM jarvis_state_items i
                       WHERE i.current AND (p_user_id IS NULL OR i.user_id = p_user_id)),
             'items', coalesce((
-                SELECT jsonb_agg(to_jsonb(s) || jsonb_build_object('supersedes', (
-                           SELECT coalesce(jsonb_agg(o.uid ORDER BY o.became_at), '[]')
-                           FROM jarvis_state_items o
-                           WHERE o.superseded_by = s.uid AND o.superseded_by_session = s.session_id
-                             AND (p_user_id IS NULL OR o.user_id = p_user_id)))
-                       ORDER BY s.became_at DESC NULLS LAST, s.session_id, s.uid)
-                FROM (SELECT i.session_id, i.user_id, i.uid, i.type, i.text, i.status, i.subject,
-                             i.value, i.change, i.refs, i.became_at, i.last_seen_at,
+                SELECT json_agg(s ORDER BY s.became_at DESC NULLS LAST, s.session_id, s.uid)
+                FROM (SELECT i.session_id, i.user_id, i.uid, i.type, i.text, i.status,
+                             i.subject, i.value, i.change, i.refs, i.became_at, i.last_seen_at,
                              i.stopped_at, i.superseded_by, i.superseded_by_session, i.trigger,
-                             i.resolution, i.conflict_with, i.in_conflict AS conflict, i.current
+                             i.resolution, i.conflict_with, i.in_conflict AS conflict,
+                             i.current,
+                             ARRAY(SELECT o.uid FROM jarvis_state_items o
+                                   WHERE o.superseded_by = i.uid
+                                     AND o.superseded_by_session = i.session_id
+                                     AND (p_user_id IS NULL OR o.user_id = p_user_id)
+                                   ORDER BY o.became_at) AS supersedes
                       FROM jarvis_state_items i
                       WHERE i.current AND (p_user_id IS NULL OR i.user_id = p_user_id)
                       ORDER BY i.became_at DESC NULLS LAST, i.session_id, i.uid
-                      LIMIT v_limit) s), '[]'));
+                      LIMIT v_limit) s), '[]'))::jsonb;
     END IF;
     RETURN (
         WITH items AS MATERIALIZED (
