@@ -161,6 +161,8 @@ def test_random_commits_forgets_and_resolutions_keep_the_stored_state_exact(
             index_session(conn, session, sessions[session], random_items(rng, starts[session]))
             if step % 4 == 3:  # a new version of an archived session replaces its items
                 again = rng.choice(order[: step + 1])
+                if rng.random() < 0.3:  # another user spoke in it: it has none from now on
+                    sessions[again] = None
                 index_session(conn, again, sessions[again], random_items(rng, starts[again]))
             if step % 5 == 4:  # a resolution, keep or drop, of an item in conflict or not
                 uid = conn.execute(
