@@ -46,6 +46,14 @@ def assert_stored_is_computed(conn: Conn, users: list[str | None]) -> int:
         for got, want in zip(stored, computed, strict=True):
             assert got == want, (user, got, want)
         rows += len(stored)
+    # each row's keys are its texts' stems, whether it was written anew or kept
+    stale = conn.execute(
+        "SELECT count(*) FROM jarvis_state_items WHERE (subject_key, value_key, old_key) "
+        "IS DISTINCT FROM (tsvector_to_array(to_tsvector('english', coalesce(subject, ''))), "
+        "tsvector_to_array(to_tsvector('english', coalesce(value, ''))), "
+        "tsvector_to_array(to_tsvector('english', coalesce(replaces, ''))))"
+    ).fetchone()
+    assert stale == (0,)
     currency = conn.execute(
         "SELECT archivist_item_currency(ARRAY(SELECT DISTINCT session_id FROM jarvis_state_items))"
     ).fetchone()
@@ -156,14 +164,26 @@ def test_random_commits_forgets_and_resolutions_keep_the_stored_state_exact(
     order = list(sessions)
     rng.shuffle(order)  # archived in no particular time order
     checked = 0
+    said: dict[str, list[dict[str, Any]]] = {}
     with psycopg.connect(db_url, autocommit=True) as conn:
         for step, session in enumerate(order):
-            index_session(conn, session, sessions[session], random_items(rng, starts[session]))
+            said[session] = random_items(rng, starts[session])
+            index_session(conn, session, sessions[session], said[session])
             if step % 4 == 3:  # a new version of an archived session replaces its items
                 again = rng.choice(order[: step + 1])
                 if rng.random() < 0.3:  # another user spoke in it: it has none from now on
                     sessions[again] = None
-                index_session(conn, again, sessions[again], random_items(rng, starts[again]))
+                if rng.random() < 0.5:  # a few more messages: the same items, one changed
+                    items = [dict(i) for i in said[again]]
+                    changed = rng.choice(items)
+                    changed["text"] = changed["text"] + " (again)"
+                    if rng.random() < 0.5:
+                        changed["value"] = rng.choice(VALUES)
+                    items += random_items(rng, starts[again] + timedelta(hours=1))[:1]
+                else:
+                    items = random_items(rng, starts[again])
+                said[again] = items
+                index_session(conn, again, sessions[again], items)
             if step % 5 == 4:  # a resolution, keep or drop, of an item in conflict or not
                 uid = conn.execute(
                     "SELECT uid FROM jarvis_state_items ORDER BY in_conflict DESC, random() LIMIT 1"

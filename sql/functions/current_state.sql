@@ -30,17 +30,37 @@
 
 -- A session's items of its new latest version, written by archivist_commit_version; the stored
 -- reconciliation of the subjects its old and new items are on follows in the same transaction.
+-- An item the new version has with the same uid and the same everything the reconciliation
+-- reads keeps its row (and its stored result); only what it shows is rewritten. So a session
+-- archived again after a few more messages changes (and recomputes) only what changed.
 CREATE OR REPLACE FUNCTION archivist_index_state(
     p_session_id text, p_archive_id uuid, p_user_id text, p_items jsonb
 ) RETURNS void
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_old jarvis_state_items[];
-    v_new jarvis_state_items[];
+    v_kept text[];
+    v_old  jarvis_state_items[];
+    v_new  jarvis_state_items[];
 BEGIN
+    WITH kept AS (
+        UPDATE jarvis_state_items s
+        SET archive_id = p_archive_id, text = c.text, subject = c.subject, value = c.value,
+            replaces = c.replaces, refs = c.refs
+        FROM archivist_state_item_rows(p_items) c
+        WHERE s.session_id = p_session_id AND s.uid = c.uid
+          AND (s.user_id, s.type, s.status, s.subject_key, s.value_key, s.change, s.old_key,
+               s.replaced_by, s.conflict, s.became_at, s.last_seen_at)
+              IS NOT DISTINCT FROM (p_user_id, c.type, c.status, c.subject_key, c.value_key,
+                                    c.change, c.old_key, c.replaced_by, c.conflict,
+                                    c.became_at, c.last_seen_at)
+        RETURNING s.uid
+    )
+    SELECT coalesce(array_agg(k.uid), '{}') INTO v_kept FROM kept k;
     WITH gone AS (
-        DELETE FROM jarvis_state_items s WHERE s.session_id = p_session_id RETURNING s.*
+        DELETE FROM jarvis_state_items s
+        WHERE s.session_id = p_session_id AND s.uid <> ALL (v_kept)
+        RETURNING s.*
     )
     SELECT array_agg(g::jarvis_state_items) INTO v_old FROM gone g;
     WITH added AS (
@@ -48,23 +68,40 @@ BEGIN
                                         subject, subject_key, value, value_key, change, replaces,
                                         old_key, replaced_by, conflict, refs, became_at,
                                         last_seen_at)
-        SELECT p_archive_id, p_session_id, p_user_id, i ->> 'uid', i ->> 'type', i ->> 'text',
-               i ->> 'status', i ->> 'subject',
-               tsvector_to_array(to_tsvector('english', coalesce(i ->> 'subject', ''))),
-               i ->> 'value',
-               tsvector_to_array(to_tsvector('english', coalesce(i ->> 'value', ''))),
-               i ->> 'change', i ->> 'replaces',
-               tsvector_to_array(to_tsvector('english', coalesce(i ->> 'replaces', ''))),
-               i ->> 'replaced_by', coalesce((i ->> 'conflict')::boolean, false),
-               coalesce(i -> 'refs', '[]'), (i ->> 'created_at')::timestamptz,
-               (i ->> 'last_seen_at')::timestamptz
-        FROM jsonb_array_elements(coalesce(p_items, '[]')) i
+        SELECT p_archive_id, p_session_id, p_user_id, c.uid, c.type, c.text, c.status,
+               c.subject, c.subject_key, c.value, c.value_key, c.change, c.replaces, c.old_key,
+               c.replaced_by, c.conflict, c.refs, c.became_at, c.last_seen_at
+        FROM archivist_state_item_rows(p_items) c
+        WHERE c.uid <> ALL (v_kept)
         ON CONFLICT (session_id, uid) DO NOTHING
         RETURNING *
     )
     SELECT array_agg(a::jarvis_state_items) INTO v_new FROM added a;
     PERFORM archivist_store_state(coalesce(v_old, '{}') || coalesce(v_new, '{}'));
 END;
+$$;
+
+-- A version's state items (extraction.state_items) as rows of jarvis_state_items: the stems of
+-- subject, value and what a change replaces (keys); the first of two with one uid.
+CREATE OR REPLACE FUNCTION archivist_state_item_rows(p_items jsonb)
+RETURNS TABLE (uid text, type text, text text, status text, subject text, subject_key text[],
+               value text, value_key text[], change text, replaces text, old_key text[],
+               replaced_by text, conflict boolean, refs jsonb, became_at timestamptz,
+               last_seen_at timestamptz)
+LANGUAGE sql STABLE
+AS $$
+    SELECT DISTINCT ON (i ->> 'uid')
+           i ->> 'uid', i ->> 'type', i ->> 'text', i ->> 'status', i ->> 'subject',
+           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'subject', ''))),
+           i ->> 'value',
+           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'value', ''))),
+           i ->> 'change', i ->> 'replaces',
+           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'replaces', ''))),
+           i ->> 'replaced_by', coalesce((i ->> 'conflict')::boolean, false),
+           coalesce(i -> 'refs', '[]'), (i ->> 'created_at')::timestamptz,
+           (i ->> 'last_seen_at')::timestamptz
+    FROM jsonb_array_elements(coalesce(p_items, '[]')) WITH ORDINALITY AS e(i, n)
+    ORDER BY i ->> 'uid', e.n
 $$;
 
 -- Whether two keys name the same thing: both non-empty, one within the other.
@@ -212,49 +249,68 @@ $$;
 -- than the lookup (its SET search_path, per row).
 CREATE OR REPLACE FUNCTION archivist_state_neighbours(
     p_items jarvis_state_items[], p_needed boolean
-) RETURNS TABLE (id bigint, of_id bigint, of_at timestamptz)
+) RETURNS TABLE (id bigint, of_id bigint, of_at timestamptz, became_at timestamptz,
+                 stopped_at timestamptz, current boolean)
 LANGUAGE sql STABLE
-ROWS 50  -- not 1000: its callers join it to jarvis_state_items by id, by index
+ROWS 50
 AS $$
-    -- Each lookup is a LATERAL subquery kept apart (OFFSET 0), so that it is an index scan per
-    -- stem: flattened, the planner guesses unnest's rows low and scans the table instead.
+    -- Items of p_items with the same key share their lookups. Each lookup is a LATERAL
+    -- subquery kept apart (OFFSET 0), so that it is an index scan per stem: flattened, the
+    -- planner guesses unnest's rows low and scans the table instead. The neighbour's times
+    -- come along, so that callers need not read its row again.
     WITH x AS (
-        SELECT i.id, i.subject_key, i.value_key, i.old_key, i.change, i.became_at,
-               '@' || coalesce(i.user_id, '') AS mark
+        SELECT i.id, i.subject_key, i.value_key, i.old_key, i.became_at,
+               '@' || coalesce(i.user_id, '') AS mark,
+               i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops
         FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
+    ), subjects AS (
+        -- one subject within the other
+        SELECT DISTINCT x.subject_key AS key, x.mark FROM x
+    ), by_subject AS (
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM subjects q CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
+                      @> ARRAY[k, q.mark]
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
+            OFFSET 0) n
+    ), values_ AS (
+        -- needed: y a change without a subject that replaces x's value
+        SELECT DISTINCT x.value_key AS key, x.mark FROM x WHERE p_needed
+    ), by_value AS (
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM values_ q CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.old_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
+              AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.old_key OR y.old_key <@ q.key)
+            OFFSET 0) n
+    ), drops AS (
+        -- deciding: x such a change, y an item whose value it replaces
+        SELECT DISTINCT x.old_key AS key, x.mark FROM x WHERE NOT p_needed AND x.drops
+    ), by_drop AS (
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM drops q CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, ''))
+                      @> ARRAY[k, q.mark]
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.value_key OR y.value_key <@ q.key)
+            OFFSET 0) n
     )
-    -- one subject within the other
-    SELECT n.id, x.id, x.became_at
-    FROM x CROSS JOIN LATERAL unnest(x.subject_key) k
-    CROSS JOIN LATERAL (
-        SELECT y.id FROM jarvis_state_items y
-        WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
-          AND y.type IN ('decision', 'constraint')
-          AND (x.subject_key <@ y.subject_key OR y.subject_key <@ x.subject_key)
-        OFFSET 0) n
+    SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
     UNION ALL
-    -- needed: y a change without a subject that replaces x's value
-    SELECT n.id, x.id, x.became_at
-    FROM x CROSS JOIN LATERAL unnest(x.value_key) k
-    CROSS JOIN LATERAL (
-        SELECT y.id FROM jarvis_state_items y
-        WHERE array_append(y.old_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
-          AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
-          AND y.type IN ('decision', 'constraint')
-          AND (x.value_key <@ y.old_key OR y.old_key <@ x.value_key)
-        OFFSET 0) n
-    WHERE p_needed
+    SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_value n ON n.key = x.value_key AND n.mark = x.mark
     UNION ALL
-    -- deciding: x such a change, y an item whose value it replaces
-    SELECT n.id, x.id, x.became_at
-    FROM x CROSS JOIN LATERAL unnest(x.old_key) k
-    CROSS JOIN LATERAL (
-        SELECT y.id FROM jarvis_state_items y
-        WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
-          AND y.type IN ('decision', 'constraint')
-          AND (x.old_key <@ y.value_key OR y.value_key <@ x.old_key)
-        OFFSET 0) n
-    WHERE NOT p_needed AND x.change IS NOT NULL AND cardinality(x.subject_key) = 0
+    SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark WHERE x.drops
 $$;
 
 -- Stores what archivist_reconcile_state says now of every item whose result p_changed can have
@@ -300,22 +356,20 @@ BEGIN
     v_todo := ARRAY(SELECT s.id FROM jarvis_state_items s
                     WHERE s.id = ANY (ARRAY(SELECT i.id FROM unnest(p_changed) i))
                     UNION
-                    SELECT x.id FROM archivist_state_neighbours(p_changed, false) n
-                    JOIN jarvis_state_items x ON x.id = n.id
-                    WHERE x.current IS NULL OR x.stopped_at IS NULL
-                       OR (x.became_at <= n.of_at AND x.stopped_at >= n.of_at));
+                    SELECT n.id FROM archivist_state_neighbours(p_changed, false) n
+                    WHERE n.current IS NULL OR n.stopped_at IS NULL
+                       OR (n.became_at <= n.of_at AND n.stopped_at >= n.of_at));
     -- (a third pass finds nothing to do; were that wrong, it would go on until it did)
     WHILE cardinality(v_todo) > 0 LOOP
         SELECT s.written, s.changed INTO v_n, v_changed
         FROM archivist_store_results(v_todo, p_changed) s;
         v_written := v_written + v_n;
         v_done := v_done || v_todo;
-        v_todo := ARRAY(SELECT x.id
+        v_todo := ARRAY(SELECT n.id
                         FROM archivist_state_neighbours(ARRAY(
                                  SELECT s FROM jarvis_state_items s
                                  WHERE s.id = ANY (v_changed)), false) n
-                        JOIN jarvis_state_items x ON x.id = n.id
-                        WHERE x.current IS NULL OR x.stopped_at IS NULL
+                        WHERE n.current IS NULL OR n.stopped_at IS NULL
                         EXCEPT SELECT unnest(v_done));
     END LOOP;
     RETURN v_written;
@@ -341,13 +395,12 @@ AS $$
                                  AND c.uid = x.superseded_by) AS open
         FROM jarvis_state_items x WHERE x.id = ANY (p_ids)
     ), known AS (
-        SELECT y.id
+        SELECT n.id
         FROM archivist_state_neighbours(ARRAY(SELECT s FROM jarvis_state_items s
                                               WHERE s.id = ANY (p_ids)), true) n
         JOIN todo x ON x.id = n.of_id
-        JOIN jarvis_state_items y ON y.id = n.id
-        WHERE (y.became_at >= x.became_at AND (x.open OR y.became_at <= x.stopped_at))
-           OR (x.open AND (y.current IS NULL OR y.stopped_at IS NULL))
+        WHERE (n.became_at >= x.became_at AND (x.open OR n.became_at <= x.stopped_at))
+           OR (x.open AND (n.current IS NULL OR n.stopped_at IS NULL))
         UNION
         SELECT o.id
         FROM todo x
@@ -356,7 +409,8 @@ AS $$
     ), r AS MATERIALIZED (
         SELECT * FROM archivist_reconcile_state(NULL, NULL, p_ids, ARRAY(SELECT id FROM known))
     ), diff AS MATERIALIZED (
-        SELECT r.*, s.current IS NULL OR (s.stopped_at IS NULL) <> (r.stopped_at IS NULL)
+        -- (a new item's neighbours that it could change were all in p_ids already)
+        SELECT r.*, s.current IS NOT NULL AND (s.stopped_at IS NULL) <> (r.stopped_at IS NULL)
                     AS stop_changed
         FROM r JOIN jarvis_state_items s ON s.id = r.id AND s.id = ANY (p_ids)
         WHERE (s.stopped_at, s.superseded_by, s.superseded_by_session, s.trigger, s.resolution,
