@@ -175,6 +175,8 @@ def test_random_commits_forgets_and_resolutions_keep_the_stored_state_exact(
                     sessions[again] = None
                 if rng.random() < 0.5:  # a few more messages: the same items, one changed
                     items = [dict(i) for i in said[again]]
+                    for item in items:  # said again in the new messages
+                        item["last_seen_at"] = (starts[again] + timedelta(hours=1)).isoformat()
                     changed = rng.choice(items)
                     changed["text"] = changed["text"] + " (again)"
                     if rng.random() < 0.5:

@@ -21,17 +21,15 @@
 -- archivist_reconcile_state holds these rules, and nothing else does. What they say of each
 -- item now (p_as_of NULL) is also stored on its row (sql/061), written in the transaction that
 -- changes what it depends on (a commit, a forget, a resolution) by archivist_store_state, which
--- runs archivist_reconcile_state on the items around the subjects that changed; reads of "now"
--- read those rows. What an item's result depends on: the items on the same subject
--- (archivist_state_neighbours: its later items, those it may conflict with), whether those
--- stopped (their own neighbours), and its own session's replacement of it. So a change to some
--- items changes the results of the items up to two steps of "same subject" away from them, and
--- computing those needs the items two steps further and the replacements named.
+-- runs archivist_reconcile_state on the items that change can affect (see there); reads of
+-- "now" read those rows, `--as-of` computes. archivist_refresh_state (applied by every init, at
+-- the end of this file) computes every stored row anew when these rules' text changed.
 
 -- A session's items of its new latest version, written by archivist_commit_version; the stored
 -- reconciliation of the subjects its old and new items are on follows in the same transaction.
 -- An item the new version has with the same uid and the same everything the reconciliation
--- reads keeps its row (and its stored result); only what it shows is rewritten. So a session
+-- reads keeps its row (and its stored result); only what it shows is rewritten (last_seen_at
+-- is read only of an item its session superseded). So a session
 -- archived again after a few more messages changes (and recomputes) only what changed.
 CREATE OR REPLACE FUNCTION archivist_index_state(
     p_session_id text, p_archive_id uuid, p_user_id text, p_items jsonb
@@ -46,14 +44,16 @@ BEGIN
     WITH kept AS (
         UPDATE jarvis_state_items s
         SET archive_id = p_archive_id, text = c.text, subject = c.subject, value = c.value,
-            replaces = c.replaces, refs = c.refs
+            replaces = c.replaces, refs = c.refs, last_seen_at = c.last_seen_at
         FROM archivist_state_item_rows(p_items) c
         WHERE s.session_id = p_session_id AND s.uid = c.uid
           AND (s.user_id, s.type, s.status, s.subject_key, s.value_key, s.change, s.old_key,
-               s.replaced_by, s.conflict, s.became_at, s.last_seen_at)
+               s.replaced_by, s.conflict, s.became_at)
               IS NOT DISTINCT FROM (p_user_id, c.type, c.status, c.subject_key, c.value_key,
                                     c.change, c.old_key, c.replaced_by, c.conflict,
-                                    c.became_at, c.last_seen_at)
+                                    c.became_at)
+          -- when it was last said counts only for an item its session superseded
+          AND (c.status <> 'superseded' OR s.last_seen_at IS NOT DISTINCT FROM c.last_seen_at)
         RETURNING s.uid
     )
     SELECT coalesce(array_agg(k.uid), '{}') INTO v_kept FROM kept k;
@@ -430,10 +430,10 @@ AS $$
            ARRAY(SELECT d.id FROM diff d WHERE d.stop_changed)
 $$;
 
--- Every stored result computed anew, for the whole archive, when the rules changed since they
--- were stored (their functions' text differs from what archivist_meta records under
--- state_rules: after an upgrade, sql/061 included) or a row has none; else nothing. Applied by
--- every init, below. Returns the number of rows written.
+-- Every stored result computed anew, for the whole archive, when the rules, or the functions
+-- that store their results, changed since the results were stored (their text differs from
+-- what archivist_meta records under state_rules: after an upgrade, sql/061 included) or a row
+-- has none; else nothing. Applied by every init, below. Returns the number of rows written.
 CREATE OR REPLACE FUNCTION archivist_refresh_state(p_force boolean DEFAULT false)
 RETURNS integer
 LANGUAGE plpgsql
@@ -445,7 +445,10 @@ BEGIN
     SELECT md5(string_agg(p.prosrc, E'\n' ORDER BY p.proname)) INTO v_rules
     FROM pg_proc p
     WHERE p.pronamespace = current_schema()::regnamespace
-      AND p.proname IN ('archivist_reconcile_state', 'archivist_same_key');
+      AND p.proname IN ('archivist_reconcile_state', 'archivist_same_key',
+                        'archivist_state_neighbours', 'archivist_store_state',
+                        'archivist_store_results', 'archivist_index_state',
+                        'archivist_state_item_rows');
     IF NOT coalesce(p_force, false)
        AND v_rules = (SELECT m.value FROM archivist_meta m WHERE m.key = 'state_rules')
        AND NOT EXISTS (SELECT 1 FROM jarvis_state_items s WHERE s.current IS NULL) THEN
