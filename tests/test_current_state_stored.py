@@ -131,10 +131,10 @@ def random_items(rng: random.Random, start: Any) -> list[dict[str, Any]]:
             "created_at": (start + timedelta(minutes=n)).isoformat(),
             "last_seen_at": (start + timedelta(minutes=n + 1)).isoformat(),
         }
-        if items and rng.random() < 0.3:
+        if items and rng.random() < 0.4:
             earlier = rng.choice(items)
             earlier["status"] = "superseded"
-            earlier["replaced_by"] = item["uid"] if rng.random() < 0.8 else "d_ffffffffffff"
+            earlier["replaced_by"] = item["uid"] if rng.random() < 0.6 else "d_ffffffffffff"
         items.append(item)
     return items
 
