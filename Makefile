@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 EVAL_STAMP := $(VENV)/.eval-deps
 TEST_WORKERS ?= 2
 
-.PHONY: demo docs test lint typecheck check bench bench-all bench-search bench-reembed bench-client eval eval-deps soak clean
+.PHONY: demo docs test lint typecheck check bench bench-all bench-search bench-reembed bench-client bench-current eval eval-deps soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,9 @@ bench-reembed: $(STAMP)  ## reembed throughput at 10k chunks (768-d -> 384-d)
 
 bench-client: $(STAMP)  ## per-call overhead of one warm Archivist client over the SQL function
 	$(BIN)/python scripts/bench_client.py
+
+bench-current: $(STAMP)  ## state --current and a commit's stored state at 10k sessions
+	$(BIN)/python scripts/bench_current.py
 
 eval: $(STAMP)  ## evidence recall@10 per question class and search mode, vs BM25 (hash; minilm too after eval-deps)
 	$(BIN)/python scripts/eval_retrieval.py

@@ -29,6 +29,11 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "search": ("bench_search.py", ["--quick"], []),
     "reembed": ("bench_reembed.py", ["--chunks", "2000"], []),
     "client": ("bench_client.py", ["--calls", "50", "--sessions", "30"], []),
+    "current": (
+        "bench_current.py",
+        ["--sessions", "1000", "--users", "20", "--held", "50", "--calls", "50"],
+        [],
+    ),
     "transports": ("bench_transports.py", ["--sessions", "20"], []),
     "lock_waits": ("bench_lock_waits.py", [], []),
 }

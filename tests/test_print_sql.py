@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -58,6 +59,8 @@ def test_printed_script_records_another_dimension_and_can_run_twice(
         ).fetchone()
         assert typ == ("vector(384)", "p")
         meta = dict(conn.execute("SELECT key, value FROM archivist_meta").fetchall())
+        # the rules the stored current state was computed by (archivist_refresh_state)
+        assert re.fullmatch(r"[0-9a-f]{32}", meta.pop("state_rules"))
         assert meta == {
             "embedding_model": "hash-384",
             "embedding_dim": "384",

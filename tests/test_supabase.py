@@ -211,6 +211,14 @@ def test_doctor_over_rest_sends_missing_migrations_to_the_sql_editor(
     assert "archivist init --print-sql" in (failed[0].fix or "")
 
 
+# Functions with a plan setting of their own (sql/functions/current_state.sql): the rules, hash
+# joins and no nested loops; the current state, planned for each call's user.
+OWN_PLAN_SETTINGS = {
+    "archivist_reconcile_state": "enable_nestloop=off",
+    "archivist_current_state": "plan_cache_mode=force_custom_plan",
+}
+
+
 def test_the_archivists_own_functions_outlast_the_gateway_timeout(source: SourceDB) -> None:
     rows = source.conn.execute(
         "SELECT proname, proconfig FROM pg_proc WHERE proname LIKE 'archivist\\_%'"
@@ -230,8 +238,8 @@ def test_the_archivists_own_functions_outlast_the_gateway_timeout(source: Source
         # Every function has a fixed search_path (tests/test_search_path.py); the rest are limits.
         assert "search_path=public, pg_temp" in settings, name
         config = [c for c in settings if not c.startswith("search_path=")]
-        if name == "archivist_state_items":  # its own plan setting: hash joins, no nested loops
-            assert config[0] == "enable_nestloop=off", name
+        if name in OWN_PLAN_SETTINGS:  # its own plan setting, before the limits
+            assert config[0] == OWN_PLAN_SETTINGS[name], name
             config = config[1:]
         if name in searches:  # run under the search's own 15 s
             assert config == [], name

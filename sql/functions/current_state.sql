@@ -17,20 +17,81 @@
 -- of the current state, 'keep' takes out those it conflicts with. Nothing is deleted.
 -- Times are the conversation's (the item's first message), never the archive run's, so
 -- p_as_of gives the state as it stood at that time.
+--
+-- archivist_reconcile_state holds these rules, and nothing else does. What they say of each
+-- item now (p_as_of NULL) is also stored on its row (sql/061), written in the transaction that
+-- changes what it depends on (a commit, a forget, a resolution) by archivist_store_state, which
+-- runs archivist_reconcile_state on the items that change can affect (see there); reads of
+-- "now" read those rows, `--as-of` computes. archivist_refresh_state (applied by every init, at
+-- the end of this file) computes every stored row anew when these rules' text changed.
 
--- A session's items of its new latest version, written by archivist_commit_version.
+-- A session's items of its new latest version, written by archivist_commit_version; the stored
+-- reconciliation of the subjects its old and new items are on follows in the same transaction.
+-- An item the new version has with the same uid and the same everything the reconciliation
+-- reads keeps its row (and its stored result); only what it shows is rewritten (last_seen_at
+-- is read only of an item its session superseded). So a session
+-- archived again after a few more messages changes (and recomputes) only what changed.
 CREATE OR REPLACE FUNCTION archivist_index_state(
     p_session_id text, p_archive_id uuid, p_user_id text, p_items jsonb
 ) RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 AS $$
-    DELETE FROM jarvis_state_items s WHERE s.session_id = p_session_id;
-    INSERT INTO jarvis_state_items (archive_id, session_id, user_id, uid, type, text, status,
-                                    subject, subject_key, value, value_key, change, replaces,
-                                    old_key, replaced_by, conflict, refs, became_at,
-                                    last_seen_at)
-    SELECT p_archive_id, p_session_id, p_user_id, i ->> 'uid', i ->> 'type', i ->> 'text',
-           i ->> 'status', i ->> 'subject',
+DECLARE
+    v_kept text[];
+    v_old  jarvis_state_items[];
+    v_new  jarvis_state_items[];
+BEGIN
+    WITH kept AS (
+        UPDATE jarvis_state_items s
+        SET archive_id = p_archive_id, text = c.text, subject = c.subject, value = c.value,
+            replaces = c.replaces, refs = c.refs, last_seen_at = c.last_seen_at
+        FROM archivist_state_item_rows(p_items) c
+        WHERE s.session_id = p_session_id AND s.uid = c.uid
+          AND (s.user_id, s.type, s.status, s.subject_key, s.value_key, s.change, s.old_key,
+               s.replaced_by, s.conflict, s.became_at)
+              IS NOT DISTINCT FROM (p_user_id, c.type, c.status, c.subject_key, c.value_key,
+                                    c.change, c.old_key, c.replaced_by, c.conflict,
+                                    c.became_at)
+          -- when it was last said counts only for an item its session superseded
+          AND (c.status <> 'superseded' OR s.last_seen_at IS NOT DISTINCT FROM c.last_seen_at)
+        RETURNING s.uid
+    )
+    SELECT coalesce(array_agg(k.uid), '{}') INTO v_kept FROM kept k;
+    WITH gone AS (
+        DELETE FROM jarvis_state_items s
+        WHERE s.session_id = p_session_id AND s.uid <> ALL (v_kept)
+        RETURNING s.*
+    )
+    SELECT array_agg(g::jarvis_state_items) INTO v_old FROM gone g;
+    WITH added AS (
+        INSERT INTO jarvis_state_items (archive_id, session_id, user_id, uid, type, text, status,
+                                        subject, subject_key, value, value_key, change, replaces,
+                                        old_key, replaced_by, conflict, refs, became_at,
+                                        last_seen_at)
+        SELECT p_archive_id, p_session_id, p_user_id, c.uid, c.type, c.text, c.status,
+               c.subject, c.subject_key, c.value, c.value_key, c.change, c.replaces, c.old_key,
+               c.replaced_by, c.conflict, c.refs, c.became_at, c.last_seen_at
+        FROM archivist_state_item_rows(p_items) c
+        WHERE c.uid <> ALL (v_kept)
+        ON CONFLICT (session_id, uid) DO NOTHING
+        RETURNING *
+    )
+    SELECT array_agg(a::jarvis_state_items) INTO v_new FROM added a;
+    PERFORM archivist_store_state(coalesce(v_old, '{}') || coalesce(v_new, '{}'));
+END;
+$$;
+
+-- A version's state items (extraction.state_items) as rows of jarvis_state_items: the stems of
+-- subject, value and what a change replaces (keys); the first of two with one uid.
+CREATE OR REPLACE FUNCTION archivist_state_item_rows(p_items jsonb)
+RETURNS TABLE (uid text, type text, text text, status text, subject text, subject_key text[],
+               value text, value_key text[], change text, replaces text, old_key text[],
+               replaced_by text, conflict boolean, refs jsonb, became_at timestamptz,
+               last_seen_at timestamptz)
+LANGUAGE sql STABLE
+AS $$
+    SELECT DISTINCT ON (i ->> 'uid')
+           i ->> 'uid', i ->> 'type', i ->> 'text', i ->> 'status', i ->> 'subject',
            tsvector_to_array(to_tsvector('english', coalesce(i ->> 'subject', ''))),
            i ->> 'value',
            tsvector_to_array(to_tsvector('english', coalesce(i ->> 'value', ''))),
@@ -39,8 +100,8 @@ AS $$
            i ->> 'replaced_by', coalesce((i ->> 'conflict')::boolean, false),
            coalesce(i -> 'refs', '[]'), (i ->> 'created_at')::timestamptz,
            (i ->> 'last_seen_at')::timestamptz
-    FROM jsonb_array_elements(coalesce(p_items, '[]')) i
-    ON CONFLICT (session_id, uid) DO NOTHING;
+    FROM jsonb_array_elements(coalesce(p_items, '[]')) WITH ORDINALITY AS e(i, n)
+    ORDER BY i ->> 'uid', e.n
 $$;
 
 -- Whether two keys name the same thing: both non-empty, one within the other.
@@ -52,12 +113,18 @@ AS $$ SELECT cardinality(a) > 0 AND cardinality(b) > 0 AND (a <@ b OR b <@ a) $$
 -- sessions says of it. superseded_by / superseded_by_session name the item that replaced it
 -- (in its session or a later one); stopped_at is when (that item's time); trigger the change
 -- that did it. `current` is what a bot should read as true now (or then).
-CREATE OR REPLACE FUNCTION archivist_state_items(
-    p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL
-) RETURNS TABLE (session_id text, user_id text, uid text, type text, text text, status text,
-                 subject text, value text, change text, refs jsonb, became_at timestamptz,
-                 last_seen_at timestamptz, stopped_at timestamptz, superseded_by text,
-                 superseded_by_session text, trigger text, resolution text,
+-- archivist_store_state computes a few items at a time (p_as_of NULL): p_ids, the items with
+-- those ids (jarvis_state_items.id) alone, p_user_id aside, as if they were the whole scope;
+-- p_known, more items beside them whose stop (stopped_at) is taken as stored, not computed,
+-- and which are not returned: the items on the same subjects as those computed, whose being
+-- still true or not decides conflicts, when the change being stored cannot have changed it.
+CREATE OR REPLACE FUNCTION archivist_reconcile_state(
+    p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL, p_ids bigint[] DEFAULT NULL,
+    p_known bigint[] DEFAULT NULL
+) RETURNS TABLE (id bigint, session_id text, user_id text, uid text, type text, text text,
+                 status text, subject text, value text, change text, refs jsonb,
+                 became_at timestamptz, last_seen_at timestamptz, stopped_at timestamptz,
+                 superseded_by text, superseded_by_session text, trigger text, resolution text,
                  conflict_with text[], conflict boolean, current boolean)
 LANGUAGE sql STABLE
 -- The CTEs' filtered row counts are guessed low, and nested loops over them are quadratic:
@@ -73,12 +140,19 @@ AS $$
         WHERE (p_user_id IS NULL OR r.user_id = p_user_id)
         ORDER BY r.uid, r.user_id, r.resolved_at DESC, r.id DESC
     ), scope AS MATERIALIZED (
-        SELECT s.*, rs.action AS resolution, coalesce(s.user_id, '') AS scope_key,
-               row_number() OVER () AS rid
-        FROM jarvis_state_items s
+        SELECT s.id AS rid, s.session_id, s.user_id, s.uid, s.type, s.text, s.status, s.subject,
+               s.subject_key, s.value, s.value_key, s.change, s.old_key, s.replaced_by,
+               s.conflict, s.refs, s.became_at, s.last_seen_at, rs.action AS resolution,
+               coalesce(s.user_id, '') AS scope_key, s.known, s.stopped_at AS known_stop
+        FROM (SELECT a.*, false AS known FROM jarvis_state_items a
+              WHERE p_ids IS NULL AND (p_user_id IS NULL OR a.user_id = p_user_id)
+                AND (p_as_of IS NULL OR a.became_at IS NULL OR a.became_at <= p_as_of)
+              UNION ALL
+              SELECT a.*, false FROM jarvis_state_items a WHERE a.id = ANY (p_ids)
+              UNION ALL
+              SELECT a.*, true FROM jarvis_state_items a
+              WHERE a.id = ANY (p_known) AND NOT a.id = ANY (p_ids)) s
         LEFT JOIN resolved rs ON rs.uid = s.uid AND rs.user_id IS NOT DISTINCT FROM s.user_id
-        WHERE (p_user_id IS NULL OR s.user_id = p_user_id)
-          AND (p_as_of IS NULL OR s.became_at IS NULL OR s.became_at <= p_as_of)
     ), chosen AS MATERIALIZED (
         SELECT * FROM scope WHERE type IN ('decision', 'constraint')
     ), subject_stems AS MATERIALIZED (
@@ -117,7 +191,8 @@ AS $$
     ), live AS MATERIALIZED (
         SELECT x.*, t.own_stop, l.uid AS later_uid, l.session_id AS later_session,
                l.became_at AS later_at, l.trigger AS later_trigger,
-               CASE WHEN t.own_stop IS NOT NULL AND (l.became_at IS NULL
+               CASE WHEN x.known THEN x.known_stop
+                    WHEN t.own_stop IS NOT NULL AND (l.became_at IS NULL
                                                      OR t.own_stop <= l.became_at)
                     THEN t.own_stop ELSE l.became_at END AS stop
         FROM scope x
@@ -131,7 +206,7 @@ AS $$
                         THEN coalesce(x.last_seen_at, x.became_at) END AS own_stop) t
     ), disagree AS MATERIALIZED (
         -- live items of different sessions on the same subject whose values differ
-        SELECT r.x, o.uid, o.became_at, o.resolution
+        SELECT r.x, o.uid, o.session_id, o.became_at, o.resolution
         FROM related r JOIN live l ON l.rid = r.x JOIN live o ON o.rid = r.y
         WHERE l.stop IS NULL AND o.stop IS NULL AND o.session_id <> l.session_id
           AND cardinality(l.value_key) > 0 AND cardinality(o.value_key) > 0
@@ -142,12 +217,12 @@ AS $$
                                                                    FROM 'keep' AS kept_away
         FROM live l
         LEFT JOIN (SELECT d.x,
-                          array_agg(d.uid ORDER BY d.became_at DESC)
+                          array_agg(d.uid ORDER BY d.became_at DESC, d.session_id, d.uid)
                               FILTER (WHERE d.resolution IS NULL) AS uids,
                           bool_or(d.resolution = 'keep') AS kept_away
                    FROM disagree d GROUP BY d.x) d ON d.x = l.rid
     )
-    SELECT j.session_id, j.user_id, j.uid, j.type, j.text, j.status, j.subject, j.value,
+    SELECT j.rid, j.session_id, j.user_id, j.uid, j.type, j.text, j.status, j.subject, j.value,
            j.change, j.refs, j.became_at, j.last_seen_at, j.stop,
            CASE WHEN j.stop IS NULL THEN NULL
                 WHEN j.stop = j.own_stop THEN j.replaced_by ELSE j.later_uid END,
@@ -160,6 +235,281 @@ AS $$
                AND (j.conflict OR cardinality(j.conflict_uids) > 0),
            j.stop IS NULL AND j.resolution IS DISTINCT FROM 'drop' AND NOT j.kept_away
     FROM judged j
+    WHERE NOT j.known
+$$;
+
+-- The neighbours of p_items, each with the item of p_items (its id and time) it is a neighbour
+-- of: with p_needed, the items Y that archivist_reconcile_state's `related` pairs with an item X
+-- of p_items as (X, Y), those whose rows decide X's result; else the items X it pairs with an
+-- item Y of p_items, whose results Y's row decides. Pairs on the same subject go both ways; a
+-- change without a subject (Y) is paired with the items whose value it replaces (X). More
+-- pairs than `related` has only cost time; one fewer would be a wrong result: every pair it
+-- makes must be here. Through the GIN indexes of sql/061: a lookup is one stem and the scope's
+-- mark ('@' and the user id). archivist_same_key's test is written out: a call of it costs more
+-- than the lookup (its SET search_path, per row).
+CREATE OR REPLACE FUNCTION archivist_state_neighbours(
+    p_items jarvis_state_items[], p_needed boolean
+) RETURNS TABLE (id bigint, of_id bigint, of_at timestamptz, became_at timestamptz,
+                 stopped_at timestamptz, current boolean)
+LANGUAGE sql STABLE
+ROWS 50
+AS $$
+    -- Items of p_items with the same key share their lookups. Each lookup is a LATERAL
+    -- subquery kept apart (OFFSET 0), so that it is an index scan per stem: flattened, the
+    -- planner guesses unnest's rows low and scans the table instead. The neighbour's times
+    -- come along, so that callers need not read its row again.
+    WITH x AS (
+        SELECT i.id, i.subject_key, i.value_key, i.old_key, i.became_at,
+               '@' || coalesce(i.user_id, '') AS mark,
+               i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops
+        FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
+    ), subjects AS (
+        -- one subject within the other
+        SELECT DISTINCT x.subject_key AS key, x.mark FROM x
+    ), by_subject AS (
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM subjects q CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
+                      @> ARRAY[k, q.mark]
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
+            OFFSET 0) n
+    ), values_ AS (
+        -- needed: y a change without a subject that replaces x's value
+        SELECT DISTINCT x.value_key AS key, x.mark FROM x WHERE p_needed
+    ), by_value AS (
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM values_ q CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.old_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
+              AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.old_key OR y.old_key <@ q.key)
+            OFFSET 0) n
+    ), drops AS (
+        -- deciding: x such a change, y an item whose value it replaces
+        SELECT DISTINCT x.old_key AS key, x.mark FROM x WHERE NOT p_needed AND x.drops
+    ), by_drop AS (
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM drops q CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, ''))
+                      @> ARRAY[k, q.mark]
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.value_key OR y.value_key <@ q.key)
+            OFFSET 0) n
+    )
+    SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
+    UNION ALL
+    SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_value n ON n.key = x.value_key AND n.mark = x.mark
+    UNION ALL
+    SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark WHERE x.drops
+$$;
+
+-- Stores what archivist_reconcile_state says now of every item whose result p_changed can have
+-- changed: the items inserted, deleted (their rows as they were) or resolved. Rows whose result
+-- is unchanged are not written. Returns the number of rows written.
+--
+-- What an item X's result depends on, by the rules: its own row and resolution; the rows of
+-- the items it is paired with (archivist_state_neighbours, needed): those later than X decide
+-- whether and when it stopped (the first that may), and, while X is true, those still true are
+-- whom it conflicts with; and the item of its session that replaced it. Whether an item is true
+-- (its stop) never depends on whether others are. So a change to an item Y (inserted, deleted,
+-- resolved) can change the result of
+--   * Y, and each X that Y's row decides, if X is still true, or said before Y and stopped at
+--     or after Y's time (Y could be, or was, what stopped it; one stopped before Y's time, or
+--     said after Y, keeps its stop, and a stopped item has no conflicts);
+--   * where one of those stopped or became true again: each X still true that its row decides
+--     (their conflicts). Their stops stand: nothing goes further.
+-- Each is computed anew (archivist_store_results) over what decides it. This reasoning is about
+-- the rules of archivist_reconcile_state: a change of those rules must keep it true or change
+-- it (tests/test_current_state_stored.py compares stored and computed rows after random changes).
+-- One scope at a time: a commit holds its scope's lock until it ends, so the next one to store
+-- in that scope reads its items (a read committed transaction reads anew after the lock).
+CREATE OR REPLACE FUNCTION archivist_store_state(p_changed jarvis_state_items[])
+RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_scope   text;
+    v_todo    bigint[];
+    v_done    bigint[] := '{}';
+    v_changed bigint[];
+    v_written integer := 0;
+    v_n       integer;
+BEGIN
+    IF coalesce(cardinality(p_changed), 0) = 0 THEN
+        RETURN 0;
+    END IF;
+    PERFORM pg_advisory_xact_lock_shared(hashtextextended('archivist:state', 0));
+    FOR v_scope IN SELECT DISTINCT coalesce(i.user_id, '') FROM unnest(p_changed) i ORDER BY 1
+    LOOP
+        PERFORM pg_advisory_xact_lock(hashtextextended('archivist:state:' || v_scope, 0));
+    END LOOP;
+    v_todo := ARRAY(SELECT s.id FROM jarvis_state_items s
+                    WHERE s.id = ANY (ARRAY(SELECT i.id FROM unnest(p_changed) i))
+                    UNION
+                    SELECT n.id FROM archivist_state_neighbours(p_changed, false) n
+                    WHERE n.current IS NULL OR n.stopped_at IS NULL
+                       OR (n.became_at <= n.of_at AND n.stopped_at >= n.of_at));
+    -- (a third pass finds nothing to do; were that wrong, it would go on until it did)
+    WHILE cardinality(v_todo) > 0 LOOP
+        SELECT s.written, s.changed INTO v_n, v_changed
+        FROM archivist_store_results(v_todo, p_changed) s;
+        v_written := v_written + v_n;
+        v_done := v_done || v_todo;
+        v_todo := ARRAY(SELECT n.id
+                        FROM archivist_state_neighbours(ARRAY(
+                                 SELECT s FROM jarvis_state_items s
+                                 WHERE s.id = ANY (v_changed)), false) n
+                        WHERE n.current IS NULL OR n.stopped_at IS NULL
+                        EXCEPT SELECT unnest(v_done));
+    END LOOP;
+    RETURN v_written;
+END;
+$$;
+
+-- archivist_store_state's step: the results of the items p_ids computed and written where they
+-- differ. Beside them, with their stops as stored: what decides each X of them, the items it
+-- needs that are later than X and (if X has stopped, and what stopped it is not one of
+-- p_changed) not later than its stop, those still true (if X is, or may become so), and the
+-- item of X's session that replaced it. Returns how many rows were written, and the ids of
+-- those whose stop changed (stopped, or true again). The ids are looked up one by one
+-- (= ANY (p_ids)): a join would read the whole table.
+CREATE OR REPLACE FUNCTION archivist_store_results(
+    p_ids bigint[], p_changed jarvis_state_items[]
+) RETURNS TABLE (written integer, changed bigint[])
+LANGUAGE sql
+AS $$
+    WITH todo AS MATERIALIZED (
+        SELECT x.*, x.current IS NULL OR x.stopped_at IS NULL
+                    OR EXISTS (SELECT 1 FROM unnest(p_changed) c
+                               WHERE c.session_id = x.superseded_by_session
+                                 AND c.uid = x.superseded_by) AS open
+        FROM jarvis_state_items x WHERE x.id = ANY (p_ids)
+    ), known AS (
+        SELECT n.id
+        FROM archivist_state_neighbours(ARRAY(SELECT s FROM jarvis_state_items s
+                                              WHERE s.id = ANY (p_ids)), true) n
+        JOIN todo x ON x.id = n.of_id
+        WHERE (n.became_at >= x.became_at AND (x.open OR n.became_at <= x.stopped_at))
+           OR (x.open AND (n.current IS NULL OR n.stopped_at IS NULL))
+        UNION
+        SELECT o.id
+        FROM todo x
+        JOIN jarvis_state_items o ON o.session_id = x.session_id AND o.uid = x.replaced_by
+        WHERE x.status = 'superseded'
+    ), r AS MATERIALIZED (
+        SELECT * FROM archivist_reconcile_state(NULL, NULL, p_ids, ARRAY(SELECT id FROM known))
+    ), diff AS MATERIALIZED (
+        -- (a new item's neighbours that it could change were all in p_ids already)
+        SELECT r.*, s.current IS NOT NULL AND (s.stopped_at IS NULL) <> (r.stopped_at IS NULL)
+                    AS stop_changed
+        FROM r JOIN jarvis_state_items s ON s.id = r.id AND s.id = ANY (p_ids)
+        WHERE (s.stopped_at, s.superseded_by, s.superseded_by_session, s.trigger, s.resolution,
+               s.conflict_with, s.in_conflict, s.current)
+              IS DISTINCT FROM (r.stopped_at, r.superseded_by, r.superseded_by_session,
+                                r.trigger, r.resolution, r.conflict_with, r.conflict, r.current)
+    ), written AS (
+        UPDATE jarvis_state_items s
+        SET stopped_at = d.stopped_at, superseded_by = d.superseded_by,
+            superseded_by_session = d.superseded_by_session, trigger = d.trigger,
+            resolution = d.resolution, conflict_with = d.conflict_with,
+            in_conflict = d.conflict, current = d.current
+        FROM diff d WHERE s.id = d.id AND s.id = ANY (p_ids)
+        RETURNING s.id
+    )
+    SELECT (SELECT count(*)::integer FROM written),
+           ARRAY(SELECT d.id FROM diff d WHERE d.stop_changed)
+$$;
+
+-- Every stored result computed anew, for the whole archive, when the rules, or the functions
+-- that store their results, changed since the results were stored (their text differs from
+-- what archivist_meta records under state_rules: after an upgrade, sql/061 included) or a row
+-- has none; else nothing. Applied by every init, below. Returns the number of rows written.
+CREATE OR REPLACE FUNCTION archivist_refresh_state(p_force boolean DEFAULT false)
+RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_rules   text;
+    v_written integer;
+BEGIN
+    SELECT md5(string_agg(p.prosrc, E'\n' ORDER BY p.proname)) INTO v_rules
+    FROM pg_proc p
+    WHERE p.pronamespace = current_schema()::regnamespace
+      AND p.proname IN ('archivist_reconcile_state', 'archivist_same_key',
+                        'archivist_state_neighbours', 'archivist_store_state',
+                        'archivist_store_results', 'archivist_index_state',
+                        'archivist_state_item_rows');
+    IF NOT coalesce(p_force, false)
+       AND v_rules = (SELECT m.value FROM archivist_meta m WHERE m.key = 'state_rules')
+       AND NOT EXISTS (SELECT 1 FROM jarvis_state_items s WHERE s.current IS NULL) THEN
+        RETURN 0;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtextextended('archivist:state', 0));
+    UPDATE jarvis_state_items s
+    SET stopped_at = r.stopped_at, superseded_by = r.superseded_by,
+        superseded_by_session = r.superseded_by_session, trigger = r.trigger,
+        resolution = r.resolution, conflict_with = r.conflict_with, in_conflict = r.conflict,
+        current = r.current
+    FROM archivist_reconcile_state(NULL, NULL, NULL) r
+    WHERE s.id = r.id
+      AND (s.stopped_at, s.superseded_by, s.superseded_by_session, s.trigger, s.resolution,
+           s.conflict_with, s.in_conflict, s.current)
+          IS DISTINCT FROM (r.stopped_at, r.superseded_by, r.superseded_by_session, r.trigger,
+                            r.resolution, r.conflict_with, r.conflict, r.current);
+    GET DIAGNOSTICS v_written = ROW_COUNT;
+    INSERT INTO archivist_meta (key, value) VALUES ('state_rules', v_rules)
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now();
+    RETURN v_written;
+END;
+$$;
+
+-- Every item of the scope known at p_as_of (all when NULL), with what the reconciliation across
+-- sessions says of it (archivist_reconcile_state): now, the stored results; at p_as_of,
+-- computed.
+CREATE OR REPLACE FUNCTION archivist_state_items(
+    p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL
+) RETURNS TABLE (session_id text, user_id text, uid text, type text, text text, status text,
+                 subject text, value text, change text, refs jsonb, became_at timestamptz,
+                 last_seen_at timestamptz, stopped_at timestamptz, superseded_by text,
+                 superseded_by_session text, trigger text, resolution text,
+                 conflict_with text[], conflict boolean, current boolean)
+LANGUAGE plpgsql STABLE
+AS $$
+#variable_conflict use_column
+BEGIN
+    IF p_as_of IS NOT NULL THEN
+        RETURN QUERY
+        SELECT r.session_id, r.user_id, r.uid, r.type, r.text, r.status, r.subject, r.value,
+               r.change, r.refs, r.became_at, r.last_seen_at, r.stopped_at, r.superseded_by,
+               r.superseded_by_session, r.trigger, r.resolution, r.conflict_with, r.conflict,
+               r.current
+        FROM archivist_reconcile_state(p_user_id, p_as_of) r;
+    ELSIF p_user_id IS NULL THEN
+        RETURN QUERY
+        SELECT s.session_id, s.user_id, s.uid, s.type, s.text, s.status, s.subject, s.value,
+               s.change, s.refs, s.became_at, s.last_seen_at, s.stopped_at, s.superseded_by,
+               s.superseded_by_session, s.trigger, s.resolution, s.conflict_with,
+               s.in_conflict, s.current
+        FROM jarvis_state_items s;
+    ELSE
+        RETURN QUERY
+        SELECT s.session_id, s.user_id, s.uid, s.type, s.text, s.status, s.subject, s.value,
+               s.change, s.refs, s.became_at, s.last_seen_at, s.stopped_at, s.superseded_by,
+               s.superseded_by_session, s.trigger, s.resolution, s.conflict_with,
+               s.in_conflict, s.current
+        FROM jarvis_state_items s WHERE s.user_id = p_user_id;
+    END IF;
+END;
 $$;
 
 -- The items as readers get them: a JSON object each, with the items it replaced (`supersedes`:
@@ -167,6 +517,9 @@ $$;
 -- Without p_subject: the current items, newest first. With it: every item on that subject (its
 -- words, or an entity key such as "tool:redis" naming the value), current or not, oldest first:
 -- how the subject changed over time. p_conflicts: the items in conflict, newest first.
+-- The current items now (no p_as_of, p_subject or p_conflicts) are read from the stored
+-- results through jarvis_state_items_current_idx (a user) or _current_all_idx (the archive),
+-- in the order the general query gives them; each call is planned for its own p_user_id.
 CREATE OR REPLACE FUNCTION archivist_current_state(
     p_user_id   text DEFAULT NULL,
     p_as_of     timestamptz DEFAULT NULL,
@@ -174,43 +527,77 @@ CREATE OR REPLACE FUNCTION archivist_current_state(
     p_limit     integer DEFAULT 200,
     p_conflicts boolean DEFAULT false
 ) RETURNS jsonb
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
+SET plan_cache_mode = force_custom_plan
 AS $$
-    WITH items AS MATERIALIZED (
-        SELECT * FROM archivist_state_items(p_user_id, p_as_of)
-    ), q AS (
-        SELECT tsvector_to_array(to_tsvector('english',
-                   regexp_replace(coalesce(p_subject, ''), '^[a-z_]+:', ''))) AS key
-    ), chosen AS (
-        SELECT i.*, count(*) OVER () AS total,
-               row_number() OVER (ORDER BY
-                   CASE WHEN p_subject IS NULL THEN -extract(epoch FROM i.became_at)
-                        ELSE extract(epoch FROM i.became_at) END, i.session_id, i.uid) AS n
-        FROM items i, q
-        WHERE CASE WHEN p_conflicts THEN i.conflict
-                   WHEN p_subject IS NULL THEN i.current
-                   ELSE i.type IN ('decision', 'constraint')
-                        AND (archivist_same_key(q.key, tsvector_to_array(
-                                 to_tsvector('english', coalesce(i.subject, ''))))
-                             OR archivist_same_key(q.key, tsvector_to_array(
-                                 to_tsvector('english', coalesce(i.value, ''))))) END
-    ), shown AS (
-        SELECT c.* FROM chosen c WHERE c.n <= least(greatest(coalesce(p_limit, 200), 1), 1000)
-    )
-    SELECT jsonb_build_object(
-        'user_id', p_user_id, 'as_of', p_as_of, 'subject', p_subject,
-        'total', coalesce((SELECT max(total) FROM chosen), 0),
-        'items', coalesce((
-            SELECT jsonb_agg(to_jsonb(s) - 'n' - 'total' || jsonb_build_object('supersedes', (
-                       SELECT coalesce(jsonb_agg(o.uid ORDER BY o.became_at), '[]')
-                       FROM items o
-                       WHERE o.superseded_by = s.uid
-                         AND o.superseded_by_session = s.session_id)) ORDER BY s.n)
-            FROM shown s), '[]'))
+DECLARE
+    v_limit integer := least(greatest(coalesce(p_limit, 200), 1), 1000);
+BEGIN
+    IF p_as_of IS NULL AND p_subject IS NULL AND NOT coalesce(p_conflicts, false) THEN
+        -- built as json (text), which is quicker to build than jsonb, then read as jsonb once
+        RETURN json_build_object(
+            'user_id', p_user_id, 'as_of', p_as_of, 'subject', p_subject,
+            'total', (SELECT count(*) FROM jarvis_state_items i
+                      WHERE i.current AND (p_user_id IS NULL OR i.user_id = p_user_id)),
+            'items', coalesce((
+                SELECT json_agg(s ORDER BY s.became_at DESC NULLS LAST, s.session_id, s.uid)
+                FROM (SELECT i.session_id, i.user_id, i.uid, i.type, i.text, i.status,
+                             i.subject, i.value, i.change, i.refs, i.became_at, i.last_seen_at,
+                             i.stopped_at, i.superseded_by, i.superseded_by_session, i.trigger,
+                             i.resolution, i.conflict_with, i.in_conflict AS conflict,
+                             i.current,
+                             ARRAY(SELECT o.uid FROM jarvis_state_items o
+                                   WHERE o.superseded_by = i.uid
+                                     AND o.superseded_by_session = i.session_id
+                                     AND (p_user_id IS NULL OR o.user_id = p_user_id)
+                                   ORDER BY o.became_at) AS supersedes
+                      FROM jarvis_state_items i
+                      WHERE i.current AND (p_user_id IS NULL OR i.user_id = p_user_id)
+                      ORDER BY i.became_at DESC NULLS LAST, i.session_id, i.uid
+                      LIMIT v_limit) s), '[]'))::jsonb;
+    END IF;
+    RETURN (
+        WITH items AS MATERIALIZED (
+            SELECT * FROM archivist_state_items(p_user_id, p_as_of)
+        ), q AS (
+            SELECT tsvector_to_array(to_tsvector('english',
+                       regexp_replace(coalesce(p_subject, ''), '^[a-z_]+:', ''))) AS key
+        ), chosen AS (
+            SELECT i.*, count(*) OVER () AS total,
+                   row_number() OVER (ORDER BY
+                       CASE WHEN p_subject IS NULL THEN -extract(epoch FROM i.became_at)
+                            ELSE extract(epoch FROM i.became_at) END, i.session_id, i.uid) AS n
+            FROM items i, q
+            WHERE CASE WHEN p_conflicts THEN i.conflict
+                       WHEN p_subject IS NULL THEN i.current
+                       ELSE i.type IN ('decision', 'constraint')
+                            AND (archivist_same_key(q.key, tsvector_to_array(
+                                     to_tsvector('english', coalesce(i.subject, ''))))
+                                 OR archivist_same_key(q.key, tsvector_to_array(
+                                     to_tsvector('english', coalesce(i.value, ''))))) END
+        ), shown AS (
+            SELECT c.* FROM chosen c WHERE c.n <= v_limit
+        ), replaced AS (
+            SELECT o.superseded_by AS uid, o.superseded_by_session AS session_id,
+                   jsonb_agg(o.uid ORDER BY o.became_at) AS uids
+            FROM items o WHERE o.superseded_by IS NOT NULL
+            GROUP BY o.superseded_by, o.superseded_by_session
+        )
+        SELECT jsonb_build_object(
+            'user_id', p_user_id, 'as_of', p_as_of, 'subject', p_subject,
+            'total', coalesce((SELECT max(total) FROM chosen), 0),
+            'items', coalesce((
+                SELECT jsonb_agg(to_jsonb(s) - 'n' - 'total'
+                                 || jsonb_build_object('supersedes', coalesce(r.uids, '[]'))
+                                 ORDER BY s.n)
+                FROM shown s
+                LEFT JOIN replaced r ON r.uid = s.uid AND r.session_id = s.session_id), '[]')));
+END;
 $$;
 
 -- A person's word on a conflict: 'keep' or 'drop' the item UID (of user p_user_id, if given).
--- Recorded, never deleting anything; NULL when the scope has no item with that UID.
+-- Recorded, never deleting anything; NULL when the scope has no item with that UID. The stored
+-- results of the items on its subjects follow.
 CREATE OR REPLACE FUNCTION archivist_resolve_state_item(
     p_uid text, p_action text, p_user_id text DEFAULT NULL
 ) RETURNS jsonb
@@ -236,13 +623,17 @@ BEGIN
     INSERT INTO jarvis_state_resolutions (uid, user_id, action)
     VALUES (p_uid, v_user, p_action)
     RETURNING * INTO v_row;
+    PERFORM archivist_store_state(ARRAY(
+        SELECT s FROM jarvis_state_items s
+        WHERE s.uid = p_uid AND s.user_id IS NOT DISTINCT FROM v_user));
     RETURN to_jsonb(v_row);
 END;
 $$;
 
 -- Whether each item of the given sessions is current in its scope (at p_as_of): {session_id:
 -- {uid: true|false}}; an item said after p_as_of is absent. archive_search reads it for
--- `--status active` (current, not only active in its session) and `--as-of`.
+-- `--status active` (current, not only active in its session) and `--as-of`. Now: the stored
+-- results of those sessions' rows.
 CREATE OR REPLACE FUNCTION archivist_item_currency(
     p_session_ids text[], p_user_id text DEFAULT NULL, p_as_of timestamptz DEFAULT NULL
 ) RETURNS jsonb
@@ -250,7 +641,15 @@ LANGUAGE sql STABLE
 AS $$
     SELECT coalesce(jsonb_object_agg(s.session_id, s.items), '{}')
     FROM (SELECT i.session_id, jsonb_object_agg(i.uid, i.current) AS items
-          FROM archivist_state_items(p_user_id, p_as_of) i
-          WHERE i.session_id = ANY (p_session_ids)
+          FROM (SELECT t.session_id, t.uid, t.current FROM jarvis_state_items t
+                WHERE p_as_of IS NULL AND t.session_id = ANY (p_session_ids)
+                  AND (p_user_id IS NULL OR t.user_id = p_user_id)
+                UNION ALL
+                SELECT r.session_id, r.uid, r.current
+                FROM archivist_reconcile_state(p_user_id, p_as_of) r
+                WHERE p_as_of IS NOT NULL AND r.session_id = ANY (p_session_ids)) i
           GROUP BY i.session_id) s
 $$;
+
+-- The stored results, filled or brought up to the rules of this build (see above).
+SELECT archivist_refresh_state();

@@ -91,6 +91,7 @@ DECLARE
     v_tables   jsonb;
     v_runs     bigint;
     v_tombs    integer;
+    v_items    jarvis_state_items[];
 BEGIN
     BEGIN
         v_n := archivist_source_names(p_sources);
@@ -238,7 +239,12 @@ BEGIN
         WHERE r.uid IN (SELECT i.uid FROM jarvis_state_items i WHERE i.session_id = ANY (v_all))
           AND r.uid NOT IN (SELECT i.uid FROM jarvis_state_items i
                             WHERE NOT i.session_id = ANY (v_all));
-        DELETE FROM jarvis_state_items i WHERE i.session_id = ANY (v_all);
+        WITH gone AS (
+            DELETE FROM jarvis_state_items i WHERE i.session_id = ANY (v_all) RETURNING i.*
+        )
+        SELECT array_agg(g::jarvis_state_items) INTO v_items FROM gone g;
+        -- the items left on the subjects of those: their stored current state, computed anew
+        PERFORM archivist_store_state(v_items);
         DELETE FROM jarvis_archive_sessions s WHERE s.session_id = ANY (v_all);
         DELETE FROM jarvis_archive a WHERE a.session_id = ANY (v_all);
         DELETE FROM archivist_message_hashes h WHERE h.session_id = ANY (v_all);
