@@ -228,10 +228,12 @@ $$;
 -- rare). Counting a word under a filter is what would cost: a common word's GIN entries cover
 -- most of the table whatever the filter keeps (at 300k chunks that made a search filtered to
 -- one session 5x slower than at 100k). `usable` is false for a word in no chunk or in more than
--- 10,000 (as good as a stop word); `selective` is true for a usable word in at most a tenth of
--- the chunks.
+-- 10,000 (as good as a stop word).
+-- Its result lost a column nothing read (`selective`); CREATE OR REPLACE cannot change a
+-- result, so the function is dropped first (in init's transaction).
+DROP FUNCTION IF EXISTS archivist_word_stats(text[], jsonb);
 CREATE OR REPLACE FUNCTION archivist_word_stats(words text[], filter jsonb)
-RETURNS TABLE (word text, df bigint, idf double precision, usable boolean, selective boolean)
+RETURNS TABLE (word text, df bigint, idf double precision, usable boolean)
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
@@ -280,8 +282,7 @@ BEGIN
           NULL::text, v_filter ->> 'user_id';
     v_n := greatest(coalesce(v_counted, v_n), (SELECT max(d) FROM unnest(v_df) d), 1);
     RETURN QUERY
-    SELECT u.w, u.df, ln(1 + (v_n - u.df + 0.5) / (u.df + 0.5)), u.df BETWEEN 1 AND 10000,
-           u.df BETWEEN 1 AND least(10000, v_n / 10)
+    SELECT u.w, u.df, ln(1 + (v_n - u.df + 0.5) / (u.df + 0.5)), u.df BETWEEN 1 AND 10000
     FROM unnest(words, v_df) AS u(w, df);
 END;
 $$;
