@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from archivist.embed.base import split_text
 from archivist.models import Chunk, ChunkSource, Extraction, Message, Span
-from archivist.state.items import StateItem
+from archivist.state.items import StateItem, is_standing_rule
 
 SUMMARY_SLOT = "summary"
 EXTRACTION_SLOT = "extraction"
@@ -316,7 +316,9 @@ def state_item_chunks(
 
     The content is the text alone so that the chunk's vector is the one reconciliation compares
     the next candidates with; the id also covers status and conflict, so a changed item gets a
-    fresh chunk with fresh metadata while an unchanged one keeps its chunk and its vector.
+    fresh chunk with fresh metadata while an unchanged one keeps its chunk and its vector. A
+    standing rule is marked `standing`: a search offers it to the queries about its matter
+    (archivist_standing_rule, sql/functions/search.sql).
     """
     chunks = []
     for item in items:
@@ -336,6 +338,7 @@ def state_item_chunks(
                     "type": item.type,
                     "status": item.status,
                     "conflict": item.conflict,
+                    "standing": item.type == "constraint" and is_standing_rule(item.text),
                     "topic_tags": item.topic_tags,
                     "message_ids": list(item.refs),
                     "first_at": item.created_at.isoformat() if item.created_at else None,

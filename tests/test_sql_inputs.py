@@ -111,6 +111,7 @@ def test_the_user_id_filter_is_a_known_key(call: Call) -> None:
         ),
         ("archivist_text_matches", {"query_text": "deploy", "k": 200, "filter": "{}"}),
         ("archivist_word_stats", {"words": ["deploy"], "filter": "{}"}),
+        ("archivist_standing_rule", {"query_text": "deploy", "filter": "{}"}),
     ],
 )
 def test_the_searches_helpers_are_not_callable(

@@ -37,6 +37,7 @@ __all__ = [
     "StateItem",
     "compute_uid",
     "default_status",
+    "is_standing_rule",
     "max_confidence",
     "normalize_text",
     "resolve_status_merge",
@@ -67,6 +68,19 @@ _CONFIDENCE_ORDER: tuple[Confidence, ...] = ("low", "medium", "high")
 _QUOTES = re.compile(r"[\"'`\u2018\u2019\u201c\u201d]")
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]+|\d+[.)])\s*")
 _SPACE = re.compile(r"\s+")
+
+
+# A standing rule for the assistant: "Always format code with syntax highlighting when I ask
+# about implementation details", "Never round the figures". It constrains every later answer
+# on its matter, which its "when I ask about ..." part names.
+_STANDING_RULE = re.compile(
+    r"^(?:please\s+)?(?:always|never|(?:don't|do not) ever)\s+(?!mind\b)\w", re.I
+)
+
+
+def is_standing_rule(text: str) -> bool:
+    """Whether a sentence (or a constraint item's text) is a standing rule for the assistant."""
+    return bool(_STANDING_RULE.match(text))
 
 
 def default_status(item_type: ItemType) -> str:

@@ -448,6 +448,45 @@ AS $$
         '|what was (the|that|our) (session|conversation|chat|discussion) about)\M')
 $$;
 
+-- The standing rule ("always ...", "never ...": a constraint item whose chunk is marked
+-- `standing`, sql/065_standing_rules.sql) that a query's words point to most, with how much:
+-- the share of the query words' weight that the rule has, each word weighted by its rarity
+-- among the N rules the filter admits, ln(1 + (N + 10 - df + 0.5) / (df + 0.5)), so that words
+-- most rules say ("ask", "include") weigh little and a word no rule has weighs most. The 10
+-- are rules assumed without the word: a user with one rule is not told that every word of it
+-- is common. None when no rule has a query word. The rules of a scope are few, and the partial
+-- index holds only them.
+CREATE OR REPLACE FUNCTION archivist_standing_rule(query_text text, filter jsonb)
+RETURNS TABLE (id uuid, rank real)
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_filter jsonb := archivist_check_filter(filter);
+    v_words  text[] := archivist_query_words(query_text);
+BEGIN
+    PERFORM archivist_require_search_caller('archivist_standing_rule');
+    IF cardinality(v_words) = 0 THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE format(
+        'WITH rules AS MATERIALIZED (SELECT c.id, c.fts FROM jarvis_memory_chunks c '
+        '    WHERE c.source = ''state_item'' AND c.metadata @> ''{"standing": true}'' AND %s), '
+        'weights AS (SELECT u.w, ln(1 + (n.n + 10 - d.df + 0.5) / (d.df + 0.5)) AS weight '
+        '    FROM unnest($8::text[]) AS u(w) '
+        '    CROSS JOIN (SELECT count(*)::float8 AS n FROM rules) n '
+        '    CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM rules r '
+        '        WHERE r.fts @@ to_tsquery(''simple'', quote_literal(u.w))) d) '
+        'SELECT r.id, (sum(w.weight) / (SELECT sum(weight) FROM weights))::real AS rank '
+        'FROM rules r JOIN weights w ON r.fts @@ to_tsquery(''simple'', quote_literal(w.w)) '
+        'GROUP BY r.id ORDER BY rank DESC, r.id LIMIT 1',
+        archivist_chunk_filter_sql(v_filter))
+    USING NULL::vector, NULL::integer, archivist_filter_model(v_filter),
+          archivist_filter_sessions(v_filter), v_filter ->> 'source',
+          (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, v_words,
+          NULL::text, NULL::text, NULL::text, v_filter ->> 'user_id';
+END;
+$$;
+
 -- Ranks chunks for a query and picks match_count (at most 10) of them: the evidence first.
 -- Candidates: the 50 nearest turn windows and the 20 nearest chunks of any source
 -- (archivist_vector_candidates; if vector_weight > 0 and a query vector is given) and the 50
@@ -462,6 +501,11 @@ $$;
 --     are the evidence. Not so when the query asks about sessions as wholes
 --     (archivist_whole_session_query) or the filter names a source; and when fewer turn
 --     windows than places are candidates, context fills the places they leave.
+-- With words in the ranking and 5 places or more, the standing rule the query's words point to
+-- (archivist_standing_rule, a share of at least 0.15) holds the last place unless a hit taken
+-- covers it: what the user told the assistant to always or never do about the matter asked of
+-- is context a bot must see, and it rarely shares enough words with the question to rank. Its
+-- `relevance` is that share, its `score` 0.
 -- A zero vector_weight (or a NULL query_embedding) makes it a full-text search that needs no
 -- query vector; a zero text_weight a vector search with the same choice of chunks.
 -- `relevance` reads the same way for every query: with words in the ranking it is the text rank
@@ -501,9 +545,21 @@ DECLARE
     v_hashes    text[] := '{}';
     v_covered   text[] := '{}';
     v_ids       text[];
+    v_rule      uuid;
+    v_rule_rank real;
+    v_rule_key  text;
+    v_rule_ids  text[];
     r           record;
 BEGIN
     PERFORM archivist_check_weights(vector_weight, text_weight, recency_weight, half_life_days);
+    IF v_by_text AND v_k >= 5 THEN
+        SELECT s.id, s.rank, c.session_id || ':' || c.content_hash,
+               ARRAY(SELECT jsonb_array_elements_text(c.metadata -> 'message_ids'))
+        INTO v_rule, v_rule_rank, v_rule_key, v_rule_ids
+        FROM archivist_standing_rule(query_text, v_filter) s
+        JOIN jarvis_memory_chunks c ON c.id = s.id
+        WHERE s.rank >= 0.15;
+    END IF;
     FOR r IN
         WITH by_vector AS (
             SELECT n.id, n.similarity,
@@ -531,10 +587,16 @@ BEGIN
                f.fused * (1 - recency_weight + recency_weight * power(0.5, greatest(0,
                    extract(epoch FROM now() - coalesce((c.metadata ->> 'last_at')::timestamptz,
                                                        c.created_at)) / 86400)
-                   / greatest(half_life_days, 0.001))) AS score
+                   / greatest(half_life_days, 0.001))) AS score,
+               false AS reserved
         FROM fused f JOIN jarvis_memory_chunks c ON c.id = f.id
         WHERE f.fused IS NOT NULL
-        ORDER BY score DESC, c.id
+        UNION ALL
+        -- The standing rule, after every candidate: it takes the place held for it.
+        SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash, 0,
+               1 - (c.embedding <=> query_embedding), c.created_at, v_rule_rank, 0, true
+        FROM jarvis_memory_chunks c WHERE c.id = v_rule
+        ORDER BY reserved, score DESC, id
     LOOP
         v_ids := ARRAY(SELECT jsonb_array_elements_text(
                            CASE WHEN jsonb_typeof(r.metadata -> 'message_ids') = 'array'
@@ -546,7 +608,11 @@ BEGIN
             v_fill := r.turns < v_k;
             v_context := greatest(v_context, v_k - r.turns::integer);
         END IF;
-        IF r.source <> 'session_turn' AND NOT v_open THEN
+        -- The last place is held for the standing rule while nothing taken covers it.
+        CONTINUE WHEN v_rule IS NOT NULL AND NOT r.reserved AND v_taken = v_k - 1
+                   AND NOT (v_rule_key = ANY (v_hashes)
+                            OR (cardinality(v_rule_ids) > 0 AND v_rule_ids <@ v_covered));
+        IF r.source <> 'session_turn' AND NOT v_open AND NOT r.reserved THEN
             CONTINUE WHEN v_contexts >= v_context
                        OR (NOT v_fill AND r.session_id = ANY (v_sessions));
             v_contexts := v_contexts + 1;

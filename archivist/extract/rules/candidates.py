@@ -38,7 +38,12 @@ from archivist.state.frames import (
     statement,
     tentative,
 )
-from archivist.state.items import CandidateItem, ItemType, resolve_status_merge
+from archivist.state.items import (
+    CandidateItem,
+    ItemType,
+    is_standing_rule,
+    resolve_status_merge,
+)
 from archivist.words import completed_index, content_stems, identity, tokens
 
 MAX_ITEM_WORDS = 16
@@ -76,12 +81,8 @@ _REQUEST = re.compile(
     re.I,
 )
 _QUESTION_WORDS = 4
-# A standing rule for the assistant: "Always format code with syntax highlighting when I ask
-# about implementation details", "Never round the figures". It constrains every later answer
-# on its matter, which its "when I ask about ..." part names: the whole sentence is the item.
-_STANDING_RULE = re.compile(
-    r"^(?:please\s+)?(?:always|never|(?:don't|do not) ever)\s+(?!mind\b)\w", re.I
-)
+# A standing rule (state.items.is_standing_rule) is kept whole: its "when I ask about ..." part
+# names the matter it governs.
 MAX_RULE_WORDS = 32
 
 # What the assistant proposes: "I'd suggest Buttondown", "Tuesday at 10am or Thursday at 3pm",
@@ -458,7 +459,7 @@ class _Found:
         if user and _ANSWERED.search(sentence):
             self._answer(message)
             return
-        if user and _STANDING_RULE.match(strip_fillers(sentence)):
+        if user and is_standing_rule(strip_fillers(sentence)):
             self.add("constraint", _phrase(sentence, MAX_RULE_WORDS), message, sentence)
         elif _CONSTRAINT.search(sentence):
             stated = statement(sentence) if chose else Frame()
