@@ -35,7 +35,7 @@ from archivist.search.results import (
 )
 from archivist.snippets import excerpt, query_terms
 from archivist.store.postgres import Store
-from archivist.store.rpc import Json, QueryTimeoutError
+from archivist.store.rpc import Json, QueryTimeoutError, vector_text
 
 MEMORY_MAX_RESULTS = 10  # the same bounds are written into sql/functions/search.sql
 ARCHIVE_MAX_ROWS = 20
@@ -95,7 +95,7 @@ class Searcher:
         mode = mode or self.settings.search_mode
         vector = None
         if mode != "text":
-            vector = _vector_text(embed_query(self.embedder, text).tolist())
+            vector = vector_text(embed_query(self.embedder, text))
             deadline.remaining_ms()  # the embedding may have used it all
         filter_ = chunk_filter(self.embedder.model, session_ids, source, since, until, user_id)
         args: dict[str, Any] = {
@@ -291,8 +291,3 @@ def _excerpted(hit: MemoryHit, terms: list[str], budget: int) -> MemoryHit:
     starts = hit.metadata.get("turn_starts")
     turn_starts = [int(s) for s in starts] if isinstance(starts, list) else []
     return hit.model_copy(update={"content": excerpt(hit.content, turn_starts, terms, budget)})
-
-
-def _vector_text(values: list[float]) -> str:
-    """A vector in pgvector's text form, which both transports pass as it is."""
-    return "[" + ",".join(repr(float(v)) for v in values) + "]"
