@@ -15,6 +15,7 @@ from mcp.types import Tool, ToolAnnotations
 from pydantic import BaseModel
 
 from archivist.client import Archivist
+from archivist.config import Settings
 from archivist.mcp_server.text import (
     archive_text,
     history_text,
@@ -23,7 +24,13 @@ from archivist.mcp_server.text import (
     state_text,
 )
 from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery
-from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
+from archivist.search import (
+    ARCHIVE_MAX_ROWS,
+    MEMORY_MAX_RESULTS,
+    ArchiveSearchResult,
+    MemorySearchResult,
+    SearchResult,
+)
 from archivist.state.current import CurrentState, CurrentStateQuery
 from archivist.state.history import History
 from archivist.state.view import StateView
@@ -31,9 +38,12 @@ from archivist.state.view import StateView
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 
+_DEFAULTS = Settings.model_fields
 _LIMITS = (
-    " At most 10 chunks and 20 archive rows, the query cut at 8,000 characters and 15 s per "
-    "call; a request over a limit is clamped and the result says so in `clamped`."
+    f" At most {MEMORY_MAX_RESULTS} chunks and {ARCHIVE_MAX_ROWS} archive rows, the query cut at"
+    f" {_DEFAULTS['search_query_max_chars'].default:,} characters and"
+    f" {_DEFAULTS['search_timeout_s'].default:g} s per call; a request over a limit is clamped"
+    " and the result says so in `clamped`."
 )
 
 
