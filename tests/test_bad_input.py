@@ -128,8 +128,10 @@ def test_bad_input_is_archived_or_reported_never_lost(
 def test_a_10_mb_message_is_cut_in_the_query(source: SourceDB) -> None:
     source.add("s", ["y" * MB10])
     store = PostgresStore(source.conn, Settings().sources, max_message_chars=20_000)
-    [message] = store.new_messages("s", None, 10)
-    assert len(message.content) == 20_001  # one past the limit, so the cut is reported
+    row = store.read_session("s", rebuild=False, limit=10, model="hash-768", window=4)
+    store.let_go_session("s")
+    [message] = row["read"]["new"]
+    assert len(message["content"]) == 20_001  # one past the limit, so the cut is reported
 
 
 def test_undated_messages_are_at_risk_for_prune_check_until_archived(

@@ -411,35 +411,10 @@ class Store:
             for row in rows
         ]
 
-    def new_messages(self, session_id: str, after: Watermark | None, limit: int) -> list[Message]:
-        """Up to `limit` messages after the watermark, in `(created_at, id)` order."""
-        return self._messages(session_id, "after", after, None, limit)
-
     def undated_uncovered(self) -> list[tuple[str, int]]:
         """Per session, the undated messages no turn chunk covers yet (for prune-check)."""
         rows = self.call("archivist_undated_uncovered", p_sources=self._sources)
         return [(str(r["session_id"]), int(r["count"])) for r in rows]
-
-    def _messages(
-        self,
-        session_id: str,
-        mode: str,
-        mark: Watermark | None,
-        ids: list[str] | None,
-        limit: int,
-    ) -> list[Message]:
-        rows = self.call(
-            "archivist_read_messages",
-            p_sources=self._sources,
-            p_session_id=session_id,
-            p_mode=mode,
-            p_at=mark.created_at if mark else None,
-            p_id=mark.message_id if mark else None,
-            p_ids=ids,
-            p_limit=limit,
-            p_max_chars=self.max_message_chars,
-        )
-        return [message_from_row(session_id, r) for r in rows]
 
     def messages_at_risk(self, cutoff: datetime, max_ids: int) -> list[dict[str, Any]]:
         """Per session, the dated messages older than `cutoff` whose current text the archive
