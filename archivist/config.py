@@ -148,7 +148,6 @@ class Settings(BaseModel):
     # Report files keep ids and counts; the conversation's text (decisions, topics, state
     # changes) only when this is set: they outlive `forget` otherwise (docs/forget-and-privacy.md).
     report_text: bool = False
-    message_batch_size: int = Field(500, ge=1, le=10_000)
     max_messages_per_version: int = Field(2000, ge=1)
     max_message_chars: int = Field(20_000, ge=100)
     chunk_max_chars: int = Field(1500, ge=200)

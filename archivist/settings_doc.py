@@ -55,7 +55,6 @@ MEANINGS: dict[str, str] = {
     "report_dir": "`archive --report-dir`: where run reports go",
     "report_keep": "how many run reports are kept",
     "report_text": "run report files also keep decisions, topics and state changes as text",
-    "message_batch_size": "not used any more (kept so that settings naming it still load)",
     "max_messages_per_version": "new messages one version covers",
     "max_message_chars": "longer messages are cut (reported; never safe to prune)",
     "chunk_max_chars": "longest summary or extraction chunk; longer texts are embedded in pieces",
