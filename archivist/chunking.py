@@ -318,7 +318,7 @@ def state_item_chunks(
     the next candidates with; the id also covers status and conflict, so a changed item gets a
     fresh chunk with fresh metadata while an unchanged one keeps its chunk and its vector. A
     standing rule is marked `standing`: a search offers it to the queries about its matter
-    (archivist_standing_rule, sql/functions/search.sql).
+    (archivist_standing_rule, sql/functions/search_hybrid.sql).
     """
     chunks = []
     for item in items:

@@ -1,4 +1,4 @@
-"""Benchmark of the search functions (sql/functions/search.sql) on a synthetic corpus.
+"""Benchmark of the search functions (sql/functions/search_*.sql) on a synthetic corpus.
 
 Everything runs against one embedded Postgres 16 + pgvector (`pgserver`) started in a temporary
 directory and deleted afterwards, migrated with `PostgresStore.init` for `hash-768`. Latencies

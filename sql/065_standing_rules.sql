@@ -3,7 +3,7 @@
 -- A standing rule ("Always include version numbers when I ask about libraries", "Never round
 -- the figures") is a constraint item; its chunk's metadata now says `standing` (chunking.py,
 -- state_item_chunks), and a memory search offers the rule its query's words point to
--- (archivist_standing_rule, sql/functions/search.sql). The rules of a scope are few: this
+-- (archivist_standing_rule, sql/functions/search_hybrid.sql). The rules of a scope are few: this
 -- index holds only them, so finding a search's rules reads no other chunk. The rule chunks
 -- written before this migration get the mark here (the same test as is_standing_rule in
 -- archivist/state/items.py); an unchanged item keeps its chunk, so no run would add it.

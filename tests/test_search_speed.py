@@ -1,4 +1,4 @@
-"""The words part of the hybrid search at scale (sql/functions/search.sql): on a large table it
+"""The words part of the hybrid search at scale (sql/functions/search_*.sql): on a large table it
 reads a bounded number of chunks, best first by the words they have, and ranks them as scoring
 every chunk with a query word would."""
 

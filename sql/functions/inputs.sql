@@ -1,6 +1,6 @@
 -- Strict inputs at the SQL edge: what a caller of the search functions passes is checked, and a
 -- wrong shape is an error with a message saying what is expected, never ignored (an ignored
--- filter returns other sessions' chunks). Used by sql/functions/search.sql.
+-- filter returns other sessions' chunks). Used by sql/functions/search_*.sql.
 
 -- A memory-search filter, checked: a JSON object (or NULL, or {}) whose keys are
 --   session_ids      an array of strings

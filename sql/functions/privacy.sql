@@ -48,7 +48,7 @@ AS $$
                       'jarvis_state_items', 'archivist_meta')
 $$;
 
--- The search functions and every function they call (sql/functions/search.sql, inputs.sql): a
+-- The search functions and every function they call (sql/functions/search_*.sql, inputs.sql): a
 -- new helper of the searches belongs here. Besides what `authenticated` may call, these are the
 -- functions sql/policy.sql gives no timeouts of their own (the helpers run under the searches'
 -- limits, which a clause of their own would replace inside them).

@@ -1,0 +1,206 @@
+-- The memory search bots call by default.
+--
+-- hybrid_jarvis_memory_chunks(query_embedding, query_text, match_count, filter, weights...):
+--   reciprocal rank fusion (k = 60) of the 50 nearest chunks and the 50 best full-text
+--   matches (any word of the query), times an optional recency factor
+--   (1 - w + w * 0.5 ^ (age / half_life)). A zero vector_weight makes it a full-text search.
+--   The weights are range-checked (archivist_check_weights).
+
+-- True when a query asks about sessions as wholes (a summary, an overview, what was discussed):
+-- then whole-session chunks may fill the results.
+CREATE OR REPLACE FUNCTION archivist_whole_session_query(query_text text) RETURNS boolean
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT coalesce(query_text, '') ~* ('\m(summar(y|ies|ise|ize|ised|ized)|overview|recap|gist'
+        '|tl;?dr|(whole|entire|full) (session|conversation|chat|discussion)'
+        '|what (did|have|were) (we|i|you) (talk|discuss|chat|cover)\w*'
+        '|what was (the|that|our) (session|conversation|chat|discussion) about)\M')
+$$;
+
+-- The standing rule ("always ...", "never ...": a constraint item whose chunk is marked
+-- `standing`, sql/065_standing_rules.sql) that a query's words point to most, with how much:
+-- the share of the query words' weight that the rule has, each word weighted by its rarity
+-- among the N rules the filter admits, ln(1 + (N + 10 - df + 0.5) / (df + 0.5)), so that words
+-- most rules say ("ask", "include") weigh little and a word no rule has weighs most. The 10
+-- are rules assumed without the word: a user with one rule is not told that every word of it
+-- is common. None when no rule has a query word. The rules of a scope are few, and the partial
+-- index holds only them.
+CREATE OR REPLACE FUNCTION archivist_standing_rule(query_text text, filter jsonb)
+RETURNS TABLE (id uuid, rank real)
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_filter jsonb := archivist_check_filter(filter);
+    v_words  text[] := archivist_query_words(query_text);
+BEGIN
+    PERFORM archivist_require_search_caller('archivist_standing_rule');
+    IF cardinality(v_words) = 0 THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE format(
+        'WITH rules AS MATERIALIZED (SELECT c.id, c.fts FROM jarvis_memory_chunks c '
+        '    WHERE c.source = ''state_item'' AND c.metadata @> ''{"standing": true}'' AND %s), '
+        'weights AS (SELECT u.w, ln(1 + (n.n + 10 - d.df + 0.5) / (d.df + 0.5)) AS weight '
+        '    FROM unnest($8::text[]) AS u(w) '
+        '    CROSS JOIN (SELECT count(*)::float8 AS n FROM rules) n '
+        '    CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM rules r '
+        '        WHERE r.fts @@ to_tsquery(''simple'', quote_literal(u.w))) d) '
+        'SELECT r.id, (sum(w.weight) / (SELECT sum(weight) FROM weights))::real AS rank '
+        'FROM rules r JOIN weights w ON r.fts @@ to_tsquery(''simple'', quote_literal(w.w)) '
+        'GROUP BY r.id ORDER BY rank DESC, r.id LIMIT 1',
+        archivist_chunk_filter_sql(v_filter))
+    USING NULL::vector, NULL::integer, archivist_filter_model(v_filter),
+          archivist_filter_sessions(v_filter), v_filter ->> 'source',
+          (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, v_words,
+          NULL::text, NULL::text, NULL::text, v_filter ->> 'user_id';
+END;
+$$;
+
+-- Ranks chunks for a query and picks match_count (at most 10) of them: the evidence first.
+-- Candidates: the 50 nearest turn windows and the 20 nearest chunks of any source
+-- (archivist_vector_candidates; if vector_weight > 0 and a query vector is given) and the 50
+-- best full-text matches (archivist_text_matches; if text_weight > 0). With both, the score is
+-- their reciprocal rank fusion, weight / (60 + rank) summed; with one, that list's own score
+-- (cosine similarity, or the text rank). Times an optional recency factor
+-- (1 - w + w * 0.5 ^ (age / half_life)). Then, best first, a chunk is taken unless
+--   * a chunk of its session with the same text, or chunks covering all its message ids, were
+--     taken already (a state item whose source message is in a turn window already there);
+--   * it is a whole-session chunk (summary, extraction, state item) and 2 of every 10 places
+--     are taken by such chunks already, or one of its session is: these are context, the turns
+--     are the evidence. Not so when the query asks about sessions as wholes
+--     (archivist_whole_session_query) or the filter names a source; and when fewer turn
+--     windows than places are candidates, context fills the places they leave.
+-- With words in the ranking and 5 places or more, the standing rule the query's words point to
+-- (archivist_standing_rule, a share of at least 0.15) holds the last place unless a hit taken
+-- covers it: what the user told the assistant to always or never do about the matter asked of
+-- is context a bot must see, and it rarely shares enough words with the question to rank. Its
+-- `relevance` is that share, its `score` 0.
+-- A zero vector_weight (or a NULL query_embedding) makes it a full-text search that needs no
+-- query vector; a zero text_weight a vector search with the same choice of chunks.
+-- `relevance` reads the same way for every query: with words in the ranking it is the text rank
+-- (archivist_text_matches: how much of what the query's words could score the chunk scores; 0
+-- for a chunk found by meaning alone), else the cosine similarity.
+-- Its result gained `relevance`; CREATE OR REPLACE cannot change a result, so the function is
+-- dropped first (in init's transaction; sql/policy.sql grants it again).
+DROP FUNCTION IF EXISTS hybrid_jarvis_memory_chunks(vector, text, integer, jsonb,
+    double precision, double precision, double precision, double precision);
+CREATE OR REPLACE FUNCTION hybrid_jarvis_memory_chunks(
+    query_embedding vector,
+    query_text      text,
+    match_count     integer DEFAULT 10,
+    filter          jsonb DEFAULT '{}'::jsonb,
+    vector_weight   double precision DEFAULT 1,
+    text_weight     double precision DEFAULT 1,
+    recency_weight  double precision DEFAULT 0,
+    half_life_days  double precision DEFAULT 14
+) RETURNS TABLE (id uuid, session_id text, source text, content text, metadata jsonb,
+                 similarity double precision, created_at timestamptz, score double precision,
+                 relevance double precision)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_k         integer := least(greatest(coalesce(match_count, 10), 1), 10);
+    v_filter    jsonb := archivist_check_filter(filter);
+    v_by_vector boolean := coalesce(vector_weight, 0) > 0 AND query_embedding IS NOT NULL;
+    v_by_text   boolean := coalesce(text_weight, 0) > 0;
+    v_open      boolean := v_filter ->> 'source' IS NOT NULL
+                           OR archivist_whole_session_query(query_text);
+    v_context   integer := greatest(1, v_k / 5);
+    v_taken     integer := 0;
+    v_fill      boolean;
+    v_contexts  integer := 0;
+    v_sessions  text[] := '{}';
+    v_hashes    text[] := '{}';
+    v_covered   text[] := '{}';
+    v_ids       text[];
+    v_rule      uuid;
+    v_rule_rank real;
+    v_rule_key  text;
+    v_rule_ids  text[];
+    r           record;
+BEGIN
+    PERFORM archivist_check_weights(vector_weight, text_weight, recency_weight, half_life_days);
+    IF v_by_text AND v_k >= 5 THEN
+        SELECT s.id, s.rank, c.session_id || ':' || c.content_hash,
+               ARRAY(SELECT jsonb_array_elements_text(c.metadata -> 'message_ids'))
+        INTO v_rule, v_rule_rank, v_rule_key, v_rule_ids
+        FROM archivist_standing_rule(query_text, v_filter) s
+        JOIN jarvis_memory_chunks c ON c.id = s.id
+        WHERE s.rank >= 0.15;
+    END IF;
+    FOR r IN
+        WITH by_vector AS (
+            SELECT n.id, n.similarity,
+                   row_number() OVER (ORDER BY n.similarity DESC, n.id) AS r
+            FROM archivist_vector_candidates(query_embedding, v_filter, 50, 20) n
+            WHERE v_by_vector
+        ), by_text AS (
+            SELECT t.id, t.rank, row_number() OVER (ORDER BY t.rank DESC, t.id) AS r
+            FROM archivist_text_matches(query_text, 50, v_filter) t
+            WHERE v_by_text
+        ), fused AS (
+            SELECT coalesce(v.id, t.id) AS id, t.rank AS text_rank,
+                   CASE WHEN v_by_vector AND v_by_text
+                        THEN coalesce(vector_weight / (60 + v.r), 0)
+                             + coalesce(text_weight / (60 + t.r), 0)
+                        WHEN v_by_vector THEN v.similarity
+                        ELSE t.rank END AS fused
+            FROM by_vector v FULL JOIN by_text t ON v.id = t.id
+        )
+        SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash,
+               count(*) FILTER (WHERE c.source = 'session_turn') OVER () AS turns,
+               1 - (c.embedding <=> query_embedding) AS similarity, c.created_at,
+               CASE WHEN v_by_text THEN coalesce(f.text_rank, 0)
+                    ELSE 1 - (c.embedding <=> query_embedding) END AS relevance,
+               f.fused * (1 - recency_weight + recency_weight * power(0.5, greatest(0,
+                   extract(epoch FROM now() - coalesce((c.metadata ->> 'last_at')::timestamptz,
+                                                       c.created_at)) / 86400)
+                   / greatest(half_life_days, 0.001))) AS score,
+               false AS reserved
+        FROM fused f JOIN jarvis_memory_chunks c ON c.id = f.id
+        WHERE f.fused IS NOT NULL
+        UNION ALL
+        -- The standing rule, after every candidate: it takes the place held for it.
+        SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash, 0,
+               1 - (c.embedding <=> query_embedding), c.created_at, v_rule_rank, 0, true
+        FROM jarvis_memory_chunks c WHERE c.id = v_rule
+        ORDER BY reserved, score DESC, id
+    LOOP
+        v_ids := ARRAY(SELECT jsonb_array_elements_text(
+                           CASE WHEN jsonb_typeof(r.metadata -> 'message_ids') = 'array'
+                                THEN r.metadata -> 'message_ids' ELSE '[]' END));
+        CONTINUE WHEN (r.session_id || ':' || r.content_hash) = ANY (v_hashes)
+                   OR (cardinality(v_ids) > 0 AND v_ids <@ v_covered);
+        IF v_fill IS NULL THEN
+            -- Too few turn windows are candidates to fill the places: context fills the rest.
+            v_fill := r.turns < v_k;
+            v_context := greatest(v_context, v_k - r.turns::integer);
+        END IF;
+        -- The last place is held for the standing rule while nothing taken covers it.
+        CONTINUE WHEN v_rule IS NOT NULL AND NOT r.reserved AND v_taken = v_k - 1
+                   AND NOT (v_rule_key = ANY (v_hashes)
+                            OR (cardinality(v_rule_ids) > 0 AND v_rule_ids <@ v_covered));
+        IF r.source <> 'session_turn' AND NOT v_open AND NOT r.reserved THEN
+            CONTINUE WHEN v_contexts >= v_context
+                       OR (NOT v_fill AND r.session_id = ANY (v_sessions));
+            v_contexts := v_contexts + 1;
+            v_sessions := v_sessions || r.session_id;
+        END IF;
+        v_hashes := v_hashes || (r.session_id || ':' || r.content_hash);
+        v_covered := v_covered || v_ids;
+        id := r.id;
+        session_id := r.session_id;
+        source := r.source;
+        content := r.content;
+        metadata := r.metadata;
+        similarity := r.similarity;
+        created_at := r.created_at;
+        score := r.score;
+        relevance := r.relevance;
+        RETURN NEXT;
+        v_taken := v_taken + 1;
+        EXIT WHEN v_taken >= v_k;
+    END LOOP;
+END;
+$$;
