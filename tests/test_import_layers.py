@@ -69,3 +69,17 @@ def test_the_checker_sees_a_cycle() -> None:
 def test_models_and_state_know_their_place() -> None:
     edges = _edges()
     assert "state" not in edges["models"] and "extract" not in edges["state"]
+
+
+def test_only_the_store_talks_psycopg() -> None:
+    """Database errors are mapped at the store's edge (archivist.store.rpc); above it only the
+    settings parse a connection string with psycopg's conninfo."""
+    importers = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules = [node.module]
+            if any(m.split(".")[0] in ("psycopg", "psycopg_pool") for m in modules):
+                importers.add(path.relative_to(PACKAGE).parts[0])
+    assert importers == {"store", "config.py"}

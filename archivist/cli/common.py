@@ -16,7 +16,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-import psycopg
 import typer
 from typer.core import TyperCommand, TyperGroup
 
@@ -30,6 +29,7 @@ from archivist.config import (
 )
 from archivist.errors import ArchivistError, ConfigError
 from archivist.store.embedded import embedded_exists, pgserver_module, reading_settings
+from archivist.store.rpc import DatabaseError, database_error_line
 from archivist.when import parse_time
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNSAFE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -144,17 +144,15 @@ def _load(overrides: dict[str, Any]) -> Settings:
     return load_settings(overrides)
 
 
-USER_ERRORS = (ArchivistError, psycopg.Error, KeyboardInterrupt)
+USER_ERRORS = (ArchivistError, DatabaseError, KeyboardInterrupt)
 
 
 def failure(exc: BaseException, secrets: list[str]) -> tuple[str, str, int]:
     """(label, one redacted line, exit code) for one of the `USER_ERRORS`."""
     if isinstance(exc, ArchivistError):
         return "error", redact(str(exc), secrets), exc.exit_code
-    if isinstance(exc, psycopg.Error):
-        text = str(exc).strip()
-        line = text.splitlines()[0] if text else type(exc).__name__
-        return "database error", redact(line, secrets), EXIT_FAILED
+    if isinstance(exc, DatabaseError):
+        return "database error", redact(database_error_line(exc), secrets), EXIT_FAILED
     return "interrupted", "committed sessions are kept; the rest runs next time", EXIT_INTERRUPTED
 
 

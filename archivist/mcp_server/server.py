@@ -13,7 +13,6 @@ import logging
 from typing import Any
 
 import anyio
-import psycopg
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.types import (
@@ -30,6 +29,7 @@ from archivist.config import redact
 from archivist.errors import ArchivistError
 from archivist.mcp_server.tools import TOOLS
 from archivist.queries import parse_query
+from archivist.store.rpc import DatabaseError, database_error_line
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +63,8 @@ def build_server(client: Archivist) -> Server[Any]:
             result = await anyio.to_thread.run_sync(spec.call, client, arguments)
         except ArchivistError as exc:
             message = redact(str(exc), secrets)
-        except psycopg.Error as exc:
-            line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            message = f"database error: {redact(line, secrets)}"
+        except DatabaseError as exc:
+            message = f"database error: {redact(database_error_line(exc), secrets)}"
         else:
             return CallToolResult(
                 content=[TextContent(type="text", text=spec.text(result))],

@@ -140,6 +140,18 @@ class Rpc(Protocol):
     def close(self) -> None: ...
 
 
+# A database failure that no call mapped (a connection lost outside a call, a pool that cannot
+# connect): the CLI and the MCP server catch it by this name, so nothing above the store
+# imports psycopg.
+DatabaseError = psycopg.Error
+
+
+def database_error_line(exc: BaseException) -> str:
+    """One line for a database failure: the first line of its message, else its type."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def error_message(text: str) -> str:
     """The first line of a database error, without the functions' `archivist: ` prefix."""
     line = text.strip().splitlines()[0] if text.strip() else "database error"
