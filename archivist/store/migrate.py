@@ -1,17 +1,19 @@
 """Applies `sql/` to a database: the migrations, then the functions, then the policy.
 
-    sql/NNN_*.sql        tables, indexes and data changes: forward-only, each applied once, in
-                         its own transaction together with the row that records it (name and
-                         checksum) in archivist_migrations. An applied migration is never
-                         edited: init compares checksums and refuses one that changed.
+    sql/NNN_*.sql        tables, indexes and data changes: forward-only, each applied once,
+                         together with the row that records it (name and checksum) in
+                         archivist_migrations. An applied migration is never edited: init
+                         compares checksums and refuses one that changed.
     sql/functions/*.sql  every SQL function, each defined in exactly one file (one per area),
                          CREATE OR REPLACE: applied by every init, after the migrations.
     sql/retire.sql       drops the archivist's functions that no file defines any more.
     sql/policy.sql       privileges and statement timeouts, applied last.
 
-The functions, retire and policy files run in one transaction, which also records their
-combined checksum in archivist_meta (key `sql_functions`), so the REST transport (which cannot
-run DDL) and the readiness check can tell a database whose functions are another build's.
+All of it is one script (`migration_script`, which `init --print-sql` prints), run in one
+transaction: `init` runs exactly that script, so the SQL a Supabase user pastes is the SQL every
+test database is built by. It also records the functions' combined checksum in archivist_meta
+(key `sql_functions`), so the REST transport (which cannot run DDL) and the readiness check can
+tell a database whose functions are another build's.
 
 Rows recorded before init compared checksums: until the SQL was reorganised into this layout,
 migrations 001-009 also held the functions. A database initialised then records 001-009 with
@@ -35,6 +37,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.pq import TransactionStatus
 
 from archivist.config import DatabaseTimeouts
 from archivist.errors import ConfigError
@@ -256,51 +259,25 @@ def schema_records(conn: Conn) -> SchemaRecords:
 
 
 def apply_schema(
-    conn: Conn, timeouts: DatabaseTimeouts | None = None, access: str | None = None
+    conn: Conn,
+    embedding_model: str,
+    embedding_dim: int,
+    timeouts: DatabaseTimeouts | None = None,
+    access: str | None = None,
 ) -> list[str]:
-    """Apply pending migrations, then every function and the policy; returns the migrations.
-
-    The policy gives the functions `timeouts` (the settings' defaults when None). `access`
-    (private or authenticated) is recorded first, for the policy; None keeps what the database
-    records.
+    """Run the script `init --print-sql` prints (`migration_script`), so that every database,
+    each test's included, is built by what a Supabase user pastes; returns the migrations it
+    applied. An edited migration is refused before anything runs.
     """
-    applied: list[str] = []
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
-        conn.execute(_CREATE_TABLE)
-        pending_migrations(schema_records(conn).migrations)  # an edited one stops it here
-        conn.execute(_VECTOR_HOME)
-    for migration in load_migrations():
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
-            conn.execute(_VECTOR_ON_PATH)
-            row = conn.execute(
-                "SELECT checksum FROM archivist_migrations WHERE name = %s", [migration.name]
-            ).fetchone()
-            if row is None:
-                conn.execute(migration.sql.encode())
-                applied.append(migration.name)
-            elif row[0] == migration.checksum:
-                continue
-            elif row[0] != CHECKSUMS_BEFORE_REORGANISATION.get(migration.name):
-                raise _edited(migration)
-            conn.execute(
-                "INSERT INTO archivist_migrations (name, checksum) VALUES (%s, %s) "
-                "ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum",
-                [migration.name, migration.checksum],
-            )
-    # One transaction without savepoints: sql/retire.sql tells the functions this transaction
-    # wrote from obsolete ones by the transaction id on their catalog rows.
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
-        conn.execute(_VECTOR_ON_PATH)
-        conn.execute(_policy_timeouts(timeouts).encode())
-        if access is not None:
-            conn.execute(_record(ACCESS_KEY, access).encode())
-        for part in load_definitions():
-            conn.execute(part.sql.encode())
-        conn.execute(_record(FUNCTIONS_KEY, functions_checksum()).encode())
-    return applied
+    pending = pending_migrations(schema_records(conn).migrations)  # an edited one stops it here
+    try:
+        conn.execute(migration_script(embedding_model, embedding_dim, timeouts, access).encode())
+    finally:
+        # A failed statement leaves the script's transaction open and aborted.
+        if conn.info.transaction_status == TransactionStatus.INERROR:
+            conn.execute("ROLLBACK")
+    after = schema_records(conn).migrations
+    return [m.name for m in pending if m.name in after]
 
 
 def _policy_timeouts(timeouts: DatabaseTimeouts | None) -> str:

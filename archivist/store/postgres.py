@@ -42,6 +42,7 @@ from archivist.store.rpc import (
     Rpc,
     RpcError,
     Vectors,
+    mapped_errors,
 )
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -646,8 +647,8 @@ class PostgresStore(Store):
                     "--allow-authenticated needs Supabase's `authenticated` role and auth.uid(), "
                     "which this database has not got"
                 )
-        applied = apply_schema(self.conn, self.timeouts, access)
-        self._record_embedding(wanted)
+        with mapped_errors():
+            applied = apply_schema(self.conn, wanted.model, wanted.dim, self.timeouts, access)
         self.adopt_archived_messages()
         return applied, wanted
 
