@@ -304,6 +304,38 @@ def test_the_option_named_by_a_word_of_it_is_the_one_chosen() -> None:
     assert (chosen.subject, chosen.value) == ("dentist appointment", "Thursday at 3pm")
 
 
+def test_a_long_list_of_tips_offers_nothing_to_choose() -> None:
+    tips = "\n".join(
+        f"{n}. **{tip}**: do it every week."
+        for n, tip in enumerate(
+            [
+                "Set Goals",
+                "Plan Ahead",
+                "Take Breaks",
+                "Track Progress",
+                "Rest Days",
+                "Find a Buddy",
+                "Limit Distractions",
+                "Celebrate Wins",
+                "Write Daily",
+            ],
+            1,
+        )
+    )
+    items = state(
+        ("user", "I want to keep my weekly word count up."),
+        ("assistant", f"Here are some strategies:\n{tips}"),
+        ("user", "Thanks! I'll make sure to take breaks on weekends."),
+    )
+    assert [i for i in items if i.type == "decision" and "m2" in i.refs] == []
+    few = state(
+        ("user", "I need a dentist appointment next week."),
+        ("assistant", "Dr. Lee has:\n1. Tuesday at 10am\n2. Thursday at 3pm\n3. Friday at 9am"),
+        ("user", "Thursday works."),
+    )
+    assert [i.value for i in few if i.type == "decision"] == ["Thursday at 3pm"]
+
+
 def test_thinking_about_a_proposal_chooses_nothing() -> None:
     items = state(
         ("assistant", "You could use Memcached instead of Redis for caching."),
