@@ -101,6 +101,56 @@ def test_a_change_within_a_session_ends_with_only_the_final_choice(
     assert len(decisions) == 1 and "Redis" in decisions[0]["text"], decisions
 
 
+def test_later_sessions_change_in_everyday_words_and_only_their_subject(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """A cancellation followed by what replaces it, a passive replacement, a reversal of a
+    planned move: each ends the earlier session's choice on its subject, and only that."""
+    source.add(
+        "a",
+        [
+            "We use Jira for bug tracking.",
+            "Ok.",
+            "Our newsletter tool is Mailchimp.",
+            "Ok.",
+            "CI runs on GitHub Actions.",
+            "Ok.",
+            "The budget for marketing is $40k.",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        [
+            "We don't use Jira anymore, bugs go into Linear now.",
+            "Ok.",
+            "Mailchimp got replaced by ConvertKit last week.",
+            "Ok.",
+            "CI is moving to Buildkite next sprint.",
+            "Ok.",
+            "The budget for engineering is $90k.",
+            "Ok.",
+        ],
+        start=T0 + DAY,
+    )
+    source.add(
+        "c", ["Scratch the Buildkite move, GitHub Actions stays for CI.", "Ok."], start=T0 + 2 * DAY
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    current = sorted(i["value"] for i in items if i["type"] == "decision")
+    assert current == ["$40k", "$90k", "ConvertKit", "GitHub Actions", "Linear"], items
+    assert as_json("conflicts")["items"] == []
+    history = as_json("state", "--current", "--subject", "CI")["items"]
+    assert [(i["session_id"], i["current"]) for i in history] == [
+        ("a", False),
+        ("b", False),
+        ("c", True),
+    ]
+    assert history[1]["trigger"] == "reverse"
+
+
 def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
     source: SourceDB, env: dict[str, str]
 ) -> None:

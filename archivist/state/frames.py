@@ -43,7 +43,7 @@ _UPDATED = (
 _NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:St))"
 _END = (
     r"(?=\s*(?:[,;:!?()\n]|" + _NOT_TITLE + r"[.,](?![\w$])|$|\s(?:for|instead|after all|now|over"
-    r"|anymore|any more"
+    r"|anymore|any more|last (?:week|month|year|night)|yesterday"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
     r"|though|then|which|when|if|until|after|before|while|thanks|due)\b))"
 )
@@ -54,6 +54,7 @@ _ARTICLE = re.compile(
 _TRAILING = re.compile(
     r"\s+(?:instead|now|anymore|any more|again|too|then|please|for now|after all|as well"
     r"|going forward|from now on|for good|here|there|though|too|next (?:week|month|year|quarter)"
+    r"|last (?:week|month|year|night)|yesterday"
     r"|this (?:week|month|year|quarter)|tomorrow|today|soon)$",
     re.I,
 )
@@ -83,7 +84,8 @@ _REVERSAL = re.compile(
     r"\b(?:after all|on second thought|on reflection|scratch that|never ?mind|forget (?:that|what"
     r" i said)|change of plans?|i take (?:that|it) back|back to|revert(?:ing|ed)? to"
     r"|roll(?:ing|ed)? back to|go(?:ing)? back|went back|return(?:ing)? to|as (?:it was|before)"
-    r"|undo (?:that|the switch))\b",
+    r"|undo (?:that|the switch)|(?:scratch|forget|cancel|scrap|drop) the (?:[\w.-]+\s+){0,3}?"
+    r"(?:move|switch|migration|change|plan)\b)\b",
     re.I,
 )
 _CANCEL = re.compile(
@@ -96,7 +98,7 @@ _CANCEL = re.compile(
 _UPDATE_VERBS = (
     r"(?:moved|pushed|pushed back|changed|bumped|shifted|postponed|rescheduled|delayed|updated"
     r"|raised|lowered|increased|decreased|reduced|cut|dropped|went up|went down|slipped"
-    r"|brought forward|moved up|grew|fell|rose|climbed|goes up|goes down|drops|rises"
+    r"|brought forward|moved up|grew|fell|rose|climbed|goes up|goes down|drops|rises|slips"
     r"|increases|decreases|shifts|jumps|falls|grows|extended|upgraded|downgraded)"
 )
 
@@ -206,6 +208,19 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"\b(?:use|using|go with|going with|pick|choose|adopt)\s+DET(?P<val>NP)\s+(?:instead of"
             r"|rather than|in place of)\s+DET(?P<old>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
+        ),
+        # the old value first: "Mailchimp got replaced by ConvertKit", "A was swapped for B"
+        (
+            r"^DET(?P<old>NP4)\s+(?:got|was|were|has been|have been|is being|is|will be)\s+"
+            r"(?:replaced|swapped(?:\s+out)?|superseded)\s+(?:by|with|for)\s+DET(?P<val>NP)"
+            r"(?:\s+(?:for|in|on|as)\s+DET(?P<subj>NP))?END",
+            "replace",
+        ),
+        # the new value named as what it now is: "Lumen Studio is the new agency"
+        (
+            r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are"
+            r"|will be|becomes)\s+(?:the|our|my)\s+new\s+(?P<subj>NP4)END",
+            "update",
         ),
         # the new value first: "Adyen replaces Stripe for payments"
         (
@@ -374,7 +389,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|gets deployed|will be deployed|is hosted|will be hosted|is handled|is managed"
             r"|is powered|is built|is stored|gets stored|will be stored|is backed|is served"
             r"|is done|is tracked|happens|(?:is|are|gets?|will be)\s+(?!not\b)[a-z]+ed)\s+"
-            r"(?:through|on|in|via|by|with|to|from|at|using)\s+DET"
+            r"(?:through|on|in|into|via|by|with|to|from|at|using)\s+DET"
             r"(?P<val>NP)END",
             None,
         ),
@@ -719,7 +734,7 @@ def _commitment(text: str) -> Frame:
             pass
         elif named:
             subject = _phrase(named.group("head"))
-        elif purpose and not concrete(purpose.group("subj")):
+        elif purpose and _purpose(purpose.group("subj")):
             subject = _phrase(purpose.group("subj"))
         if subject is None and fronted:
             subject = _phrase(fronted.group("subj"))
@@ -729,6 +744,20 @@ def _commitment(text: str) -> Frame:
         said = f"{verb} {said_obj}" if not after else f"{verb} {said_obj} for {subject}"
         return Frame(subject, value, commit=True, said=said)
     return Frame()
+
+
+def _purpose(said: str) -> bool:
+    """Whether what a commitment is "for" is its subject: "for Friday dinner" is, "for 7pm",
+    "for two" and "for the Acme account" are not (a time, a number, a name)."""
+    if not concrete(said):
+        return True
+    words = said.split()
+    return (
+        not re.search(r"\d", said)
+        and not any(w.lower() in _NUMBER_WORDS for w in words)
+        and not any(w[:1].isupper() for w in words[1:])
+        and _DAY.search(words[-1]) is None
+    )
 
 
 # A subject said first, then what it is: "the reservation is at 7pm", "the vet is Dr. Patel",
@@ -742,7 +771,9 @@ _PLACED = (
     "|recur|belong|point|feed|flow|lead|pass|ride|drive|park|dock|grow|sleep|eat|sing|teach"
 )
 _COPULA = _rx(
-    r"START DET(?P<subj>NP4)\s+(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
+    # "the agency for the Q3 campaign is ...": what the subject is for stays part of it
+    r"START DET(?P<subj>NP4(?:\s+(?:for|of)\s+DETNP4)?)\s+"
+    r"(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
     r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)[a-z]+ed|(?:is|are|will be)\s+due"
     r"|(?:PLACED)(?:s|es)?(?=\s+(?:in|on|at|to|from|with|by|for|through|via|into)\s)|is|are|'s"
     r"|will be|stays"
@@ -1008,14 +1039,24 @@ def _by_pattern(text: str) -> Frame:
         if change == "cancel" and old is None:
             continue
         if change == "cancel":
-            # "drop Free, we're taking Orange": the cancel names what the choice replaces
-            then = _commitment(text[match.end() :])
+            # "drop Free, we're taking Orange", "we don't use Jira anymore, bugs go into Linear
+            # now": the cancel names what the choice after it replaces
+            then = _then(text[match.end() :])
             if then.value:
                 return replace(then, old=old, change="replace", subject=subject or then.subject)
         # A plain choice that names no subject still commits ("we'll stick with the vendor").
         commit = pattern is _IT_IS or (change is None and "subj" not in pattern.groupindex)
         return Frame(subject, value, old, change, commit=commit)
     return Frame()
+
+
+def _then(rest: str) -> Frame:
+    """The plain choice said after a cancellation, in the same sentence."""
+    rest = re.sub(r"^[\s,;:\u2014-]+", "", rest)
+    found = _by_pattern(rest)
+    if found.change is None and found.value:
+        return found
+    return next((f for f in (_commitment(rest), _copula(rest)) if f.value), Frame())
 
 
 _FROM = re.compile(r"^(?P<subj>.+?)\s+from\s+(?P<old>.+)$", re.I)
