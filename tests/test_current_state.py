@@ -151,6 +151,42 @@ def test_later_sessions_change_in_everyday_words_and_only_their_subject(
     assert history[1]["trigger"] == "reverse"
 
 
+def test_updated_values_and_agreed_moves_replace_the_earlier_sessions_values(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add(
+        "a",
+        [
+            "Our SLA for P1 tickets is 4 hours.",
+            "Ok.",
+            "The free trial lasts 14 days.",
+            "Ok.",
+            "The team agreed: code reviews happen on GitLab.",
+            "Ok.",
+            "His vet will be Dr. Alvarez.",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        [
+            "P1 SLA tightened to 2 hours.",
+            "Ok.",
+            "Free trial is 30 days from now on.",
+            "Ok.",
+            "We decided code reviews move to GitHub next month.",
+            "Ok.",
+        ],
+        start=T0 + DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    current = sorted(i["value"] for i in items if i["type"] == "decision")
+    assert current == ["2 hours", "30 days", "Dr. Alvarez", "GitHub"], items
+    assert as_json("conflicts")["items"] == []
+
+
 def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
     source: SourceDB, env: dict[str, str]
 ) -> None:

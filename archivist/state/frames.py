@@ -47,9 +47,9 @@ _END = (
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
     r"|though|then|which|when|if|until|after|before|while|thanks|due)\b))"
 )
-_DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that)\s+)?"
+_DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that|his|her)\s+)?"
 _ARTICLE = re.compile(
-    r"^(?:the|our|my|a|an|their|your|its|this|that|all|all of|each|every)\s+", re.I
+    r"^(?:the|our|my|a|an|their|your|its|this|that|his|her|all|all of|each|every)\s+", re.I
 )
 _TRAILING = re.compile(
     r"\s+(?:instead|now|anymore|any more|again|too|then|please|for now|after all|as well"
@@ -99,7 +99,8 @@ _UPDATE_VERBS = (
     r"(?:moved|pushed|pushed back|changed|bumped|shifted|postponed|rescheduled|delayed|updated"
     r"|raised|lowered|increased|decreased|reduced|cut|dropped|went up|went down|slipped"
     r"|brought forward|moved up|grew|fell|rose|climbed|goes up|goes down|drops|rises|slips"
-    r"|increases|decreases|shifts|jumps|falls|grows|extended|upgraded|downgraded)"
+    r"|increases|decreases|shifts|jumps|falls|grows|extended|upgraded|downgraded|switched"
+    r"|tightened|loosened|relaxed|shortened|lengthened)"
 )
 
 
@@ -127,7 +128,11 @@ NO_FRAME = Frame()
 
 # Where a subject-first statement starts: the sentence, or after a lead-in clause ("Heads
 # up, the launch moved to the 17th").
-_START = r"(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
+_START = (
+    r"(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
+    r"(?:(?:we|i|they|the team)\s+(?:(?:have|'ve)\s+)?(?:decided|agreed|confirmed)\s+"
+    r"(?:that\s+)?)?"
+)
 _LEAD = re.compile(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
     r"|update|quick update|fyi|btw|also|and|but|then|hmm+|ugh|oh|ah|agreed|deal|perfect"
@@ -282,7 +287,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (
             r"START DET(?P<subj>NP)\s+(?:is|are|'s)\s+(?:at\s+|on\s+)?DET"
-            r"(?P<val>NP)\s+now\b",
+            r"(?P<val>NP)(?<! from)\s+now\b",
             "update",
         ),
         (
@@ -299,7 +304,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # a subject said first, then where it moves: "experiment tracking moves to MLflow"
         (
-            r"START DET(?P<subj>NP)\s+(?:moves|is moving|will move|switches|is switching"
+            r"START DET(?P<subj>NP)\s+(?:moves|move|is moving|are moving|will move|switches"
+            r"|is switching"
             r"|will switch|migrates|is migrating)\s+(?:over\s+)?(?:to|onto)"
             r"\s+DET(?P<val>NP)END",
             "replace",
@@ -356,6 +362,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|cancell?ed)END",
             "cancel",
         ),
+        # "never mind the Fully desk, ...": the thing named is dropped (a choice may follow)
+        (r"\bnever ?mind\s+(?:about\s+)?DET(?P<old>NP)\s*[,;\u2014]", "cancel"),
         # a reversal then the choice: "scratch that, Heroku", "on second thought: Postgres"
         (
             r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
@@ -389,7 +397,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|gets deployed|will be deployed|is hosted|will be hosted|is handled|is managed"
             r"|is powered|is built|is stored|gets stored|will be stored|is backed|is served"
             r"|is done|is tracked|happens|(?:is|are|gets?|will be)\s+(?!not\b)[a-z]+ed)\s+"
-            r"(?:through|on|in|into|via|by|with|to|from|at|using)\s+DET"
+            r"(?:out\s+|live\s+)?(?:through|on|in|into|via|by|with|to|from|at|using)\s+DET"
             r"(?P<val>NP)END",
             None,
         ),
@@ -517,6 +525,7 @@ _COMMIT_VERBS: tuple[str, ...] = (
     "throw",
     "grab",
     "sign with",
+    "book with",
     "sign up for",
     "sign up with",
     "go with",
@@ -726,6 +735,8 @@ def _commitment(text: str) -> Frame:
         if value is None or value.lower().split()[0] in _ABSTRACT:
             continue
         imperative = not re.match(r"\s*(?:we|i|they|the team|let)", match.group(0), re.I)
+        if imperative and match.group("verb").lower().endswith("ing"):
+            continue  # "hosting stays Vercel": a gerund first is the subject, not a command
         if imperative and not concrete(value):
             continue
         named = _HEAD_NAME.match(_ARTICLE.sub("", value))
@@ -776,7 +787,7 @@ _COPULA = _rx(
     r"(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
     r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)[a-z]+ed|(?:is|are|will be)\s+due"
     r"|(?:PLACED)(?:s|es)?(?=\s+(?:in|on|at|to|from|with|by|for|through|via|into)\s)|is|are|'s"
-    r"|will be|stays"
+    r"|will be|stays|lasts|costs|takes"
     r"|remain|remains|is still|are still|is going to be|gets|get|will have)\s+"
     r"(?:(?:at|on|in|with|from|by|for|to|through|via|into)\s+)?DET(?P<val>NP)END".replace(
         "PLACED", _PLACED
@@ -1052,7 +1063,7 @@ def _by_pattern(text: str) -> Frame:
 
 def _then(rest: str) -> Frame:
     """The plain choice said after a cancellation, in the same sentence."""
-    rest = re.sub(r"^[\s,;:\u2014-]+", "", rest)
+    rest = re.sub(r"^(?:[\s,;:\u2014-]|\b(?:and|then|so)\b)+", "", rest)
     found = _by_pattern(rest)
     if found.change is None and found.value:
         return found
