@@ -165,6 +165,8 @@ def test_updated_values_and_agreed_moves_replace_the_earlier_sessions_values(
             "Ok.",
             "His vet will be Dr. Alvarez.",
             "Ok.",
+            "So we booked the flight to Lisbon for May 3rd!",
+            "Ok.",
         ],
         start=T0,
     )
@@ -177,13 +179,15 @@ def test_updated_values_and_agreed_moves_replace_the_earlier_sessions_values(
             "Ok.",
             "We decided code reviews move to GitHub next month.",
             "Ok.",
+            "Small change of plans, the flight got moved to May 5th.",
+            "Ok.",
         ],
         start=T0 + DAY,
     )
     assert invoke("archive").exit_code == 0
     items = as_json("state", "--current")["items"]
     current = sorted(i["value"] for i in items if i["type"] == "decision")
-    assert current == ["2 hours", "30 days", "Dr. Alvarez", "GitHub"], items
+    assert current == ["2 hours", "30 days", "Dr. Alvarez", "GitHub", "May 5th"], items
     assert as_json("conflicts")["items"] == []
 
 

@@ -194,6 +194,9 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("The free trial lasts 14 days.", "free trial", "14 days", None, None),
         ("Beta goes out on June 3.", "Beta", "June 3", None, None),
         ("His vet will be Dr. Alvarez.", "vet", "Dr. Alvarez", None, None),
+        # a known thing booked for a date: the date is what is chosen for it
+        ("So we booked the flight to Lisbon for May 3rd!", "flight", "May 3rd", None, None),
+        ("We'll take the train on Friday.", None, "train", None, None),
         # a subject qualified by what it is for keeps its qualifier
         (
             "The agency for the Q3 campaign is Northwind Creative.",

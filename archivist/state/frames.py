@@ -750,11 +750,20 @@ def _commitment(text: str) -> Frame:
         if subject is None and fronted:
             subject = _phrase(fronted.group("subj"))
         verb = _base(match.group("verb"))
+        when = _SET_FOR.search(obj) if subject is None and verb in _SCHEDULING else None
+        if when and _ARTICLE.match(obj) and not concrete(value) and _DAY.search(when[1]):
+            # "we booked the flight for May 3rd": the thing is known, its date is chosen
+            subject, value = value, _phrase(when[1], value=True)
         if verb in _WEAK_VERBS and _PAST.search(match.group("verb")):
             continue  # "we had pizza for lunch", "I got a new laptop": told, not chosen
         said = f"{verb} {said_obj}" if not after else f"{verb} {said_obj} for {subject}"
         return Frame(subject, value, commit=True, said=said)
     return Frame()
+
+
+# The date or time a commitment sets for its object: "the flight to Lisbon for May 3rd".
+_SET_FOR = re.compile(r"\s(?:for|on)\s+(?:the\s+)?([^,;.!?]{1,30})$", re.I)
+_SCHEDULING = frozenset({"book", "reserve", "schedule", "confirm", "pencil in", "lock in"})
 
 
 def _purpose(said: str) -> bool:
