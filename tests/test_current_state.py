@@ -117,6 +117,8 @@ def test_later_sessions_change_in_everyday_words_and_only_their_subject(
             "Ok.",
             "The budget for marketing is $40k.",
             "Ok.",
+            "We're renting a car in Iceland from Blue Car Rental.",
+            "Ok.",
         ],
         start=T0,
     )
@@ -131,6 +133,8 @@ def test_later_sessions_change_in_everyday_words_and_only_their_subject(
             "Ok.",
             "The budget for engineering is $90k.",
             "Ok.",
+            "We cancelled Blue Car Rental and booked with Lagoon Car Rental, it was cheaper.",
+            "Ok.",
         ],
         start=T0 + DAY,
     )
@@ -140,7 +144,14 @@ def test_later_sessions_change_in_everyday_words_and_only_their_subject(
     assert invoke("archive").exit_code == 0
     items = as_json("state", "--current")["items"]
     current = sorted(i["value"] for i in items if i["type"] == "decision")
-    assert current == ["$40k", "$90k", "ConvertKit", "GitHub Actions", "Linear"], items
+    assert current == [
+        "$40k",
+        "$90k",
+        "ConvertKit",
+        "GitHub Actions",
+        "Lagoon Car Rental",
+        "Linear",
+    ], items
     assert as_json("conflicts")["items"] == []
     history = as_json("state", "--current", "--subject", "CI")["items"]
     assert [(i["session_id"], i["current"]) for i in history] == [

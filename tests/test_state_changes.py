@@ -197,6 +197,9 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         # a known thing booked for a date: the date is what is chosen for it
         ("So we booked the flight to Lisbon for May 3rd!", "flight", "May 3rd", None, None),
         ("We'll take the train on Friday.", None, "train", None, None),
+        # the vendor of a thing acquired is what is chosen for it
+        ("Let's order the standing desk from Fully.", "standing desk", "Fully", None, None),
+        ("We'll take the train from Boston.", None, "train", None, None),
         # a subject qualified by what it is for keeps its qualifier
         (
             "The agency for the Q3 campaign is Northwind Creative.",

@@ -751,9 +751,13 @@ def _commitment(text: str) -> Frame:
             subject = _phrase(fronted.group("subj"))
         verb = _base(match.group("verb"))
         when = _SET_FOR.search(obj) if subject is None and verb in _SCHEDULING else None
+        source = _SOURCE.search(obj) if subject is None and verb in _SOURCING else None
         if when and _ARTICLE.match(obj) and not concrete(value) and _DAY.search(when[1]):
             # "we booked the flight for May 3rd": the thing is known, its date is chosen
             subject, value = value, _phrase(when[1], value=True)
+        elif source and not concrete(value):
+            # "order the standing desk from Fully": who it comes from is what is chosen
+            subject, value = value, source[1]
         if verb in _WEAK_VERBS and _PAST.search(match.group("verb")):
             continue  # "we had pizza for lunch", "I got a new laptop": told, not chosen
         said = f"{verb} {said_obj}" if not after else f"{verb} {said_obj} for {subject}"
@@ -764,6 +768,13 @@ def _commitment(text: str) -> Frame:
 # The date or time a commitment sets for its object: "the flight to Lisbon for May 3rd".
 _SET_FOR = re.compile(r"\s(?:for|on)\s+(?:the\s+)?([^,;.!?]{1,30})$", re.I)
 _SCHEDULING = frozenset({"book", "reserve", "schedule", "confirm", "pencil in", "lock in"})
+# The vendor of a thing acquired: "rent a car from Blue Car Rental", "get groceries
+# delivered by Instacart".
+_SOURCE = re.compile(
+    r"\s(?:from|by|through|via)\s+(?:the\s+)?((?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z])[\w.&'-]*){0,3})",
+    re.I,
+)
+_SOURCING = frozenset({"order", "buy", "rent", "lease", "get", "hire", "pre-order"})
 
 
 def _purpose(said: str) -> bool:
