@@ -200,6 +200,29 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         # the vendor of a thing acquired is what is chosen for it
         ("Let's order the standing desk from Fully.", "standing desk", "Fully", None, None),
         ("We'll take the train from Boston.", None, "train", None, None),
+        ("region now us-east-1", "region", "us-east-1", None, "update"),
+        # the clause that says what a subject is, wherever it is in the sentence
+        (
+            "Sweet Lily is closing, so cake now comes from Marta's Pastry.",
+            "cake",
+            "Marta's Pastry",
+            None,
+            "update",
+        ),
+        (
+            "Internet will be Comcast Business, IT set it up already.",
+            "Internet",
+            "Comcast Business",
+            None,
+            None,
+        ),
+        (
+            "The team lunch spot on Fridays is Pho King.",
+            "team lunch spot on Fridays",
+            "Pho King",
+            None,
+            None,
+        ),
         # a subject qualified by what it is for keeps its qualifier
         (
             "The agency for the Q3 campaign is Northwind Creative.",

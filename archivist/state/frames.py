@@ -290,6 +290,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?P<val>NP)(?<! from)\s+now\b",
             "update",
         ),
+        # a terse line: "region now us-east-1"
+        (
+            r"^(?P<subj>[\w-]+(?:\s+[\w-]+)?)\s+now\s+(?P<val>[\w$.:/-]+(?:\s+[\w$.:/-]+)?)"
+            r"[.!]*$",
+            "update",
+        ),
         (
             r"START DET(?P<subj>NP)\s+(?:has|have)\s+(?:now\s+)?(?:changed|been"
             r" changed|been updated|been moved)\s+to\s+DET(?P<val>NP)END",
@@ -328,6 +334,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # a value that replaces the one just said: "make it 8pm", "change that to Friday"
         (
             r"\b(?:make|change|switch|move|set|bump|push|put)\s+(?:it|that|this|them|those)\s+"
+            r"(?!(?:up|down|off|out|aside|away|back|in)\b)"
             r"(?:to\s+|into\s+)?DET(?P<val>NP)END",
             "update",
         ),
@@ -803,7 +810,7 @@ _PLACED = (
 )
 _COPULA = _rx(
     # "the agency for the Q3 campaign is ...": what the subject is for stays part of it
-    r"START DET(?P<subj>NP4(?:\s+(?:for|of)\s+DETNP4)?)\s+"
+    r"START DET(?P<subj>NP4(?:\s+(?:for|of|on|at|in)\s+DETNP4)?)\s+"
     r"(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
     r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)[a-z]+ed|(?:is|are|will be)\s+due"
     r"|(?:PLACED)(?:s|es)?(?=\s+(?:in|on|at|to|from|with|by|for|through|via|into)\s)|is|are|'s"
@@ -834,9 +841,16 @@ _COPULAR = frozenset(
 
 
 def _copula(text: str) -> Frame:
-    match = _COPULA.search(text)
-    if match is None:
-        return Frame()
+    """The first clause of the sentence that says what a subject is ("Sweet Lily is closing,
+    so cake now comes from Marta's Pastry": the second)."""
+    for match in _COPULA.finditer(text):
+        found = _copula_of(match, text)
+        if found.value:
+            return found
+    return Frame()
+
+
+def _copula_of(match: re.Match[str], text: str) -> Frame:
     subject = _phrase(match.group("subj"))
     verb = match.group("verb").lower()
     if subject is None or verb in _CLAUSE_VERBS - _COPULAR or verb in _VERBISH - _COPULAR:
