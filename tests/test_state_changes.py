@@ -223,6 +223,25 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             None,
             None,
         ),
+        ("Notion is our wiki.", "wiki", "Notion", None, None),
+        ("We'll stick to Python for the scripts.", "scripts", "Python", None, None),
+        (
+            "It's Postgres for the main database from now on.",
+            "main database",
+            "Postgres",
+            None,
+            "update",
+        ),
+        ("We've moved away from Trello to Asana for tasks.", "tasks", "Asana", "Trello", "replace"),
+        ("The default font should now be Inter.", "default font", "Inter", None, "update"),
+        ("Going forward, invoices are sent via Stripe.", "invoices", "Stripe", None, "update"),
+        (
+            "Hi, confirming that the team offsite will be held at Lakeview Lodge.",
+            "team offsite",
+            "Lakeview Lodge",
+            None,
+            None,
+        ),
         # a subject qualified by what it is for keeps its qualifier
         (
             "The agency for the Q3 campaign is Northwind Creative.",

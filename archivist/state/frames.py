@@ -62,7 +62,7 @@ _NOT_SUBJECT = frozenset(
     """it this that we i you they he she we're i'm let's lets we'll i'll they're you're
     i'd we'd you'd they'd it's that's there's me us him her them my our your
     everything something anything nothing one which
-    what who there here thing stuff all both either""".split()
+    what who there here thing stuff all both either away""".split()
 )
 _NOT_VALUE = frozenset(
     """it this that them those these one something anything everything nothing stuff things
@@ -136,7 +136,7 @@ _START = (
 _LEAD = re.compile(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
     r"|update|quick update|fyi|btw|also|and|but|then|hmm+|ugh|oh|ah|agreed|deal|perfect"
-    r"|excellent|nice|awesome|got it"
+    r"|excellent|nice|awesome|got it|hi|hello|hey|(?:just\s+)?confirming(?:\s+that)?|to confirm"
     r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so)\b[\s,:!.\u2014-]*)+",
     re.I,
 )
@@ -155,9 +155,14 @@ _NOW = re.compile(
 )
 
 
+# Participles that do not end in -ed: "invoices are sent via Stripe", "will be held at".
+_PARTS = r"(?:sent|held|built|kept|run|set|paid|made|done|given|taken|put|shown|written|sold)"
+
+
 def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(
         pattern.replace("START ", _START)
+        .replace("PARTS", _PARTS)
         .replace("UPDATED", _UPDATED)
         .replace("NP4", _NP4)
         .replace("NP", _NP)
@@ -200,8 +205,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (
             r"\b(?:mov|switch|migrat|chang|port|shift|go|goes|went|going|transition|convert)\w*"
-            r"\s+(?:over\s+)?(?:from|off(?: of)?)\s+DET(?P<old>NP)\s+(?:over\s+)?(?:to|onto)\s+DET"
-            r"(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
+            r"\s+(?:over\s+|away\s+)?(?:from|off(?: of)?)\s+DET(?P<old>NP)\s+(?:over\s+)?"
+            r"(?:to|onto)\s+DET(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
         (
@@ -227,6 +232,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|will be|becomes)\s+(?:the|our|my)\s+new\s+(?P<subj>NP4)END",
             "update",
         ),
+        # a name said first as what a subject is: "Notion is our wiki"
+        (
+            r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are"
+            r"|will be)\s+(?:our|my|the team's)\s+(?P<subj>NP4)END",
+            None,
+        ),
+        (r"^(?:it's|it is|it'll be|it will be)\s+DET(?P<val>NP)\s+for\s+DET(?P<subj>NP)END", None),
         # the new value first: "Adyen replaces Stripe for payments"
         (
             r"^DET(?P<val>NP4)\s+(?:replaces|will replace|is replacing|takes over from"
@@ -281,8 +293,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             "update",
         ),
         (
-            r"START DET(?P<subj>NP)\s+(?:is|are|'s)\s+now\s+(?:at\s+|on\s+|set"
-            r" to\s+)?DET(?P<val>NP)END",
+            r"START DET(?P<subj>NP)\s+(?:(?:is|are|'s)\s+now|(?:should|will)\s+now\s+be)\s+"
+            r"(?:at\s+|on\s+|set to\s+)?DET(?P<val>NP)END",
             "update",
         ),
         (
@@ -403,7 +415,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|is routed|gets routed|runs|run|will run|is running|lives|will live|sits|is deployed"
             r"|gets deployed|will be deployed|is hosted|will be hosted|is handled|is managed"
             r"|is powered|is built|is stored|gets stored|will be stored|is backed|is served"
-            r"|is done|is tracked|happens|(?:is|are|gets?|will be)\s+(?!not\b)[a-z]+ed)\s+"
+            r"|is done|is tracked|happens"
+            r"|(?:is|are|gets?|will be)\s+(?!not\b)(?:[a-z]+ed|PARTS))\s+"
             r"(?:out\s+|live\s+)?(?:through|on|in|into|via|by|with|to|from|at|using)\s+DET"
             r"(?P<val>NP)END",
             None,
@@ -432,8 +445,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (
-            r"\b(?:use|go with|pick|choose|adopt|stick with|stay with|keep|settle on|standardi[sz]e"
-            r" on|going with|sticking with|keeping|using)\s+DET(?P<val>NP)\s+(?:for|as)\s+DET"
+            r"\b(?:use|go with|pick|choose|adopt|stick with|stick to|stay with|keep|settle on"
+            r"|standardi[sz]e on|going with|sticking with|sticking to|keeping|using)\s+DET"
+            r"(?P<val>NP)\s+(?:for|as)\s+DET"
             r"(?P<subj>NP)END",
             None,
         ),
@@ -812,7 +826,8 @@ _COPULA = _rx(
     # "the agency for the Q3 campaign is ...": what the subject is for stays part of it
     r"START DET(?P<subj>NP4(?:\s+(?:for|of|on|at|in)\s+DETNP4)?)\s+"
     r"(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
-    r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)[a-z]+ed|(?:is|are|will be)\s+due"
+    r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)(?:[a-z]+ed|PARTS)"
+    r"|(?:is|are|will be)\s+due"
     r"|(?:PLACED)(?:s|es)?(?=\s+(?:in|on|at|to|from|with|by|for|through|via|into)\s)|is|are|'s"
     r"|will be|stays|lasts|costs|takes"
     r"|remain|remains|is still|are still|is going to be|gets|get|will have)\s+"
