@@ -216,13 +216,6 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             None,
             None,
         ),
-        (
-            "The team lunch spot on Fridays is Pho King.",
-            "team lunch spot on Fridays",
-            "Pho King",
-            None,
-            None,
-        ),
         ("Notion is our wiki.", "wiki", "Notion", None, None),
         ("We'll stick to Python for the scripts.", "scripts", "Python", None, None),
         (
@@ -242,14 +235,14 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             None,
             None,
         ),
-        # a subject qualified by what it is for keeps its qualifier
         (
-            "The agency for the Q3 campaign is Northwind Creative.",
-            "agency for the Q3 campaign",
-            "Northwind Creative",
+            "Hotel Kanra cancelled on us, now we're staying at Ace Hotel Kyoto.",
             None,
-            None,
+            "Ace Hotel Kyoto",
+            "Hotel Kanra",
+            "replace",
         ),
+        ("Pickup time changed to 3:30 this semester.", "Pickup time", "3:30", None, "update"),
         ("New launch date: March 10.", "launch date", "March 10", None, "update"),
         ("We have a budget of $30k.", "budget", "$30k", None, None),
         # reversals and cancellations

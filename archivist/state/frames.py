@@ -44,6 +44,7 @@ _NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:St))"
 _END = (
     r"(?=\s*(?:[,;:!?()\n]|" + _NOT_TITLE + r"[.,](?![\w$])|$|\s(?:for|instead|after all|now|over"
     r"|anymore|any more|last (?:week|month|year|night)|yesterday"
+    r"|this (?:semester|term|season|sprint)"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
     r"|though|then|which|when|if|until|after|before|while|thanks|due)\b))"
 )
@@ -55,7 +56,7 @@ _TRAILING = re.compile(
     r"\s+(?:instead|now|anymore|any more|again|too|then|please|for now|after all|as well"
     r"|going forward|from now on|for good|here|there|though|too|next (?:week|month|year|quarter)"
     r"|last (?:week|month|year|night)|yesterday"
-    r"|this (?:week|month|year|quarter)|tomorrow|today|soon)$",
+    r"|this (?:week|month|year|quarter|semester|term|season|sprint)|tomorrow|today|soon)$",
     re.I,
 )
 _NOT_SUBJECT = frozenset(
@@ -377,8 +378,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             "cancel",
         ),
         (
-            r"START DET(?P<old>NP)\s+is\s+(?:out|gone|dead|off the table"
-            r"|cancell?ed)END",
+            r"START DET(?P<old>NP)\s+(?:is\s+(?:out|gone|dead|off the table|cancell?ed)"
+            r"|(?:was\s+|got\s+)?cancell?ed(?:\s+on\s+(?:us|me))?)END",
             "cancel",
         ),
         # "never mind the Fully desk, ...": the thing named is dropped (a choice may follow)
@@ -823,8 +824,7 @@ _PLACED = (
     "|recur|belong|point|feed|flow|lead|pass|ride|drive|park|dock|grow|sleep|eat|sing|teach"
 )
 _COPULA = _rx(
-    # "the agency for the Q3 campaign is ...": what the subject is for stays part of it
-    r"START DET(?P<subj>NP4(?:\s+(?:for|of|on|at|in)\s+DETNP4)?)\s+"
+    r"START DET(?P<subj>NP4)\s+"
     r"(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
     r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)(?:[a-z]+ed|PARTS)"
     r"|(?:is|are|will be)\s+due"
