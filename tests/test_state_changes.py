@@ -243,6 +243,20 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             "replace",
         ),
         ("Pickup time changed to 3:30 this semester.", "Pickup time", "3:30", None, "update"),
+        (
+            "We're cancelling Zoom Pro, Google Meet is enough for client calls.",
+            "client calls",
+            "Google Meet",
+            "Zoom Pro",
+            "replace",
+        ),
+        (
+            "We're dropping Buttondown for the newsletter, we need better analytics, so Beehiiv.",
+            "newsletter",
+            "Beehiiv",
+            "Buttondown",
+            "replace",
+        ),
         ("New launch date: March 10.", "launch date", "March 10", None, "update"),
         ("We have a budget of $30k.", "budget", "$30k", None, None),
         # reversals and cancellations

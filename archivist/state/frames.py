@@ -411,6 +411,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (r"\bno more\s+DET(?P<old>NP)END", "cancel"),
         # plain choices
+        # a name said to do for a subject: "Google Meet is enough for client calls"
+        (
+            r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are)"
+            r"\s+(?:enough|good enough|fine|all we need)\s+for\s+DET(?P<subj>NP)END",
+            None,
+        ),
         (
             r"START DET(?P<subj>NP)\s+(?:goes|go|going|will go|is going|routes?"
             r"|is routed|gets routed|runs|run|will run|is running|lives|will live|sits|is deployed"
@@ -1116,7 +1122,18 @@ def _then(rest: str) -> Frame:
     found = _by_pattern(rest)
     if found.change is None and found.value:
         return found
-    return next((f for f in (_commitment(rest), _copula(rest)) if f.value), Frame())
+    found = next((f for f in (_commitment(rest), _copula(rest)) if f.value), Frame())
+    named = _LAST_NAME.search(rest) if not found.value else None
+    # "we're dropping Buttondown, we need better analytics, so Beehiiv": the name it ends on
+    return Frame(value=_phrase(named.group("val"), value=True)) if named else found
+
+
+# A name that ends a sentence as its last clause: ", so Beehiiv."
+_LAST_NAME = re.compile(
+    r"(?:^|[,;:\u2014]\s*)(?:so|then|now|and)?\s*(?P<val>(?-i:[A-Z])[\w.+&-]*"
+    r"(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s*[.!]*$",
+    re.I,
+)
 
 
 _FROM = re.compile(r"^(?P<subj>.+?)\s+from\s+(?P<old>.+)$", re.I)
