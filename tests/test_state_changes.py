@@ -303,6 +303,10 @@ def test_the_ways_people_choose_and_change(
         "My sister lives in Boston.",
         "The weather is nice today.",
         "The server has 16 GB of RAM.",
+        "I'll keep these tips in mind and try them.",
+        "I'll also keep an eye out for jargon.",
+        "Looking forward to keeping this pace going!",
+        "I'll keep tracking my progress.",
     ],
 )
 def test_opinions_states_and_headings_choose_nothing(sentence: str) -> None:

@@ -1044,12 +1044,21 @@ _IS = re.compile(
 )
 
 
+# "Keep" that keeps something going, not a choice kept: "keep these tips in mind", "keep an
+# eye out for jargon", "keep the ideas flowing", "keep tracking my progress".
+_KEEP_IDIOM = re.compile(
+    r"\bkeep(?:s|ing)?\s+(?:[a-z]+ing\b|an eye\b[^,.;!?]*|track of\b|(?:[\w']+\s+){0,3}?(?:in mind"
+    r"|going|flowing|moving|rolling|coming|up|on track|in check|in the loop|in touch)\b)",
+    re.I,
+)
+
+
 @lru_cache(maxsize=4096)
 def frame(sentence: str) -> Frame:
     """The choice a sentence states, or an empty frame (cached: a run reads a sentence for
     its decisions and its constraints, and chat repeats itself)."""
     text = _LEAD.sub("", " ".join(sentence.replace("\u2019", "'").split()))
-    text = _IS.sub(r"\1 is ", text)
+    text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", text))
     found = aside(text)
     if not found.empty:
         return found
