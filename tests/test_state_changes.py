@@ -243,6 +243,8 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             "replace",
         ),
         ("Pickup time changed to 3:30 this semester.", "Pickup time", "3:30", None, "update"),
+        ("I'm putting $500 a month into the index fund.", "index fund", "$500 a month", None, None),
+        ("We spend $2k per month on ads.", "ads", "$2k per month", None, None),
         (
             "We're cancelling Zoom Pro, Google Meet is enough for client calls.",
             "client calls",
@@ -307,6 +309,7 @@ def test_the_ways_people_choose_and_change(
         "I'll also keep an eye out for jargon.",
         "Looking forward to keeping this pace going!",
         "I'll keep tracking my progress.",
+        "I paid $40 for the tickets.",
     ],
 )
 def test_opinions_states_and_headings_choose_nothing(sentence: str) -> None:

@@ -270,6 +270,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|delivers|teaches)\s+DET(?P<subj>NP)END",
             None,
         ),
+        # money put towards something: "I'm putting $500 a month into the index fund"
+        (
+            r"\b(?:we|i)(?:'re|'m|'ll|\s+are|\s+am|\s+will)?\s+(?:now\s+)?(?:put|putting|invest"
+            r"|investing|save|saving|contribute|contributing|pay|paying|spend|spending|allocate"
+            r"|allocating|set aside|setting aside)\s+(?P<val>[$\u20ac\u00a3]\s?\d[\d.,]*\s*[km]?"
+            r"(?:\s+(?:a|per|each|every)\s+(?:month|week|year|quarter))?)\s+(?:into|in|to|on"
+            r"|towards|toward|for)\s+DET(?P<subj>NP)END",
+            None,
+        ),
         # "we launch on March 3", "I fly out on Friday": the act is the subject
         (
             r"\b(?:we|i)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+(?P<subj>launch|ship|release|start"
