@@ -202,6 +202,37 @@ def test_updated_values_and_agreed_moves_replace_the_earlier_sessions_values(
     assert as_json("conflicts")["items"] == []
 
 
+def test_a_change_said_of_a_kind_of_thing_or_a_name_replaces_the_earlier_one(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add(
+        "a",
+        [
+            "My gym is the YMCA on 5th street.",
+            "Ok.",
+            "We finally chose a name for the puppy: Biscuit!",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        [
+            "I switched gyms, I'm at Planet Fitness now, it's closer to work.",
+            "Ok.",
+            "Funny story, the kids renamed the puppy, he's Waffles now.",
+            "Ha.",
+        ],
+        start=T0 + DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert sorted(i["value"] for i in items if i["type"] == "decision") == [
+        "Planet Fitness",
+        "Waffles",
+    ], items
+
+
 def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
     source: SourceDB, env: dict[str, str]
 ) -> None:

@@ -245,6 +245,22 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("Pickup time changed to 3:30 this semester.", "Pickup time", "3:30", None, "update"),
         ("I'm putting $500 a month into the index fund.", "index fund", "$500 a month", None, None),
         ("We spend $2k per month on ads.", "ads", "$2k per month", None, None),
+        # a change said of a kind of thing, or of a name
+        (
+            "I switched gyms, I'm at Planet Fitness now, it's closer to work.",
+            "gym",
+            "Planet Fitness",
+            None,
+            "replace",
+        ),
+        (
+            "Funny story, the kids renamed the puppy, he's Waffles now.",
+            "name of puppy",
+            "Waffles",
+            None,
+            "update",
+        ),
+        ("We renamed the app to Tally.", "name of app", "Tally", None, "update"),
         (
             "We're cancelling Zoom Pro, Google Meet is enough for client calls.",
             "client calls",

@@ -1073,6 +1073,8 @@ def frame(sentence: str) -> Frame:
         return found
     found = _by_pattern(text)
     if found.empty:
+        found = _switched(text)
+    if found.empty:
         found = next(
             (f for f in (_commitment(text), _copula(text), _terse(text)) if f.value), found
         )
@@ -1132,6 +1134,45 @@ def _by_pattern(text: str) -> Frame:
         commit = pattern is _IT_IS or (change is None and "subj" not in pattern.groupindex)
         return Frame(subject, value, old, change, commit=commit)
     return Frame()
+
+
+# "I switched gyms, I'm at Planet Fitness now": a plural names the subject, the rest the value;
+# "the kids renamed the puppy, he's Waffles now", "we renamed the app to Tally".
+_SWITCHED = re.compile(
+    r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|swapp(?:ed|ing))\s+(?P<subj>[a-z]{3,}s)\b\s*"
+    r"(?:[,;:\u2014-]\s*|\s+and\s+)(?P<rest>.+)$",
+    re.I,
+)
+_RENAMED = re.compile(
+    r"\brenam(?:ed|ing|e)\s+(?P<subj>DETNP4)(?:\s+to\s+|\s*[,;:\u2014-]\s*(?:(?:he|she|it|they)"
+    r"(?:'s|\s+is|'re|\s+are)\s+(?:now\s+|called\s+)?))(?P<val>(?-i:[A-Z])[\w.+&'-]*"
+    r"(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})".replace("DET", _DET).replace("NP4", _NP4),
+    re.I,
+)
+_AT_NOW = re.compile(
+    r"\b(?:i'm|i am|we're|we are|it's|it is)\s+(?:at|with|on|using)\s+(?P<val>(?-i:[A-Z])[\w.+&'-]*"
+    r"(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})\s+now\b",
+    re.I,
+)
+
+
+def _switched(text: str) -> Frame:
+    """A change said of a kind of thing ("switched gyms") or a name ("renamed the puppy")."""
+    renamed = _RENAMED.search(text)
+    if renamed is not None:
+        subject = _phrase(_ARTICLE.sub("", renamed.group("subj")))
+        value = _phrase(renamed.group("val"), value=True)
+        if subject is not None and value is not None:
+            return Frame(f"name of {subject}", value, None, "update")
+    switched = _SWITCHED.search(text)
+    if switched is None:
+        return Frame()
+    rest = switched.group("rest")
+    at = _AT_NOW.search(rest)
+    then = Frame(value=_phrase(at.group("val"), value=True)) if at else _then(rest)
+    if then.value is None:
+        return Frame()
+    return Frame(switched.group("subj")[:-1], then.value, then.old, "replace")
 
 
 def _then(rest: str) -> Frame:
