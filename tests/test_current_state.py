@@ -101,6 +101,138 @@ def test_a_change_within_a_session_ends_with_only_the_final_choice(
     assert len(decisions) == 1 and "Redis" in decisions[0]["text"], decisions
 
 
+def test_later_sessions_change_in_everyday_words_and_only_their_subject(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """A cancellation followed by what replaces it, a passive replacement, a reversal of a
+    planned move: each ends the earlier session's choice on its subject, and only that."""
+    source.add(
+        "a",
+        [
+            "We use Jira for bug tracking.",
+            "Ok.",
+            "Our newsletter tool is Mailchimp.",
+            "Ok.",
+            "CI runs on GitHub Actions.",
+            "Ok.",
+            "The budget for marketing is $40k.",
+            "Ok.",
+            "We're renting a car in Iceland from Blue Car Rental.",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        [
+            "We don't use Jira anymore, bugs go into Linear now.",
+            "Ok.",
+            "Mailchimp got replaced by ConvertKit last week.",
+            "Ok.",
+            "CI is moving to Buildkite next sprint.",
+            "Ok.",
+            "The budget for engineering is $90k.",
+            "Ok.",
+            "We cancelled Blue Car Rental and booked with Lagoon Car Rental, it was cheaper.",
+            "Ok.",
+        ],
+        start=T0 + DAY,
+    )
+    source.add(
+        "c", ["Scratch the Buildkite move, GitHub Actions stays for CI.", "Ok."], start=T0 + 2 * DAY
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    current = sorted(i["value"] for i in items if i["type"] == "decision")
+    assert current == [
+        "$40k",
+        "$90k",
+        "ConvertKit",
+        "GitHub Actions",
+        "Lagoon Car Rental",
+        "Linear",
+    ], items
+    assert as_json("conflicts")["items"] == []
+    history = as_json("state", "--current", "--subject", "CI")["items"]
+    assert [(i["session_id"], i["current"]) for i in history] == [
+        ("a", False),
+        ("b", False),
+        ("c", True),
+    ]
+    assert history[1]["trigger"] == "reverse"
+
+
+def test_updated_values_and_agreed_moves_replace_the_earlier_sessions_values(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add(
+        "a",
+        [
+            "Our SLA for P1 tickets is 4 hours.",
+            "Ok.",
+            "The free trial lasts 14 days.",
+            "Ok.",
+            "The team agreed: code reviews happen on GitLab.",
+            "Ok.",
+            "His vet will be Dr. Alvarez.",
+            "Ok.",
+            "So we booked the flight to Lisbon for May 3rd!",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        [
+            "P1 SLA tightened to 2 hours.",
+            "Ok.",
+            "Free trial is 30 days from now on.",
+            "Ok.",
+            "We decided code reviews move to GitHub next month.",
+            "Ok.",
+            "Small change of plans, the flight got moved to May 5th.",
+            "Ok.",
+        ],
+        start=T0 + DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    current = sorted(i["value"] for i in items if i["type"] == "decision")
+    assert current == ["2 hours", "30 days", "Dr. Alvarez", "GitHub", "May 5th"], items
+    assert as_json("conflicts")["items"] == []
+
+
+def test_a_change_said_of_a_kind_of_thing_or_a_name_replaces_the_earlier_one(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add(
+        "a",
+        [
+            "My gym is the YMCA on 5th street.",
+            "Ok.",
+            "We finally chose a name for the puppy: Biscuit!",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        [
+            "I switched gyms, I'm at Planet Fitness now, it's closer to work.",
+            "Ok.",
+            "Funny story, the kids renamed the puppy, he's Waffles now.",
+            "Ha.",
+        ],
+        start=T0 + DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert sorted(i["value"] for i in items if i["type"] == "decision") == [
+        "Planet Fitness",
+        "Waffles",
+    ], items
+
+
 def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
     source: SourceDB, env: dict[str, str]
 ) -> None:

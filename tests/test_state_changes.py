@@ -137,12 +137,157 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             "replace",
         ),
         ("We chose Stripe over Adyen.", None, "Stripe", "Adyen", "replace"),
+        (
+            "Mailchimp got replaced by ConvertKit last week.",
+            None,
+            "ConvertKit",
+            "Mailchimp",
+            "replace",
+        ),
+        (
+            "We don't use Jira anymore, bugs go into Linear now.",
+            "bugs",
+            "Linear",
+            "Jira",
+            "replace",
+        ),
+        (
+            "Hmm, can we do Sakura Sushi instead for Friday dinner?",
+            "Friday dinner",
+            "Sakura Sushi",
+            None,
+            "replace",
+        ),
+        (
+            "Lumen Studio is the new agency for the campaign.",
+            "agency",
+            "Lumen Studio",
+            None,
+            "update",
+        ),
+        ("Launch slips to July 15, legal needs another week.", "Launch", "July 15", None, "update"),
+        ("Free trial is 30 days from now on.", "Free trial", "30 days", None, "update"),
+        ("P1 SLA tightened to 2 hours.", "P1 SLA", "2 hours", None, "update"),
+        ("Cleaner switched to Fridays.", "Cleaner", "Fridays", None, "update"),
+        (
+            "We decided code reviews move to GitHub next month.",
+            "code reviews",
+            "GitHub",
+            None,
+            "replace",
+        ),
+        (
+            "Never mind the Fully desk, we're getting the Uplift one instead.",
+            None,
+            "Uplift one",
+            "Fully desk",
+            "replace",
+        ),
+        (
+            "We cancelled Blue Car Rental and booked with Lagoon Car Rental, it was cheaper.",
+            None,
+            "Lagoon Car Rental",
+            "Blue Car Rental",
+            "replace",
+        ),
+        ("hosting stays Vercel", "hosting", "Vercel", None, None),
+        ("The free trial lasts 14 days.", "free trial", "14 days", None, None),
+        ("Beta goes out on June 3.", "Beta", "June 3", None, None),
+        ("His vet will be Dr. Alvarez.", "vet", "Dr. Alvarez", None, None),
+        # a known thing booked for a date: the date is what is chosen for it
+        ("So we booked the flight to Lisbon for May 3rd!", "flight", "May 3rd", None, None),
+        ("We'll take the train on Friday.", None, "train", None, None),
+        # the vendor of a thing acquired is what is chosen for it
+        ("Let's order the standing desk from Fully.", "standing desk", "Fully", None, None),
+        ("We'll take the train from Boston.", None, "train", None, None),
+        ("region now us-east-1", "region", "us-east-1", None, "update"),
+        # the clause that says what a subject is, wherever it is in the sentence
+        (
+            "Sweet Lily is closing, so cake now comes from Marta's Pastry.",
+            "cake",
+            "Marta's Pastry",
+            None,
+            "update",
+        ),
+        (
+            "Internet will be Comcast Business, IT set it up already.",
+            "Internet",
+            "Comcast Business",
+            None,
+            None,
+        ),
+        ("Notion is our wiki.", "wiki", "Notion", None, None),
+        ("We'll stick to Python for the scripts.", "scripts", "Python", None, None),
+        (
+            "It's Postgres for the main database from now on.",
+            "main database",
+            "Postgres",
+            None,
+            "update",
+        ),
+        ("We've moved away from Trello to Asana for tasks.", "tasks", "Asana", "Trello", "replace"),
+        ("The default font should now be Inter.", "default font", "Inter", None, "update"),
+        ("Going forward, invoices are sent via Stripe.", "invoices", "Stripe", None, "update"),
+        (
+            "Hi, confirming that the team offsite will be held at Lakeview Lodge.",
+            "team offsite",
+            "Lakeview Lodge",
+            None,
+            None,
+        ),
+        (
+            "Hotel Kanra cancelled on us, now we're staying at Ace Hotel Kyoto.",
+            None,
+            "Ace Hotel Kyoto",
+            "Hotel Kanra",
+            "replace",
+        ),
+        ("Pickup time changed to 3:30 this semester.", "Pickup time", "3:30", None, "update"),
+        ("I'm putting $500 a month into the index fund.", "index fund", "$500 a month", None, None),
+        ("We spend $2k per month on ads.", "ads", "$2k per month", None, None),
+        # a change said of a kind of thing, or of a name
+        (
+            "I switched gyms, I'm at Planet Fitness now, it's closer to work.",
+            "gym",
+            "Planet Fitness",
+            None,
+            "replace",
+        ),
+        (
+            "Funny story, the kids renamed the puppy, he's Waffles now.",
+            "name of puppy",
+            "Waffles",
+            None,
+            "update",
+        ),
+        ("We renamed the app to Tally.", "name of app", "Tally", None, "update"),
+        (
+            "We're cancelling Zoom Pro, Google Meet is enough for client calls.",
+            "client calls",
+            "Google Meet",
+            "Zoom Pro",
+            "replace",
+        ),
+        (
+            "We're dropping Buttondown for the newsletter, we need better analytics, so Beehiiv.",
+            "newsletter",
+            "Beehiiv",
+            "Buttondown",
+            "replace",
+        ),
         ("New launch date: March 10.", "launch date", "March 10", None, "update"),
         ("We have a budget of $30k.", "budget", "$30k", None, None),
         # reversals and cancellations
         ("Stripe is back.", None, "Stripe", None, "reverse"),
         ("We won't use Adyen anymore.", None, None, "Adyen", "cancel"),
         ("On second thought, back to 15 GB.", None, "15 GB", None, "reverse"),
+        (
+            "Scratch the Buildkite move, GitHub Actions stays for CI.",
+            "CI",
+            "GitHub Actions",
+            None,
+            "reverse",
+        ),
         ("Never mind, keep the sage green.", None, "sage green", None, "reverse"),
         ("Cancel Hulu, we never watch it.", None, None, "Hulu", "cancel"),
         (
@@ -176,6 +321,11 @@ def test_the_ways_people_choose_and_change(
         "My sister lives in Boston.",
         "The weather is nice today.",
         "The server has 16 GB of RAM.",
+        "I'll keep these tips in mind and try them.",
+        "I'll also keep an eye out for jargon.",
+        "Looking forward to keeping this pace going!",
+        "I'll keep tracking my progress.",
+        "I paid $40 for the tickets.",
     ],
 )
 def test_opinions_states_and_headings_choose_nothing(sentence: str) -> None:
@@ -302,6 +452,38 @@ def test_the_option_named_by_a_word_of_it_is_the_one_chosen() -> None:
     )
     (chosen,) = [i for i in items if i.type == "decision"]
     assert (chosen.subject, chosen.value) == ("dentist appointment", "Thursday at 3pm")
+
+
+def test_a_long_list_of_tips_offers_nothing_to_choose() -> None:
+    tips = "\n".join(
+        f"{n}. **{tip}**: do it every week."
+        for n, tip in enumerate(
+            [
+                "Set Goals",
+                "Plan Ahead",
+                "Take Breaks",
+                "Track Progress",
+                "Rest Days",
+                "Find a Buddy",
+                "Limit Distractions",
+                "Celebrate Wins",
+                "Write Daily",
+            ],
+            1,
+        )
+    )
+    items = state(
+        ("user", "I want to keep my weekly word count up."),
+        ("assistant", f"Here are some strategies:\n{tips}"),
+        ("user", "Thanks! I'll make sure to take breaks on weekends."),
+    )
+    assert [i for i in items if i.type == "decision" and "m2" in i.refs] == []
+    few = state(
+        ("user", "I need a dentist appointment next week."),
+        ("assistant", "Dr. Lee has:\n1. Tuesday at 10am\n2. Thursday at 3pm\n3. Friday at 9am"),
+        ("user", "Thursday works."),
+    )
+    assert [i.value for i in few if i.type == "decision"] == ["Thursday at 3pm"]
 
 
 def test_thinking_about_a_proposal_chooses_nothing() -> None:

@@ -198,11 +198,13 @@ def test_refs_outside_the_batch_are_dropped() -> None:
     assert admitted.dropped_refs == 1
 
 
-def test_candidate_cap() -> None:
+def test_candidate_cap_keeps_the_latest_of_a_rank() -> None:
+    """What holds at the batch's end was said last: an update comes after what it updates."""
     many = [cand(f"Decision number {i}") for i in range(30)]
     admitted = admit(many, [msg("m1")], 25)
     assert len(admitted.candidates) == 25 and admitted.over_cap == 5
-    assert admitted.candidates[-1].text == "Decision number 24"
+    assert [c.text for c in admitted.candidates[:2]] == ["Decision number 5", "Decision number 6"]
+    assert admitted.candidates[-1].text == "Decision number 29"
     assert len(admit(many, [msg("m1")], 3).candidates) == 3
 
 
@@ -283,5 +285,5 @@ def test_over_the_cap_the_users_candidates_go_first_in_conversation_order() -> N
         CandidateItem(type="decision", text=f"Use tool {i}", refs=[str(i)]) for i in range(4)
     ]
     admitted = admit(candidates, batch, 3)
-    assert [c.refs for c in admitted.candidates] == [["0"], ["1"], ["3"]]
+    assert [c.refs for c in admitted.candidates] == [["1"], ["2"], ["3"]]
     assert admitted.over_cap == 1

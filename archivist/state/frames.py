@@ -43,25 +43,27 @@ _UPDATED = (
 _NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:St))"
 _END = (
     r"(?=\s*(?:[,;:!?()\n]|" + _NOT_TITLE + r"[.,](?![\w$])|$|\s(?:for|instead|after all|now|over"
-    r"|anymore|any more"
+    r"|anymore|any more|last (?:week|month|year|night)|yesterday"
+    r"|this (?:semester|term|season|sprint)"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
     r"|though|then|which|when|if|until|after|before|while|thanks|due)\b))"
 )
-_DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that)\s+)?"
+_DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that|his|her)\s+)?"
 _ARTICLE = re.compile(
-    r"^(?:the|our|my|a|an|their|your|its|this|that|all|all of|each|every)\s+", re.I
+    r"^(?:the|our|my|a|an|their|your|its|this|that|his|her|all|all of|each|every)\s+", re.I
 )
 _TRAILING = re.compile(
     r"\s+(?:instead|now|anymore|any more|again|too|then|please|for now|after all|as well"
     r"|going forward|from now on|for good|here|there|though|too|next (?:week|month|year|quarter)"
-    r"|this (?:week|month|year|quarter)|tomorrow|today|soon)$",
+    r"|last (?:week|month|year|night)|yesterday"
+    r"|this (?:week|month|year|quarter|semester|term|season|sprint)|tomorrow|today|soon)$",
     re.I,
 )
 _NOT_SUBJECT = frozenset(
     """it this that we i you they he she we're i'm let's lets we'll i'll they're you're
     i'd we'd you'd they'd it's that's there's me us him her them my our your
     everything something anything nothing one which
-    what who there here thing stuff all both either""".split()
+    what who there here thing stuff all both either away""".split()
 )
 _NOT_VALUE = frozenset(
     """it this that them those these one something anything everything nothing stuff things
@@ -83,7 +85,8 @@ _REVERSAL = re.compile(
     r"\b(?:after all|on second thought|on reflection|scratch that|never ?mind|forget (?:that|what"
     r" i said)|change of plans?|i take (?:that|it) back|back to|revert(?:ing|ed)? to"
     r"|roll(?:ing|ed)? back to|go(?:ing)? back|went back|return(?:ing)? to|as (?:it was|before)"
-    r"|undo (?:that|the switch))\b",
+    r"|undo (?:that|the switch)|(?:scratch|forget|cancel|scrap|drop) the (?:[\w.-]+\s+){0,3}?"
+    r"(?:move|switch|migration|change|plan)\b)\b",
     re.I,
 )
 _CANCEL = re.compile(
@@ -96,8 +99,9 @@ _CANCEL = re.compile(
 _UPDATE_VERBS = (
     r"(?:moved|pushed|pushed back|changed|bumped|shifted|postponed|rescheduled|delayed|updated"
     r"|raised|lowered|increased|decreased|reduced|cut|dropped|went up|went down|slipped"
-    r"|brought forward|moved up|grew|fell|rose|climbed|goes up|goes down|drops|rises"
-    r"|increases|decreases|shifts|jumps|falls|grows|extended|upgraded|downgraded)"
+    r"|brought forward|moved up|grew|fell|rose|climbed|goes up|goes down|drops|rises|slips"
+    r"|increases|decreases|shifts|jumps|falls|grows|extended|upgraded|downgraded|switched"
+    r"|tightened|loosened|relaxed|shortened|lengthened)"
 )
 
 
@@ -125,11 +129,15 @@ NO_FRAME = Frame()
 
 # Where a subject-first statement starts: the sentence, or after a lead-in clause ("Heads
 # up, the launch moved to the 17th").
-_START = r"(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
+_START = (
+    r"(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
+    r"(?:(?:we|i|they|the team)\s+(?:(?:have|'ve)\s+)?(?:decided|agreed|confirmed)\s+"
+    r"(?:that\s+)?)?"
+)
 _LEAD = re.compile(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
     r"|update|quick update|fyi|btw|also|and|but|then|hmm+|ugh|oh|ah|agreed|deal|perfect"
-    r"|excellent|nice|awesome|got it"
+    r"|excellent|nice|awesome|got it|hi|hello|hey|(?:just\s+)?confirming(?:\s+that)?|to confirm"
     r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so)\b[\s,:!.\u2014-]*)+",
     re.I,
 )
@@ -148,9 +156,14 @@ _NOW = re.compile(
 )
 
 
+# Participles that do not end in -ed: "invoices are sent via Stripe", "will be held at".
+_PARTS = r"(?:sent|held|built|kept|run|set|paid|made|done|given|taken|put|shown|written|sold)"
+
+
 def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(
         pattern.replace("START ", _START)
+        .replace("PARTS", _PARTS)
         .replace("UPDATED", _UPDATED)
         .replace("NP4", _NP4)
         .replace("NP", _NP)
@@ -193,8 +206,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (
             r"\b(?:mov|switch|migrat|chang|port|shift|go|goes|went|going|transition|convert)\w*"
-            r"\s+(?:over\s+)?(?:from|off(?: of)?)\s+DET(?P<old>NP)\s+(?:over\s+)?(?:to|onto)\s+DET"
-            r"(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
+            r"\s+(?:over\s+|away\s+)?(?:from|off(?: of)?)\s+DET(?P<old>NP)\s+(?:over\s+)?"
+            r"(?:to|onto)\s+DET(?P<val>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
         (
@@ -207,6 +220,26 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|rather than|in place of)\s+DET(?P<old>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
+        # the old value first: "Mailchimp got replaced by ConvertKit", "A was swapped for B"
+        (
+            r"^DET(?P<old>NP4)\s+(?:got|was|were|has been|have been|is being|is|will be)\s+"
+            r"(?:replaced|swapped(?:\s+out)?|superseded)\s+(?:by|with|for)\s+DET(?P<val>NP)"
+            r"(?:\s+(?:for|in|on|as)\s+DET(?P<subj>NP))?END",
+            "replace",
+        ),
+        # the new value named as what it now is: "Lumen Studio is the new agency"
+        (
+            r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are"
+            r"|will be|becomes)\s+(?:the|our|my)\s+new\s+(?P<subj>NP4)END",
+            "update",
+        ),
+        # a name said first as what a subject is: "Notion is our wiki"
+        (
+            r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are"
+            r"|will be)\s+(?:our|my|the team's)\s+(?P<subj>NP4)END",
+            None,
+        ),
+        (r"^(?:it's|it is|it'll be|it will be)\s+DET(?P<val>NP)\s+for\s+DET(?P<subj>NP)END", None),
         # the new value first: "Adyen replaces Stripe for payments"
         (
             r"^DET(?P<val>NP4)\s+(?:replaces|will replace|is replacing|takes over from"
@@ -237,6 +270,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|delivers|teaches)\s+DET(?P<subj>NP)END",
             None,
         ),
+        # money put towards something: "I'm putting $500 a month into the index fund"
+        (
+            r"\b(?:we|i)(?:'re|'m|'ll|\s+are|\s+am|\s+will)?\s+(?:now\s+)?(?:put|putting|invest"
+            r"|investing|save|saving|contribute|contributing|pay|paying|spend|spending|allocate"
+            r"|allocating|set aside|setting aside)\s+(?P<val>[$\u20ac\u00a3]\s?\d[\d.,]*\s*[km]?"
+            r"(?:\s+(?:a|per|each|every)\s+(?:month|week|year|quarter))?)\s+(?:into|in|to|on"
+            r"|towards|toward|for)\s+DET(?P<subj>NP)END",
+            None,
+        ),
         # "we launch on March 3", "I fly out on Friday": the act is the subject
         (
             r"\b(?:we|i)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+(?P<subj>launch|ship|release|start"
@@ -261,13 +303,19 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             "update",
         ),
         (
-            r"START DET(?P<subj>NP)\s+(?:is|are|'s)\s+now\s+(?:at\s+|on\s+|set"
-            r" to\s+)?DET(?P<val>NP)END",
+            r"START DET(?P<subj>NP)\s+(?:(?:is|are|'s)\s+now|(?:should|will)\s+now\s+be)\s+"
+            r"(?:at\s+|on\s+|set to\s+)?DET(?P<val>NP)END",
             "update",
         ),
         (
             r"START DET(?P<subj>NP)\s+(?:is|are|'s)\s+(?:at\s+|on\s+)?DET"
-            r"(?P<val>NP)\s+now\b",
+            r"(?P<val>NP)(?<! from)\s+now\b",
+            "update",
+        ),
+        # a terse line: "region now us-east-1"
+        (
+            r"^(?P<subj>[\w-]+(?:\s+[\w-]+)?)\s+now\s+(?P<val>[\w$.:/-]+(?:\s+[\w$.:/-]+)?)"
+            r"[.!]*$",
             "update",
         ),
         (
@@ -284,7 +332,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # a subject said first, then where it moves: "experiment tracking moves to MLflow"
         (
-            r"START DET(?P<subj>NP)\s+(?:moves|is moving|will move|switches|is switching"
+            r"START DET(?P<subj>NP)\s+(?:moves|move|is moving|are moving|will move|switches"
+            r"|is switching"
             r"|will switch|migrates|is migrating)\s+(?:over\s+)?(?:to|onto)"
             r"\s+DET(?P<val>NP)END",
             "replace",
@@ -307,6 +356,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # a value that replaces the one just said: "make it 8pm", "change that to Friday"
         (
             r"\b(?:make|change|switch|move|set|bump|push|put)\s+(?:it|that|this|them|those)\s+"
+            r"(?!(?:up|down|off|out|aside|away|back|in)\b)"
             r"(?:to\s+|into\s+)?DET(?P<val>NP)END",
             "update",
         ),
@@ -337,10 +387,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             "cancel",
         ),
         (
-            r"START DET(?P<old>NP)\s+is\s+(?:out|gone|dead|off the table"
-            r"|cancell?ed)END",
+            r"START DET(?P<old>NP)\s+(?:is\s+(?:out|gone|dead|off the table|cancell?ed)"
+            r"|(?:was\s+|got\s+)?cancell?ed(?:\s+on\s+(?:us|me))?)END",
             "cancel",
         ),
+        # "never mind the Fully desk, ...": the thing named is dropped (a choice may follow)
+        (r"\bnever ?mind\s+(?:about\s+)?DET(?P<old>NP)\s*[,;\u2014]", "cancel"),
         # a reversal then the choice: "scratch that, Heroku", "on second thought: Postgres"
         (
             r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
@@ -368,13 +420,20 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (r"\bno more\s+DET(?P<old>NP)END", "cancel"),
         # plain choices
+        # a name said to do for a subject: "Google Meet is enough for client calls"
+        (
+            r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are)"
+            r"\s+(?:enough|good enough|fine|all we need)\s+for\s+DET(?P<subj>NP)END",
+            None,
+        ),
         (
             r"START DET(?P<subj>NP)\s+(?:goes|go|going|will go|is going|routes?"
             r"|is routed|gets routed|runs|run|will run|is running|lives|will live|sits|is deployed"
             r"|gets deployed|will be deployed|is hosted|will be hosted|is handled|is managed"
             r"|is powered|is built|is stored|gets stored|will be stored|is backed|is served"
-            r"|is done|is tracked|happens|(?:is|are|gets?|will be)\s+(?!not\b)[a-z]+ed)\s+"
-            r"(?:through|on|in|via|by|with|to|from|at|using)\s+DET"
+            r"|is done|is tracked|happens"
+            r"|(?:is|are|gets?|will be)\s+(?!not\b)(?:[a-z]+ed|PARTS))\s+"
+            r"(?:out\s+|live\s+)?(?:through|on|in|into|via|by|with|to|from|at|using)\s+DET"
             r"(?P<val>NP)END",
             None,
         ),
@@ -402,8 +461,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (
-            r"\b(?:use|go with|pick|choose|adopt|stick with|stay with|keep|settle on|standardi[sz]e"
-            r" on|going with|sticking with|keeping|using)\s+DET(?P<val>NP)\s+(?:for|as)\s+DET"
+            r"\b(?:use|go with|pick|choose|adopt|stick with|stick to|stay with|keep|settle on"
+            r"|standardi[sz]e on|going with|sticking with|sticking to|keeping|using)\s+DET"
+            r"(?P<val>NP)\s+(?:for|as)\s+DET"
             r"(?P<subj>NP)END",
             None,
         ),
@@ -502,6 +562,7 @@ _COMMIT_VERBS: tuple[str, ...] = (
     "throw",
     "grab",
     "sign with",
+    "book with",
     "sign up for",
     "sign up with",
     "go with",
@@ -711,6 +772,8 @@ def _commitment(text: str) -> Frame:
         if value is None or value.lower().split()[0] in _ABSTRACT:
             continue
         imperative = not re.match(r"\s*(?:we|i|they|the team|let)", match.group(0), re.I)
+        if imperative and match.group("verb").lower().endswith("ing"):
+            continue  # "hosting stays Vercel": a gerund first is the subject, not a command
         if imperative and not concrete(value):
             continue
         named = _HEAD_NAME.match(_ARTICLE.sub("", value))
@@ -719,16 +782,50 @@ def _commitment(text: str) -> Frame:
             pass
         elif named:
             subject = _phrase(named.group("head"))
-        elif purpose and not concrete(purpose.group("subj")):
+        elif purpose and _purpose(purpose.group("subj")):
             subject = _phrase(purpose.group("subj"))
         if subject is None and fronted:
             subject = _phrase(fronted.group("subj"))
         verb = _base(match.group("verb"))
+        when = _SET_FOR.search(obj) if subject is None and verb in _SCHEDULING else None
+        source = _SOURCE.search(obj) if subject is None and verb in _SOURCING else None
+        if when and _ARTICLE.match(obj) and not concrete(value) and _DAY.search(when[1]):
+            # "we booked the flight for May 3rd": the thing is known, its date is chosen
+            subject, value = value, _phrase(when[1], value=True)
+        elif source and not concrete(value):
+            # "order the standing desk from Fully": who it comes from is what is chosen
+            subject, value = value, source[1]
         if verb in _WEAK_VERBS and _PAST.search(match.group("verb")):
             continue  # "we had pizza for lunch", "I got a new laptop": told, not chosen
         said = f"{verb} {said_obj}" if not after else f"{verb} {said_obj} for {subject}"
         return Frame(subject, value, commit=True, said=said)
     return Frame()
+
+
+# The date or time a commitment sets for its object: "the flight to Lisbon for May 3rd".
+_SET_FOR = re.compile(r"\s(?:for|on)\s+(?:the\s+)?([^,;.!?]{1,30})$", re.I)
+_SCHEDULING = frozenset({"book", "reserve", "schedule", "confirm", "pencil in", "lock in"})
+# The vendor of a thing acquired: "rent a car from Blue Car Rental", "get groceries
+# delivered by Instacart".
+_SOURCE = re.compile(
+    r"\s(?:from|by|through|via)\s+(?:the\s+)?((?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z])[\w.&'-]*){0,3})",
+    re.I,
+)
+_SOURCING = frozenset({"order", "buy", "rent", "lease", "get", "hire", "pre-order"})
+
+
+def _purpose(said: str) -> bool:
+    """Whether what a commitment is "for" is its subject: "for Friday dinner" is, "for 7pm",
+    "for two" and "for the Acme account" are not (a time, a number, a name)."""
+    if not concrete(said):
+        return True
+    words = said.split()
+    return (
+        not re.search(r"\d", said)
+        and not any(w.lower() in _NUMBER_WORDS for w in words)
+        and not any(w[:1].isupper() for w in words[1:])
+        and _DAY.search(words[-1]) is None
+    )
 
 
 # A subject said first, then what it is: "the reservation is at 7pm", "the vet is Dr. Patel",
@@ -742,10 +839,12 @@ _PLACED = (
     "|recur|belong|point|feed|flow|lead|pass|ride|drive|park|dock|grow|sleep|eat|sing|teach"
 )
 _COPULA = _rx(
-    r"START DET(?P<subj>NP4)\s+(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
-    r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)[a-z]+ed|(?:is|are|will be)\s+due"
+    r"START DET(?P<subj>NP4)\s+"
+    r"(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
+    r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)(?:[a-z]+ed|PARTS)"
+    r"|(?:is|are|will be)\s+due"
     r"|(?:PLACED)(?:s|es)?(?=\s+(?:in|on|at|to|from|with|by|for|through|via|into)\s)|is|are|'s"
-    r"|will be|stays"
+    r"|will be|stays|lasts|costs|takes"
     r"|remain|remains|is still|are still|is going to be|gets|get|will have)\s+"
     r"(?:(?:at|on|in|with|from|by|for|to|through|via|into)\s+)?DET(?P<val>NP)END".replace(
         "PLACED", _PLACED
@@ -772,9 +871,16 @@ _COPULAR = frozenset(
 
 
 def _copula(text: str) -> Frame:
-    match = _COPULA.search(text)
-    if match is None:
-        return Frame()
+    """The first clause of the sentence that says what a subject is ("Sweet Lily is closing,
+    so cake now comes from Marta's Pastry": the second)."""
+    for match in _COPULA.finditer(text):
+        found = _copula_of(match, text)
+        if found.value:
+            return found
+    return Frame()
+
+
+def _copula_of(match: re.Match[str], text: str) -> Frame:
     subject = _phrase(match.group("subj"))
     verb = match.group("verb").lower()
     if subject is None or verb in _CLAUSE_VERBS - _COPULAR or verb in _VERBISH - _COPULAR:
@@ -947,16 +1053,27 @@ _IS = re.compile(
 )
 
 
+# "Keep" that keeps something going, not a choice kept: "keep these tips in mind", "keep an
+# eye out for jargon", "keep the ideas flowing", "keep tracking my progress".
+_KEEP_IDIOM = re.compile(
+    r"\bkeep(?:s|ing)?\s+(?:[a-z]+ing\b|an eye\b[^,.;!?]*|track of\b|(?:[\w']+\s+){0,3}?(?:in mind"
+    r"|going|flowing|moving|rolling|coming|up|on track|in check|in the loop|in touch)\b)",
+    re.I,
+)
+
+
 @lru_cache(maxsize=4096)
 def frame(sentence: str) -> Frame:
     """The choice a sentence states, or an empty frame (cached: a run reads a sentence for
     its decisions and its constraints, and chat repeats itself)."""
     text = _LEAD.sub("", " ".join(sentence.replace("\u2019", "'").split()))
-    text = _IS.sub(r"\1 is ", text)
+    text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", text))
     found = aside(text)
     if not found.empty:
         return found
     found = _by_pattern(text)
+    if found.empty:
+        found = _switched(text)
     if found.empty:
         found = next(
             (f for f in (_commitment(text), _copula(text), _terse(text)) if f.value), found
@@ -1008,14 +1125,74 @@ def _by_pattern(text: str) -> Frame:
         if change == "cancel" and old is None:
             continue
         if change == "cancel":
-            # "drop Free, we're taking Orange": the cancel names what the choice replaces
-            then = _commitment(text[match.end() :])
+            # "drop Free, we're taking Orange", "we don't use Jira anymore, bugs go into Linear
+            # now": the cancel names what the choice after it replaces
+            then = _then(text[match.end() :])
             if then.value:
                 return replace(then, old=old, change="replace", subject=subject or then.subject)
         # A plain choice that names no subject still commits ("we'll stick with the vendor").
         commit = pattern is _IT_IS or (change is None and "subj" not in pattern.groupindex)
         return Frame(subject, value, old, change, commit=commit)
     return Frame()
+
+
+# "I switched gyms, I'm at Planet Fitness now": a plural names the subject, the rest the value;
+# "the kids renamed the puppy, he's Waffles now", "we renamed the app to Tally".
+_SWITCHED = re.compile(
+    r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|swapp(?:ed|ing))\s+(?P<subj>[a-z]{3,}s)\b\s*"
+    r"(?:[,;:\u2014-]\s*|\s+and\s+)(?P<rest>.+)$",
+    re.I,
+)
+_RENAMED = re.compile(
+    r"\brenam(?:ed|ing|e)\s+(?P<subj>DETNP4)(?:\s+to\s+|\s*[,;:\u2014-]\s*(?:(?:he|she|it|they)"
+    r"(?:'s|\s+is|'re|\s+are)\s+(?:now\s+|called\s+)?))(?P<val>(?-i:[A-Z])[\w.+&'-]*"
+    r"(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})".replace("DET", _DET).replace("NP4", _NP4),
+    re.I,
+)
+_AT_NOW = re.compile(
+    r"\b(?:i'm|i am|we're|we are|it's|it is)\s+(?:at|with|on|using)\s+(?P<val>(?-i:[A-Z])[\w.+&'-]*"
+    r"(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})\s+now\b",
+    re.I,
+)
+
+
+def _switched(text: str) -> Frame:
+    """A change said of a kind of thing ("switched gyms") or a name ("renamed the puppy")."""
+    renamed = _RENAMED.search(text)
+    if renamed is not None:
+        subject = _phrase(_ARTICLE.sub("", renamed.group("subj")))
+        value = _phrase(renamed.group("val"), value=True)
+        if subject is not None and value is not None:
+            return Frame(f"name of {subject}", value, None, "update")
+    switched = _SWITCHED.search(text)
+    if switched is None:
+        return Frame()
+    rest = switched.group("rest")
+    at = _AT_NOW.search(rest)
+    then = Frame(value=_phrase(at.group("val"), value=True)) if at else _then(rest)
+    if then.value is None:
+        return Frame()
+    return Frame(switched.group("subj")[:-1], then.value, then.old, "replace")
+
+
+def _then(rest: str) -> Frame:
+    """The plain choice said after a cancellation, in the same sentence."""
+    rest = re.sub(r"^(?:[\s,;:\u2014-]|\b(?:and|then|so)\b)+", "", rest)
+    found = _by_pattern(rest)
+    if found.change is None and found.value:
+        return found
+    found = next((f for f in (_commitment(rest), _copula(rest)) if f.value), Frame())
+    named = _LAST_NAME.search(rest) if not found.value else None
+    # "we're dropping Buttondown, we need better analytics, so Beehiiv": the name it ends on
+    return Frame(value=_phrase(named.group("val"), value=True)) if named else found
+
+
+# A name that ends a sentence as its last clause: ", so Beehiiv."
+_LAST_NAME = re.compile(
+    r"(?:^|[,;:\u2014]\s*)(?:so|then|now|and)?\s*(?P<val>(?-i:[A-Z])[\w.+&-]*"
+    r"(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s*[.!]*$",
+    re.I,
+)
 
 
 _FROM = re.compile(r"^(?P<subj>.+?)\s+from\s+(?P<old>.+)$", re.I)

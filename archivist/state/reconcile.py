@@ -94,7 +94,7 @@ def admit(
     candidates: Sequence[CandidateItem], batch: Sequence[Message], max_candidates: int
 ) -> Admitted:
     """Keep the refs that are ids of the batch; drop candidates left without one; cap the
-    rest, the user's first."""
+    rest, the user's first, the latest first."""
     ids = {m.id for m in batch}
     users = {m.id for m in batch if m.role.strip().lower() in USER_ROLES}
     kept: list[CandidateItem] = []
@@ -108,9 +108,11 @@ def admit(
     if len(kept) > max_candidates:
         # Over the cap, what the user said (the evidence a change needs) goes first, and of
         # it changes and facts, then choices, then the rest: the state is what was chosen and
-        # what changed. The order of the kept ones stays the conversation's.
+        # what changed. Within a rank the latest go first: what holds at the batch's end is
+        # what was said last (an update comes after what it updates). The order of the kept
+        # ones stays the conversation's.
         first = sorted(
-            range(len(kept)), key=lambda i: (not set(kept[i].refs) & users, _rank(kept[i]), i)
+            range(len(kept)), key=lambda i: (not set(kept[i].refs) & users, _rank(kept[i]), -i)
         )
         chosen = sorted(first[:max_candidates])
         return Admitted([kept[i] for i in chosen], dropped, len(kept) - max_candidates)

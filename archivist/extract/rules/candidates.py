@@ -94,6 +94,9 @@ _PROPOSAL = re.compile(
     r"|has|have|offers?|options?(?: are| is)?\s*:|choices?\s*:)\s+(?P<what>[^.!?;]{2,160})",
     re.I,
 )
+# More options than this is a guide to follow (a long list of tips or steps), not a choice
+# offered: a word of the user's next sentence that one of them shares chooses nothing.
+MAX_OPTIONS = 8
 _OPTION_SPLIT = re.compile(r"\s*,\s*or\s+|\s+or\s+|\s*;\s*|\s*,\s*(?=[A-Z0-9$])")
 _ENUMERATOR = re.compile(r"^\s*(?:(?:\d{1,2}|[a-e])[.)]\s*|(?:a|an|the)\s+)", re.I)
 _LISTED = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+(?P<what>\S.{1,120})$", re.M)
@@ -168,7 +171,8 @@ class Offer:
         found = _PROPOSAL.search(text)
         parts = listed or (_OPTION_SPLIT.split(found.group("what")) if found else [])
         options = [tidy(_ENUMERATOR.sub("", clause_of(p)), 10) for p in parts]
-        return cls(tuple(o for o in options if concrete(o)))
+        offered = tuple(o for o in options if concrete(o))
+        return cls(offered if len(offered) <= MAX_OPTIONS else ())
 
     def accepted(self, sentence: str, said: Frame) -> Frame | None:
         """The option the user's sentence takes ("ok, go with the second option", "yes, book
