@@ -1,5 +1,6 @@
 """The embedding server never waits on the run: several sessions' requests are in flight at once,
-the state candidates' among them, and never more than `embed_concurrency`.
+the state candidates' among them, and never more than `embed_concurrency`; a session's texts go
+in one request.
 
 Through the real `ollama` client and the Ollama test server, which records when each request
 arrived and was answered (`embed_spans`), each taking a quarter of a second.
@@ -68,7 +69,8 @@ def test_state_candidates_of_several_sessions_are_embedded_at_once(
     }
     prefix = task_prefixes("nomic-embed-text")[0]
     spans = ollama_server.embed_spans
-    # A session's state candidates go in a request of their own, before its chunks' texts.
+    # One request per session: its new chunks' texts go with its state candidates.
+    assert len(spans) == SESSIONS
     candidates = [s for s in spans if {t.removeprefix(prefix) for t in s.texts} & items]
     assert len(candidates) == SESSIONS
     assert most_at_once(spans) <= concurrency

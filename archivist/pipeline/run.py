@@ -529,13 +529,14 @@ class Archiver:
             )
             while has_work(read):
                 if dry_run:
-                    plan, candidate_calls = self._plan(read)
-                    self._add_plan(outcome, plan, candidate_calls)
+                    plan, _ = self._plan(read, embed_chunks=False)
+                    self._add_plan(outcome, plan, 0)
                     outcome.status = "planned"
                     outcome.version_to = plan.from_version + 1
                     outcome.chunks_removed = len(plan.to_remove)
-                    unknown = len(plan.texts_to_embed)
-                    outcome.embed_calls += -(-unknown // self.embedder.batch_size)
+                    # The calls the real run makes: the chunks' texts go with the candidates'.
+                    texts = len(plan.state.texts_embedded) + len(plan.texts_to_embed)
+                    outcome.embed_calls = -(-texts // self.embedder.batch_size)
                     break
                 if not read.pending:  # the last version: beside the next sessions
                     assert self._embedder_pool is not None
@@ -572,18 +573,21 @@ class Archiver:
         phases.done("read", _read_detail(read))
         return read
 
-    def _plan(self, read: SessionRead) -> tuple[VersionPlan, int]:
-        """The next version's plan (the read has work) and the embedding calls its state
-        candidates took."""
+    def _plan(self, read: SessionRead, embed_chunks: bool = True) -> tuple[VersionPlan, int]:
+        """The next version's plan (the read has work) and the embedding calls planning took:
+        the state candidates', with the new chunks' texts unless `embed_chunks` is False."""
         phases = _Phases(read.session_id)
         candidates = _Candidates(self._embed_texts)
-        plan = plan_version(read, self._plan_settings(), self._extract, candidates, phases.done)
+        plan = plan_version(
+            read, self._plan_settings(), self._extract, candidates, phases.done, embed_chunks
+        )
         assert plan is not None
         return plan, candidates.calls
 
     def _plan_and_embed(self, read: SessionRead) -> _Embedded:
-        """Plan the next version (the read has work) and embed the texts no stored chunk has:
-        all of a version's calls to the embedder, made in the embedding pool for the last one."""
+        """Plan the next version (the read has work) and embed the texts no stored chunk has
+        that planning did not (none, when it embedded state candidates): all of a version's
+        calls to the embedder, made in the embedding pool for the last one."""
         plan, candidate_calls = self._plan(read)
         texts = plan.texts_to_embed
         vectors, calls = self._embed_logged(read.session_id, texts)
