@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol, get_args
+from typing import Protocol, get_args
 
 import numpy as np
 
@@ -107,6 +107,9 @@ class ArchiveRequest:
     dry_run: bool = False
     rebuild: bool = False
     delay_ms: int = 500
+    # False: the run writes no row in the run log (a worker of `archive --workers N`, whose
+    # invocation writes one for the whole run: `log_run_start`, `log_run_end`)
+    log_run: bool = True
 
 
 @dataclass
@@ -196,7 +199,8 @@ class Archiver:
         run_id = None
         if not request.dry_run:
             self.store.adopt_archived_messages()
-            run_id = self.store.start_run(_arguments(request))
+            if request.log_run:
+                run_id = log_run_start(self.store, request)
         if progress:
             progress.start(len(queue))
         try:
@@ -205,9 +209,7 @@ class Archiver:
             report.passed_over = PassedOver(held=queue.held, gone=queue.gone)
         report.finished_at = datetime.now(UTC)
         if run_id is not None and not self._broken:
-            counts = {status: report.count(status) for status in get_args(SessionStatus)}
-            failures = {s.session_id: s.reason or "" for s in report.failed}
-            self.store.finish_run(run_id, counts, failures)
+            log_run_end(self.store, run_id, report)
         return report
 
     def _loop(
@@ -724,12 +726,22 @@ class _Candidates:
         return vectors
 
 
-def _arguments(request: ArchiveRequest) -> dict[str, Any]:
+def log_run_start(store: Store, request: ArchiveRequest, workers: int = 1) -> int:
+    """Record a run as started in the run log, with its arguments; returns its id."""
     selection = request.selection
-    return {
+    arguments = {
         "session_ids": list(selection.session_ids),
         "active_within_days": selection.active_within_days,
         "max_sessions": selection.limit,
         "rebuild": request.rebuild,
         "delay_ms": request.delay_ms,
+        "workers": workers,
     }
+    return store.start_run(arguments)
+
+
+def log_run_end(store: Store, run_id: int, report: RunReport) -> None:
+    """Record the run's end in the run log: its counts and each failed session's reason."""
+    counts = {status: report.count(status) for status in get_args(SessionStatus)}
+    failures = {s.session_id: s.reason or "" for s in report.failed}
+    store.finish_run(run_id, counts, failures)
