@@ -6,12 +6,12 @@ queue's call, archivist.pipeline.claims, which picks the session too), a pure pl
 (archivist.pipeline.planning), the embedding of the texts no stored chunk has, one commit that
 writes the version, its chunks and the watermark (archivist.pipeline.commit), and a let-go once
 the commit has committed. The run is a pipeline: the next sessions are planned and embedded in
-the embedding pool (`embed_concurrency` threads: the state candidates' request and the chunks'
-request of each) while the run claims and reads the one after and the one before commits
-(`Committer`): the embedding server, the database and Python work at once. A dry run builds
-exactly the same plan and stops before embedding and writing. A session with more new
-messages than `max_messages_per_version` gets several consecutive versions in the same run, so
-memory stays bounded whatever the session's size.
+the embedding pool (`embed_concurrency` threads; a session's texts, its state candidates' and
+its new chunks', go in one request) while the run claims and reads the one after and the one
+before commits (`Committer`): the embedding server, the database and Python work at once. A
+dry run builds exactly the same plan and stops before embedding and writing. A session with
+more new messages than `max_messages_per_version` gets several consecutive versions in the same
+run, so memory stays bounded whatever the session's size.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ class _Embedded:
     """A version planned and embedded, ready to commit."""
 
     plan: VersionPlan
-    candidate_calls: int  # the embedding calls its state candidates took
+    candidate_calls: int  # the embedding calls planning made (the state candidates, with texts)
     fresh: dict[str, Vector]  # the vectors of the texts no stored chunk has, by text
     calls: int  # the embedding calls those took
 
