@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from pydantic import SecretStr
@@ -13,11 +13,12 @@ from archivist.chunking import chunk_chars
 from archivist.client import Archivist
 from archivist.config import Settings
 from archivist.embed.base import Embedder
-from archivist.errors import ConfigError
+from archivist.errors import ArchivistError, ConfigError
 from archivist.forget import ForgetReport, ForgetRequest
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest, Progress
 from archivist.pipeline.claims import RunLimits
+from archivist.pipeline.run import log_run_end, log_run_start
 from archivist.pipeline.workers import WorkerJob, run_workers
 from archivist.prune_check import PruneCheck
 from archivist.reembed import Progress as ReembedProgress
@@ -28,6 +29,8 @@ from archivist.state.view import StateView
 from archivist.status import Status, archive_status
 from archivist.store.migrate import AUTHENTICATED, PRIVATE, migration_script
 from archivist.store.postgres import EmbeddingConfig
+
+log = logging.getLogger(__name__)
 
 
 def embedding_config(settings: Settings, embedder: Embedder) -> EmbeddingConfig:
@@ -74,7 +77,7 @@ def archive(
 ) -> RunReport:
     """Run the archivist once, in `workers` processes (a dry run, or named sessions: in this
     one). The embedded database is created on first use, except by a dry run, which writes
-    nothing."""
+    nothing. A run in several processes is one row of the run log, written here."""
     if workers == 1 or request.selection.session_ids or request.dry_run:
         with Archivist(settings, embedder, create=not request.dry_run) as client:
             return client.archive(request, progress)
@@ -85,10 +88,19 @@ def archive(
             with Archivist(settings, embedder) as client:
                 client.prepare_embedded()
         job = WorkerJob(
-            _ArchiveJob(settings, request, embedder),
+            _ArchiveJob(settings, replace(request, log_run=False), embedder),
             logging.getLogger("archivist").getEffectiveLevel(),
         )
-        return run_workers(job, workers, request.selection.limit, progress)
+        with open_store(settings) as store:
+            store.check_ready()
+            run_id = log_run_start(store, request, workers)
+        report = run_workers(job, workers, request.selection.limit, progress)
+        try:
+            with open_store(settings) as store:
+                log_run_end(store, run_id, report)
+        except ArchivistError as exc:  # the database went away: the report says so
+            log.warning("could not record the run's end in the run log: %s", exc)
+        return report
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,11 @@ cron entries or N hosts run) or as one `archive --workers W`. Measured per row:
 - with the latency-bound embedder, the embedding time the server spent (its requests' summed
   latency), the ideal wall time (that time / the server's parallelism + the COPY floor), the
   wall time's ratio to it, and to the offline embedder's wall time of the same W and mode (how
-  much of the embedding latency the run failed to hide behind its own work).
+  much of the embedding latency the run failed to hide behind its own work);
+- where the time went (a second table): the CPU time of the workers' processes and of
+  Postgres (its backends, reaped by the postmaster: Linux /proc), and the time spent inside
+  `archivist_commit_version` and, of that, `archivist_index_state` (the current state across
+  sessions), from Postgres's `track_functions`.
 
 Embedders: `offline` (the hash embedder, in the workers' processes: the archivist's and
 Postgres's own cost) and `latency` (the Ollama test double, tests/support/ollama_server.py,
@@ -35,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -75,6 +80,10 @@ class Row:
     embed_requests: int = 0
     speed_up: float = 0.0
     efficiency: float = 0.0
+    workers_cpu_s: float = 0.0
+    postgres_cpu_s: float = 0.0  # 0: not measured (no /proc)
+    commit_db_s: float = 0.0  # inside archivist_commit_version
+    state_db_s: float = 0.0  # of that, inside archivist_index_state
 
     @property
     def wasted(self) -> int:
@@ -112,6 +121,32 @@ def environment(
     else:
         env["ARCHIVIST_EMBEDDER"] = "hash"
     return env
+
+
+def postgres_cpu_s(url: str) -> float:
+    """The CPU time of the server's postmaster and of the backends it reaped (Linux /proc; 0
+    elsewhere): a run's connections end with it, so the difference around a run is its own."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT pg_backend_pid()").fetchone()
+        stat = Path(f"/proc/{row[0] if row else 0}/stat")  # read while the backend lives
+        if not stat.exists():
+            return 0.0
+        postmaster = stat.read_text().rsplit(")", 1)[1].split()[1]
+    fields = Path(f"/proc/{postmaster}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_s() -> float:
+    """The CPU time of this process's ended children (and theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def function_seconds(url: str) -> dict[str, float]:
+    """Seconds spent inside each function so far (`track_functions`), by name."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT funcname, total_time FROM pg_stat_user_functions").fetchall()
+    return {str(name): float(ms) / 1000 for name, ms in rows}
 
 
 def run_workers(env: dict[str, str], mode: str, workers: int) -> tuple[float, list[dict[str, Any]]]:
@@ -152,10 +187,16 @@ def measure(
                     bench_archive.EmbeddingConfig("nomic-embed-text", 768)
                 )
         bench_archive.load_corpus(url, args.seed, "w", args.sessions, args.messages)
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"ALTER DATABASE {name} SET track_functions = 'pl'")
         ollama.embed_busy_s = 0.0
         ollama.requests.clear()
         env = environment(url, embedder, ollama.url, root / name, args.embed_concurrency)
+        cpu, postgres = children_cpu_s(), postgres_cpu_s(url)
         seconds, reports = run_workers(env, mode, workers)
+        time.sleep(1)  # the backends' last statistics, and their reaping
+        cpu, postgres = children_cpu_s() - cpu, postgres_cpu_s(url) - postgres
+        spent = function_seconds(url)
         outcomes = [s for r in reports for s in r["sessions"]]
         with psycopg.connect(url, autocommit=True) as conn:
             # Each session's corpus fits one version: any more is a session archived twice.
@@ -181,6 +222,10 @@ def measure(
             copy_floor_s=floor,
             embed_busy_s=ollama.embed_busy_s if embedder == "latency" else 0.0,
             embed_requests=len(ollama.embed_requests) if embedder == "latency" else 0,
+            workers_cpu_s=cpu,
+            postgres_cpu_s=postgres,
+            commit_db_s=spent.get("archivist_commit_version", 0.0),
+            state_db_s=spent.get("archivist_index_state", 0.0),
         )
     finally:
         server.drop(name)
@@ -209,6 +254,18 @@ def render(rows: list[Row], facts: dict[str, str]) -> str:
             f"{f'{ideal:.1f}' if ideal else '-'} | "
             f"{f'{r.seconds / ideal:.2f}x' if ideal else '-'} | "
             f"{_ratio(r.seconds, offline.get((r.mode, r.workers))) if ideal else '-'} |"
+        )
+    lines += [
+        "",
+        "| embedder | mode | W | wall s | workers' CPU s | Postgres CPU s "
+        "| in archivist_commit_version s | of which archivist_index_state s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.embedder} | {r.mode} | {r.workers} | {r.seconds:.1f} | {r.workers_cpu_s:.1f} | "
+            f"{f'{r.postgres_cpu_s:.1f}' if r.postgres_cpu_s else '-'} | {r.commit_db_s:.1f} | "
+            f"{r.state_db_s:.1f} |"
         )
     return "\n".join(lines)
 

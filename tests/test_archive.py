@@ -237,8 +237,8 @@ def test_dry_run_writes_nothing_embeds_only_candidates_and_shows_the_plan(
     # The real run then does what the plan said.
     real = run(settings).sessions[0]
     assert (real.chunks_added, real.version_to) == (plan.chunks_added, plan.version_to)
-    # Its calls: the candidates' (which the dry run made too), then the remaining chunks'.
-    assert plan.embed_calls == real.embed_calls == 2
+    # Its calls: one, the candidates' (which the dry run made too) with the chunks' texts.
+    assert plan.embed_calls == real.embed_calls == 1
 
 
 @pytest.mark.both_transports

@@ -43,9 +43,11 @@ class Recorder:
     def __init__(self) -> None:
         self.embedder = HashEmbedder()
         self.asked: list[str] = []
+        self.calls = 0
 
     def __call__(self, texts: list[str]) -> list[Vector]:
         self.asked += texts
+        self.calls += 1
         return self.embedder.embed_batch(texts)
 
 
@@ -225,6 +227,28 @@ def test_a_grown_session_embeds_its_new_turns_new_items_and_one_summary() -> Non
     assert set(embedded) <= {"archive_extraction", "session_turn"} | (
         {"state_item"} if new_items else set()
     )
+
+
+def test_with_embed_chunks_the_new_chunks_texts_go_in_the_candidates_call() -> None:
+    apart, together = Recorder(), Recorder()
+    read = first_read(0)
+    read.new = [fact(i) for i in range(80)]
+    first = plan_version(read, settings(), RulesExtractor(), apart)
+    assert first is not None
+    grown = archived(read, first, apart)
+    grown.new = [fact(i) for i in range(80, 88)]
+    for vectors in (apart, together):
+        vectors.asked, vectors.calls = [], 0
+    left = plan_version(grown, settings(), RulesExtractor(), apart)
+    one = plan_version(grown, settings(), RulesExtractor(), together, embed_chunks=True)
+    assert left is not None and one is not None
+    assert together.calls == apart.calls == 1  # the state candidates' call
+    assert one.texts_to_embed == [] and left.texts_to_embed
+    assert set(together.asked) == set(apart.asked) | set(left.texts_to_embed)
+    # The same version either way, and still nothing a stored chunk holds is embedded.
+    assert [c.id for c in one.chunks] == [c.id for c in left.chunks]
+    assert one.slots == left.slots
+    assert {c.content for c in first.chunks}.isdisjoint(together.asked)
 
 
 def test_a_last_window_with_an_edited_message_is_left_as_archived() -> None:

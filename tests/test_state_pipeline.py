@@ -150,9 +150,9 @@ def test_watermark_advances_only_with_a_successful_commit(
 ) -> None:
     source.add("cache", CHAT)
     before = source.snapshot()
-    # Call 1 embeds the candidates; call 2 (the chunks) fails: nothing may be committed.
+    # The one call (the candidates with the chunks' texts) fails: nothing may be committed.
     retry_at_once = settings.model_copy(update={"failure_backoff_s": 0})  # no backoff
-    [failed] = run(retry_at_once, FailingEmbedder(fail_on_call=2)).sessions
+    [failed] = run(retry_at_once, FailingEmbedder(fail_on_call=1)).sessions
     assert failed.status == "failed" and "injected" in (failed.reason or "")
     assert source.snapshot() == before
     assert source.conn.execute("SELECT count(*) FROM jarvis_archive_sessions").fetchone() == (0,)

@@ -57,6 +57,11 @@ def test_two_workers_archive_every_session_once_in_one_report(
     rows = corpus.execute("SELECT count(*), count(DISTINCT session_id) FROM jarvis_archive")
     assert rows.fetchone() == (SESSIONS, SESSIONS)
     assert violations(corpus) == []
+    # One row of the run log for the invocation, finished, with the whole run's counts.
+    [(counts, arguments, finished)] = corpus.execute(
+        "SELECT counts, arguments, finished_at IS NOT NULL FROM archivist_runs"
+    ).fetchall()
+    assert finished and counts["archived"] == SESSIONS and arguments["workers"] == 2
 
 
 def test_max_sessions_counts_for_the_whole_run(corpus: Conn, db_url: str, tmp_path: Path) -> None:

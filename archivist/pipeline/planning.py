@@ -3,7 +3,11 @@
 `plan_version(read, ...)` cleans the messages the read returned, extracts, reconciles the state
 items, builds the chunks and decides which texts need an embedding. It reads nothing and writes
 nothing: the only outside call is `vectors`, the function that embeds the state-item candidates
-reconciliation compares (the embedder in a run; any deterministic function in a test).
+reconciliation compares (the embedder in a run; any deterministic function in a test). With
+`embed_chunks`, that one call also carries the new chunks' texts (all but the state items', which
+reconciliation decides and the candidates' vectors cover): a run makes one request per session,
+not two, and the embedding server answers a batch sized by the session rather than a few
+candidates.
 
 A text needs no embedding when a stored chunk of the session (same model) already has that
 content: the commit copies that chunk's vector (by content hash) in the database. So an item
@@ -69,7 +73,9 @@ class StatePlan:
 
     result: Reconciliation
     admitted: Admitted
-    vectors: dict[str, Vector]  # item text -> vector, reused for the new items' chunks
+    # text -> vector: the items' (stored, and the candidates') and the chunks' texts embedded
+    # with the candidates; the new chunks with these texts reuse them
+    vectors: dict[str, Vector]
     texts_embedded: list[str] = field(default_factory=list)
 
 
@@ -113,7 +119,7 @@ class VersionPlan:
     @property
     def to_embed(self) -> list[Chunk]:
         """The new chunks whose text has no vector at hand: neither stored nor made this
-        version (a state item's, as a candidate)."""
+        version (with the state candidates)."""
         return [
             c
             for c in self.to_write
@@ -153,8 +159,14 @@ def plan_version(
     extractor: Extractor,
     vectors: Vectors,
     phase: Phase = _no_phase,
+    embed_chunks: bool = False,
 ) -> VersionPlan | None:
-    """The next version of the session, or None when there is nothing new to archive."""
+    """The next version of the session, or None when there is nothing new to archive.
+
+    `embed_chunks`: embed the new chunks' texts in the state candidates' call to `vectors`
+    (when there are candidates to embed); else they are left in `texts_to_embed` (a dry run
+    embeds none of them).
+    """
     if not has_work(read):
         return None
     base, session_id = read.base, read.session_id
@@ -180,32 +192,28 @@ def plan_version(
     if result.dropped_items:
         repairs["llm_items_dropped"] += result.dropped_items
     phase("extract", result.record.name)
-    state = plan_state(read, batch, result.candidates, settings, vectors)
-    phase("reconcile", f"{len(result.candidates)} candidates")
-    extraction.state_items = state.result.items
 
+    # Every chunk but the state items' (reconciliation decides those), in the order written.
     model, size, speakers = settings.model, settings.chunk_chars, settings.speaker_labels
-    chunks = extraction_chunks(session_id, extraction, model, version, size)
-    slots = [EXTRACTION_SLOT]
+    head = extraction_chunks(session_id, extraction, model, version, size)
     windows, window_slots = _window_chunks(read, messages, settings, version)
-    chunks += windows
-    slots += window_slots
-    chunks += state_item_chunks(session_id, extraction.state_items, model, version)
-    slots.append(STATE_SLOT)
+    head += windows
+    tail: list[Chunk] = []
+    tail_slots: list[str] = []
     for slot, moved in ((late_slot(version), late), (edit_slot(version), edited)):
         if moved:
-            chunks += window_chunks(
+            tail += window_chunks(
                 session_id, slot, moved, model, version, settings.window_chars, speakers=speakers
             )
-            slots.append(slot)
+            tail_slots.append(slot)
     if undated:
         slot = undated_slot(version)
-        chunks += window_chunks(
+        tail += window_chunks(
             session_id, slot, undated, model, version, settings.window_chars, speakers=speakers
         )
-        slots.append(slot)
+        tail_slots.append(slot)
     if summary_changed(read):
-        chunks += summary_chunks(
+        tail += summary_chunks(
             session_id,
             read.summary.summary_text if read.summary else None,
             extraction.span,
@@ -213,8 +221,16 @@ def plan_version(
             version,
             size,
         )
+    phase("chunk", f"{len(head) + len(tail)} chunks")
+
+    early = _new_texts(read, head + tail) if embed_chunks else []
+    state = plan_state(read, batch, result.candidates, settings, vectors, early)
+    phase("reconcile", f"{len(result.candidates)} candidates")
+    extraction.state_items = state.result.items
+    chunks = head + state_item_chunks(session_id, extraction.state_items, model, version) + tail
+    slots = [EXTRACTION_SLOT, *window_slots, STATE_SLOT, *tail_slots]
+    if summary_changed(read):
         slots.insert(0, SUMMARY_SLOT)
-    phase("chunk", f"{len(chunks)} chunks")
     rewritten = None if read.rebuild else set(slots)
     existing = {
         i: slot for i, slot in read.stored.items() if rewritten is None or slot in rewritten
@@ -250,11 +266,13 @@ def plan_state(
     candidates: list[CandidateItem],
     settings: PlanSettings,
     vectors: Vectors,
+    also: Sequence[str] = (),
 ) -> StatePlan:
     """Reconcile the batch's candidates with the previous version's state items.
 
     Only admitted candidates' texts are embedded, and only those no stored item chunk holds;
-    the previous items' vectors come with the read.
+    the previous items' vectors come with the read. `also`: texts to embed in the same call,
+    if there is one.
     """
     base = read.base
     previous = list(base.extraction.state_items) if base else []
@@ -266,12 +284,25 @@ def plan_state(
     texts = list(dict.fromkeys(c.text.strip() for c in admitted.candidates))
     unknown = [t for t in texts if t not in by_text]
     if unknown:
+        unknown = list(dict.fromkeys([*unknown, *(t for t in also if t not in by_text)]))
         by_text.update(zip(unknown, vectors(unknown), strict=True))
     wanted = [by_text[c.text.strip()] for c in admitted.candidates]
     by_uid = {uid: vector for uid, _, vector in stored} if previous else {}
     result = reconcile(previous, admitted.candidates, batch, by_uid, wanted, settings.thresholds)
     # Every vector at hand, stored or new: an item whose status changed keeps its text.
     return StatePlan(result, admitted, by_text, unknown)
+
+
+def _new_texts(read: SessionRead, chunks: list[Chunk]) -> list[str]:
+    """The distinct texts of the chunks that the table does not hold and whose vector no stored
+    chunk has."""
+    return list(
+        dict.fromkeys(
+            c.content
+            for c in chunks
+            if c.id not in read.stored and c.content_hash not in read.stored_hashes
+        )
+    )
 
 
 def _window_chunks(

@@ -5,24 +5,26 @@ everything its next version needs (archivist.pipeline.reading; for a pending ses
 queue's call, archivist.pipeline.claims, which picks the session too), a pure plan
 (archivist.pipeline.planning), the embedding of the texts no stored chunk has, one commit that
 writes the version, its chunks and the watermark (archivist.pipeline.commit), and a let-go once
-the commit has committed. The run is a pipeline: the embeddings of the next sessions are in
-flight (`embed_concurrency`) while one session is read and planned and the one before commits
-(`Committer`): the embedding server, the database and Python work at once. A dry run builds
-exactly the same plan and stops before embedding and writing. A session with more new
-messages than `max_messages_per_version` gets several consecutive versions in the same run, so
-memory stays bounded whatever the session's size.
+the commit has committed. The run is a pipeline: the next sessions are planned and embedded in
+the embedding pool (`embed_concurrency` threads; a session's texts, its state candidates' and
+its new chunks', go in one request) while the run claims and reads the one after and the one
+before commits (`Committer`): the embedding server, the database and Python work at once. A
+dry run builds exactly the same plan and stops before embedding and writing. A session with
+more new messages than `max_messages_per_version` gets several consecutive versions in the same
+run, so memory stays bounded whatever the session's size.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol, get_args
+from typing import Protocol, get_args
 
 import numpy as np
 
@@ -37,9 +39,17 @@ from archivist.errors import (
     EmbedError,
     EmbedUnavailableError,
 )
-from archivist.extract.base import Extractor, RulesExtractor
+from archivist.extract.base import ExtractionResult, Extractor, RulesExtractor
 from archivist.failures import FailedSession, refuse_unarchivable
-from archivist.models import PassedOver, RunReport, SessionOutcome, SessionStatus
+from archivist.models import (
+    Extraction,
+    Message,
+    PassedOver,
+    RunReport,
+    SessionOutcome,
+    SessionStatus,
+    SessionSummary,
+)
 from archivist.pipeline.claims import (
     LocalLimits,
     ReadArguments,
@@ -48,8 +58,9 @@ from archivist.pipeline.claims import (
     interrupted,
 )
 from archivist.pipeline.commit import Committer, commit
-from archivist.pipeline.planning import PlanSettings, VersionPlan, plan_version
+from archivist.pipeline.planning import PlanSettings, VersionPlan, has_work, plan_version
 from archivist.pipeline.reading import SessionRead, read_session
+from archivist.state.items import StateItem
 from archivist.state.reconcile import Thresholds
 from archivist.store.postgres import CommitResult, EmbeddingConfig, SessionSelection, Store
 from archivist.store.rpc import LockTimeoutError
@@ -96,17 +107,29 @@ class ArchiveRequest:
     dry_run: bool = False
     rebuild: bool = False
     delay_ms: int = 500
+    # False: the run writes no row in the run log (a worker of `archive --workers N`, whose
+    # invocation writes one for the whole run: `log_run_start`, `log_run_end`)
+    log_run: bool = True
+
+
+@dataclass
+class _Embedded:
+    """A version planned and embedded, ready to commit."""
+
+    plan: VersionPlan
+    candidate_calls: int  # the embedding calls planning made (the state candidates, with texts)
+    fresh: dict[str, Vector]  # the vectors of the texts no stored chunk has, by text
+    calls: int  # the embedding calls those took
 
 
 @dataclass
 class _Committing:
-    """A session whose last version is planned: its embedding is in flight (or done), then it
-    waits for (or is in) its commit; the session stays taken until the commit has committed."""
+    """A session whose last version is being planned and embedded in the embedding pool (or
+    is done), then waits for (or is in) its commit; the session stays taken until the commit
+    has committed."""
 
     outcome: SessionOutcome
-    plan: VersionPlan
-    texts: list[str]  # the texts `embedding` embeds
-    embedding: Future[tuple[list[Vector], int]]  # their vectors and the calls it took
+    embedded: Future[_Embedded]
     started: float  # perf_counter() when the session's work began
     result: Future[CommitResult] | None = None
 
@@ -128,11 +151,12 @@ class Archiver:
         self.embedder = embedder
         self.settings = settings
         self.extractor: Extractor = extractor or RulesExtractor()
+        self._extract = _OneAtATime(self.extractor)  # planning runs in the embedding pool
         self._commit_store = commit_store
         self._embedding: EmbeddingConfig | None = None
         # Shared with the run's other workers: --max-sessions, failures in a row, stopping.
         self._limits: RunLimits = LocalLimits(0)
-        # Embeds the sessions' last versions beside the run's reading, planning and commits
+        # Plans and embeds the sessions' last versions beside the run's reading and commits
         # (made by each run's loop).
         self._embedder_pool: ThreadPoolExecutor | None = None
         self._failed: dict[str, FailedSession] = {}  # sessions with failed runs in a row
@@ -175,7 +199,8 @@ class Archiver:
         run_id = None
         if not request.dry_run:
             self.store.adopt_archived_messages()
-            run_id = self.store.start_run(_arguments(request))
+            if request.log_run:
+                run_id = log_run_start(self.store, request)
         if progress:
             progress.start(len(queue))
         try:
@@ -184,9 +209,7 @@ class Archiver:
             report.passed_over = PassedOver(held=queue.held, gone=queue.gone)
         report.finished_at = datetime.now(UTC)
         if run_id is not None and not self._broken:
-            counts = {status: report.count(status) for status in get_args(SessionStatus)}
-            failures = {s.session_id: s.reason or "" for s in report.failed}
-            self.store.finish_run(run_id, counts, failures)
+            log_run_end(self.store, run_id, report)
         return report
 
     def _loop(
@@ -196,10 +219,10 @@ class Archiver:
         report: RunReport,
         progress: Progress | None,
     ) -> None:
-        """Work through the queue as a pipeline: the embeddings of up to `embed_concurrency` - 1
-        sessions are in flight while the next session is read and planned and the last one
-        commits, so neither the embedding server nor the database waits on this process (with
-        `embed_concurrency` 1, each session is embedded before the next is read).
+        """Work through the queue as a pipeline: up to `embed_concurrency` sessions are planned
+        and embedded in the embedding pool while the next session is claimed and read and the
+        last one commits, so neither the embedding server nor the database waits on this
+        process (with `embed_concurrency` 1, each session is embedded before the next is read).
 
         Outcomes are reported in queue order: a session's is reported once its commit is done,
         and whether the run goes on is decided on it before the next session's commit starts.
@@ -273,18 +296,18 @@ class Archiver:
         report: RunReport,
         progress: Progress | None,
     ) -> tuple[_Committing | None, bool]:
-        """Move the oldest started session on: once its embedding is in, settle the commit
-        before it (outcomes are reported in queue order, and whether the run goes on is decided
-        before the next commit starts), then start its commit, or report it if it ended.
+        """Move the oldest started session on: once it is planned and embedded, settle the
+        commit before it (outcomes are reported in queue order, and whether the run goes on is
+        decided before the next commit starts), then start its commit, or report it if it ended.
         Returns the session now committing and whether the run stops."""
         work = ahead.popleft()
-        fresh: dict[str, Vector] = {}
+        embedded: _Embedded | None = None
         if isinstance(work, _Committing):
-            embedded = self._embedded(work)
-            if isinstance(embedded, SessionOutcome):
-                work = embedded  # its embedding failed: it was let go
+            ready = self._embedded(work)
+            if isinstance(ready, SessionOutcome):
+                work = ready  # its planning or embedding failed: it was let go
             else:
-                fresh = embedded
+                embedded = ready
         if committing is not None:
             self._add(report, progress, self._settle(committing))
             planned = isinstance(work, _Committing)
@@ -295,27 +318,27 @@ class Archiver:
                     self._add(report, progress, work)  # it ended already
                 return None, True
         if isinstance(work, _Committing):
-            work.result = committer.submit(work.plan, fresh)
+            assert embedded is not None
+            work.result = committer.submit(embedded.plan, embedded.fresh)
             return work, False
         self._add(report, progress, work)
         return None, self._stops(report, len(queue) + len(ahead))
 
-    def _embedded(self, work: _Committing) -> dict[str, Vector] | SessionOutcome:
-        """The vectors of the session's texts by text, once they are in; if the embedding
-        failed, the session is let go and its failed outcome returned."""
+    def _embedded(self, work: _Committing) -> _Embedded | SessionOutcome:
+        """The session's last version, once planned and embedded; if that failed, the session
+        is let go and its failed outcome returned."""
         outcome = work.outcome
         try:
-            vectors, calls = work.embedding.result()
+            embedded = work.embedded.result()
         except ArchivistError as exc:
             self._let_go(outcome.session_id)
             failed = self._failure(outcome.session_id, exc, dry_run=False)
             self._finished(failed, False, work.started)
             return failed
-        outcome.embed_calls += calls
-        outcome.texts_embedded += len(work.texts)
-        if calls:
+        self._add_embedded(outcome, embedded)
+        if outcome.embed_calls:
             self._limits.embed_answered()
-        return dict(zip(work.texts, vectors, strict=True))
+        return embedded
 
     @staticmethod
     def _add(report: RunReport, progress: Progress | None, outcome: SessionOutcome) -> None:
@@ -378,10 +401,9 @@ class Archiver:
             work = self._prepare(session_id, request.dry_run, request.rebuild, started, first_read)
         except ArchivistError as exc:
             work = self._failure(session_id, exc, request.dry_run)
-        outcome = work.outcome if isinstance(work, _Committing) else work
-        if outcome.embed_calls and outcome.status != "failed":
-            self._limits.embed_answered()
         if isinstance(work, SessionOutcome):
+            if work.embed_calls and work.status != "failed":
+                self._limits.embed_answered()
             self._finished(work, request.dry_run, started)
         return work
 
@@ -482,8 +504,8 @@ class Archiver:
         first_read: SessionRead | None = None,
     ) -> SessionOutcome | _Committing:
         """Read the session (which takes it), plan and embed its next version; commit each
-        version but the last while more is waiting than one version takes; the last one's
-        texts are handed to the embedding pool (the caller waits for them).
+        version but the last while more is waiting than one version takes; the last one is
+        handed to the embedding pool to be planned and embedded (the caller waits for it).
 
         The last version comes back uncommitted, the session still taken: the caller commits
         it and lets the session go after the commit has committed, so that no other worker
@@ -507,27 +529,25 @@ class Archiver:
                 version_from=start_version,
                 version_to=start_version,
             )
-            while planned := self._plan(read):
-                plan, candidate_calls = planned
-                self._add_plan(outcome, plan, candidate_calls)
+            while has_work(read):
                 if dry_run:
+                    plan, _ = self._plan(read, embed_chunks=False)
+                    self._add_plan(outcome, plan, 0)
                     outcome.status = "planned"
                     outcome.version_to = plan.from_version + 1
                     outcome.chunks_removed = len(plan.to_remove)
-                    unknown = len(plan.texts_to_embed)
-                    outcome.embed_calls += -(-unknown // self.embedder.batch_size)
+                    # The calls the real run makes: the chunks' texts go with the candidates'.
+                    texts = len(plan.state.texts_embedded) + len(plan.texts_to_embed)
+                    outcome.embed_calls = -(-texts // self.embedder.batch_size)
                     break
-                texts = plan.texts_to_embed
-                if not read.pending:  # the last version: embedded beside the next sessions
+                if not read.pending:  # the last version: beside the next sessions
                     assert self._embedder_pool is not None
-                    embedding = self._embedder_pool.submit(self._embed_logged, session_id, texts)
+                    embedding = self._embedder_pool.submit(self._plan_and_embed, read)
                     handed_over = True
-                    return _Committing(outcome, plan, texts, embedding, started)
-                vectors, calls = self._embed_logged(session_id, texts)
-                outcome.embed_calls += calls
-                outcome.texts_embedded += len(texts)
-                fresh = dict(zip(texts, vectors, strict=True))
-                self._count_commit(outcome, commit(self.store, plan, fresh))
+                    return _Committing(outcome, embedding, started)
+                embedded = self._plan_and_embed(read)
+                self._add_embedded(outcome, embedded)
+                self._count_commit(outcome, commit(self.store, embedded.plan, embedded.fresh))
                 read = self._read(session_id, rebuild=False)  # still held: taken again
             if read.state is None and outcome.status == "unchanged":
                 outcome.reason = f"{NO_MESSAGES} {session_id}"  # a typo in --session-id?
@@ -555,14 +575,25 @@ class Archiver:
         phases.done("read", _read_detail(read))
         return read
 
-    def _plan(self, read: SessionRead) -> tuple[VersionPlan, int] | None:
-        """The next version's plan and the embedding calls its state candidates took."""
+    def _plan(self, read: SessionRead, embed_chunks: bool = True) -> tuple[VersionPlan, int]:
+        """The next version's plan (the read has work) and the embedding calls planning took:
+        the state candidates', with the new chunks' texts unless `embed_chunks` is False."""
         phases = _Phases(read.session_id)
         candidates = _Candidates(self._embed_texts)
         plan = plan_version(
-            read, self._plan_settings(), self.extractor, candidates, phase=phases.done
+            read, self._plan_settings(), self._extract, candidates, phases.done, embed_chunks
         )
-        return (plan, candidates.calls) if plan is not None else None
+        assert plan is not None
+        return plan, candidates.calls
+
+    def _plan_and_embed(self, read: SessionRead) -> _Embedded:
+        """Plan the next version (the read has work) and embed the texts no stored chunk has
+        that planning did not (none, when it embedded state candidates): all of a version's
+        calls to the embedder, made in the embedding pool for the last one."""
+        plan, candidate_calls = self._plan(read)
+        texts = plan.texts_to_embed
+        vectors, calls = self._embed_logged(read.session_id, texts)
+        return _Embedded(plan, candidate_calls, dict(zip(texts, vectors, strict=True)), calls)
 
     def _plan_settings(self) -> PlanSettings:
         return PlanSettings(
@@ -591,6 +622,11 @@ class Archiver:
             if self.store.broken:
                 raise  # the database went away: the run reports it on this session
             log.warning("could not let go of session %s: %s", session_id, exc)  # a claim expires
+
+    def _add_embedded(self, outcome: SessionOutcome, embedded: _Embedded) -> None:
+        self._add_plan(outcome, embedded.plan, embedded.candidate_calls)
+        outcome.embed_calls += embedded.calls
+        outcome.texts_embedded += len(embedded.fresh)
 
     def _add_plan(self, outcome: SessionOutcome, plan: VersionPlan, candidate_calls: int) -> None:
         outcome.new_messages += len(plan.new_messages)
@@ -656,6 +692,27 @@ def _rebuild_refused(pruned: dict[str, int]) -> ConfigError:
     )
 
 
+class _OneAtATime:
+    """An extractor that one planning thread at a time calls: the embedding pool plans several
+    sessions at once, and an LLM extractor's server should get one chat at a time from a run,
+    as before (chats queued there behind each other would run into their timeouts)."""
+
+    def __init__(self, extractor: Extractor) -> None:
+        self._extractor = extractor
+        self._lock = threading.Lock()
+
+    def extract(
+        self,
+        previous: Extraction | None,
+        session_id: str,
+        messages: Sequence[Message],
+        summary: SessionSummary | None,
+        existing_items: Sequence[StateItem],
+    ) -> ExtractionResult:
+        with self._lock:
+            return self._extractor.extract(previous, session_id, messages, summary, existing_items)
+
+
 class _Candidates:
     """The planner's `vectors`: embeds state-item candidates, counting the embedder's calls."""
 
@@ -669,12 +726,22 @@ class _Candidates:
         return vectors
 
 
-def _arguments(request: ArchiveRequest) -> dict[str, Any]:
+def log_run_start(store: Store, request: ArchiveRequest, workers: int = 1) -> int:
+    """Record a run as started in the run log, with its arguments; returns its id."""
     selection = request.selection
-    return {
+    arguments = {
         "session_ids": list(selection.session_ids),
         "active_within_days": selection.active_within_days,
         "max_sessions": selection.limit,
         "rebuild": request.rebuild,
         "delay_ms": request.delay_ms,
+        "workers": workers,
     }
+    return store.start_run(arguments)
+
+
+def log_run_end(store: Store, run_id: int, report: RunReport) -> None:
+    """Record the run's end in the run log: its counts and each failed session's reason."""
+    counts = {status: report.count(status) for status in get_args(SessionStatus)}
+    failures = {s.session_id: s.reason or "" for s in report.failed}
+    store.finish_run(run_id, counts, failures)

@@ -33,7 +33,10 @@ Every request is recorded in `requests`.
 Latency, like a real server's (no fault needed): a healthy /api/embed takes `embed_s` plus
 `embed_per_text_s` per text, and at most `parallel` of them run at once (Ollama's
 OLLAMA_NUM_PARALLEL; None: no limit); the others queue. `embed_busy_s` adds up the time they
-took, so a benchmark can tell the embedding time a run needed from the wall time it took.
+took, so a benchmark can tell the embedding time a run needed from the wall time it took;
+`embed_spans` holds each healthy /api/embed's texts and when it was answered (its start and
+end on `time.monotonic()`, its wait for a slot included), so a test can see which requests
+were in flight at once.
 
 Faults of some inputs only (the server is fine, some texts are not): `poison` maps a marker to
 one of "nan" (that text's vector holds NaN), "short" (that text's vector has 384 dimensions)
@@ -58,6 +61,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -96,6 +100,15 @@ _FAULTS_BY_PATH: dict[str, set[str]] = {
 
 
 @dataclass(frozen=True)
+class EmbedSpan:
+    """A healthy /api/embed: its texts, and when it arrived and was answered (monotonic s)."""
+
+    texts: tuple[str, ...]
+    started: float
+    ended: float
+
+
+@dataclass(frozen=True)
 class RecordedRequest:
     """One request as the server saw it."""
 
@@ -129,6 +142,7 @@ class OllamaTestServer:
         self.embed_per_text_s = 0.0
         self.parallel: int | None = None
         self.embed_busy_s = 0.0
+        self.embed_spans: list[EmbedSpan] = []
         self._slots: threading.Semaphore | None = None
         self.max_input_chars = 8000
         self.requests: list[RecordedRequest] = []
@@ -162,6 +176,7 @@ class OllamaTestServer:
             self._faults_served = 0
             self._healthy_embeds = 0
             self.requests.clear()
+            self.embed_spans.clear()
 
     def close(self) -> None:
         self._closing.set()
@@ -214,6 +229,11 @@ class OllamaTestServer:
                 slots.release()
         with self._lock:
             self.embed_busy_s += took
+
+    def answered(self, texts: list[str], started: float) -> None:
+        """Record a healthy embedding, answered now."""
+        with self._lock:
+            self.embed_spans.append(EmbedSpan(tuple(texts), started, time.monotonic()))
 
     def next_chat_reply(self, body: dict[str, Any]) -> str:
         """Record a chat request; the content to answer it with."""
@@ -324,8 +344,10 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 dimension = WRONG_DIMENSION if wrong_dimension else state.dimension_of(model)
                 embed_fn = None if wrong_dimension else state.embed_fns.get(_with_tag(model))
+                started = time.monotonic()
                 state.compute(len(inputs))
                 answer = _embed_answer(model, inputs, dimension, embed_fn)
+                state.answered(inputs, started)
                 self._json(200, _poisoned(answer, inputs, state.poison))
         else:
             self._send(404, b"404 page not found", "text/plain")
