@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 EVAL_STAMP := $(VENV)/.eval-deps
 TEST_WORKERS ?= 2
 
-.PHONY: demo docs test lint typecheck check bench bench-all bench-search bench-reembed bench-client bench-current eval eval-deps soak clean
+.PHONY: demo docs test test-fast lint typecheck check bench bench-all bench-search bench-reembed bench-client bench-current eval eval-deps soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ docs: $(STAMP)  ## regenerate docs/settings.md from the settings model
 
 test: $(STAMP)  ## the whole test suite: two workers, each taking whole test files
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+test-fast: $(STAMP)  ## the tests that need no database (tests/unit), in seconds
+	$(BIN)/python -m pytest tests/unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

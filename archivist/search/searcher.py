@@ -37,7 +37,7 @@ from archivist.snippets import excerpt, query_terms
 from archivist.store.postgres import Store
 from archivist.store.rpc import Json, QueryTimeoutError, vector_text
 
-# The same bounds are written into sql/functions/search_*.sql (tests/test_search_limits.py).
+# The same bounds are written into sql/functions/search_*.sql (tests/db/test_search_limits.py).
 MEMORY_MAX_RESULTS = 10
 ARCHIVE_MAX_ROWS = 20
 

@@ -330,7 +330,7 @@ $$;
 --     (their conflicts). Their stops stand: nothing goes further.
 -- Each is computed anew (archivist_store_results) over what decides it. This reasoning is about
 -- the rules of archivist_reconcile_state: a change of those rules must keep it true or change
--- it (tests/test_current_state_stored.py compares stored and computed rows after random changes).
+-- it (tests/db/test_current_state_stored.py compares stored and computed rows after random changes).
 -- One scope at a time: a commit holds its scope's lock until it ends, so the next one to store
 -- in that scope reads its items (a read committed transaction reads anew after the lock).
 CREATE OR REPLACE FUNCTION archivist_store_state(p_changed jarvis_state_items[])

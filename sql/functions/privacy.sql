@@ -1,7 +1,7 @@
 -- What the archivist owns in its schema, for sql/policy.sql (which makes all of it private) and
 -- for `doctor` (which reports what Supabase's API roles can reach of it).
 
--- The archivist's tables. A new table must be added here: tests/test_privacy.py lists every
+-- The archivist's tables. A new table must be added here: tests/db/test_privacy.py lists every
 -- table the migrations create and fails on one that is not private.
 CREATE OR REPLACE FUNCTION archivist_tables() RETURNS SETOF regclass
 LANGUAGE sql STABLE

@@ -25,7 +25,7 @@ from support.sources import T0, SourceDB
 from archivist.config import Settings
 from archivist.store.postgres import EmbeddingConfig, PostgresStore
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENTRY_POINT = Path(sys.executable).parent / "archivist"
 SESSIONS = [f"cron-session-{i}" for i in range(4)]
 

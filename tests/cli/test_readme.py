@@ -36,7 +36,7 @@ from archivist.config import SourceTables
 from archivist.demo import NEXT_COMMANDS, _load_samples, sample_conversations
 from archivist.store.postgres import PostgresStore
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md"))]
 SHELL_FENCES = {"", "sh", "bash", "shell"}

@@ -235,7 +235,8 @@ def test_the_archivists_own_functions_outlast_the_gateway_timeout(source: Source
     }
     assert {"archivist_word_stats", "archivist_check_filter"} <= searches
     for name, settings in timeouts.items():
-        # Every function has a fixed search_path (tests/test_search_path.py); the rest are limits.
+        # Every function has a fixed search_path (tests/cli/test_search_path.py); the rest are
+        # limits.
         assert "search_path=public, pg_temp" in settings, name
         config = [c for c in settings if not c.startswith("search_path=")]
         if name in OWN_PLAN_SETTINGS:  # its own plan setting, before the limits

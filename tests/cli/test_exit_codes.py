@@ -23,7 +23,7 @@ from support.sources import SourceDB, run_archivist
 from archivist.config import Settings
 from archivist.store.postgres import EmbeddingConfig, PostgresStore
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 UNREACHABLE = "http://127.0.0.1:9"
 
 

@@ -30,7 +30,7 @@ from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest
 from archivist.store.postgres import SessionSelection
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 TALK = [
     "Should we move the billing API from Redis to Memcached?",

@@ -18,7 +18,7 @@ import pytest
 from support.postgrest_double import PostgrestDouble
 from support.sources import SourceDB
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BLOCKER = '''
 import os
 import sys

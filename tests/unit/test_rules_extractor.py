@@ -32,7 +32,7 @@ from archivist.extract.rules import (
 from archivist.extract.rules.topics import merge_topics
 from archivist.models import Extraction, Message, SessionSummary
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "archivist" / "samples"  # the demo's sample sessions, with expectations
 FIXTURE_FILES = sorted(FIXTURES.glob("*.json"))
 KEY_RE = re.compile(r"^(?:[a-z]+:[a-z0-9_/]*|(?:url|repo):[a-z0-9._~/-]*)$")

@@ -17,7 +17,7 @@ from archivist.errors import StoreError
 from archivist.store.migrate import functions_checksum, load_definitions, load_migrations
 from archivist.store.postgres import EmbeddingConfig, PostgresStore
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_migrations_apply_once_and_twice_is_a_no_op(empty_db_url: str) -> None:

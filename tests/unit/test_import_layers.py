@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "archivist"
+PACKAGE = Path(__file__).resolve().parents[2] / "archivist"
 
 
 def _unit(module: str) -> str | None:

@@ -133,7 +133,7 @@ def test_unknown_session_is_one_clear_line() -> None:
 
 
 SAMPLE = (
-    Path(__file__).resolve().parents[1] / "archivist" / "samples" / "02_redis_to_memcached.json"
+    Path(__file__).resolve().parents[2] / "archivist" / "samples" / "02_redis_to_memcached.json"
 )
 
 
