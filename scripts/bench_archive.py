@@ -69,6 +69,7 @@ from archivist.embed.base import Vector
 from archivist.embed.hashing import HashEmbedder
 from archivist.models import RunReport
 from archivist.pipeline import Archiver, ArchiveRequest
+from archivist.source_tables import source_tables_sql
 from archivist.store.postgres import CommitResult, EmbeddingConfig, PostgresStore, SessionSelection
 
 EMBEDDING = EmbeddingConfig("hash-768", 768)
@@ -247,7 +248,7 @@ class Server(benchkit.Server):
         """A database with the source tables and the archivist's migrations applied."""
         self.create(TEMPLATE_DB)
         with psycopg.connect(self.url(TEMPLATE_DB), autocommit=True) as conn:
-            conn.execute(benchkit.SOURCE_DDL)
+            conn.execute(source_tables_sql())
             PostgresStore(conn, Settings().sources).init(EMBEDDING)
 
     def clone(self, name: str) -> str:

@@ -36,16 +36,18 @@ from support.postgrest_double import SERVICE_KEY, PostgrestDouble  # noqa: E402
 from archivist.app import archive, init_database  # noqa: E402
 from archivist.config import Settings  # noqa: E402
 from archivist.pipeline import ArchiveRequest  # noqa: E402
+from archivist.source_tables import source_tables_sql  # noqa: E402
 
 VECTOR = "[" + ",".join(["0.1"] * 768) + "]"
-SOURCES = """
-CREATE TABLE session_messages (id bigint PRIMARY KEY, session_id text NOT NULL, role text,
-                               content text, created_at timestamptz);
+SOURCES = (
+    source_tables_sql()
+    + """
 INSERT INTO session_messages
 SELECT n, 's' || (n % 4), CASE WHEN n % 2 = 0 THEN 'user' ELSE 'assistant' END,
        'message ' || n || ' about the deploy', now() - interval '40 days' + n * interval '1 min'
 FROM generate_series(1, 40) n;
 """
+)
 
 
 def timed(label: str, call: Any) -> None:

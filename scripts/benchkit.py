@@ -26,23 +26,6 @@ import psycopg
 from psycopg import sql
 
 SERVER_ENV = "ARCHIVIST_BENCH_PG"
-# The bot's source tables as the benchmarks and evaluations create them.
-SOURCE_DDL = """
-CREATE TABLE session_messages (
-    id bigint PRIMARY KEY,
-    session_id text NOT NULL,
-    role text,
-    content text,
-    created_at timestamptz
-);
-CREATE INDEX ON session_messages (session_id, created_at, id);
-CREATE TABLE session_summaries (
-    session_id text PRIMARY KEY,
-    summary_text text,
-    updated_at timestamptz
-);
-"""
-
 LOG_FILE = "log"  # relative to the data directory, where pgserver asks pg_ctl to log
 # One line per statement a client sent: simple protocol ("statement:") or extended ("execute").
 STATEMENT_LINE = re.compile(r"LOG:  (?:statement|execute [^:]*): ")

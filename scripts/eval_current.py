@@ -40,13 +40,14 @@ import psycopg
 from psycopg.conninfo import make_conninfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchkit import SOURCE_DDL, embedded_server  # noqa: E402  (a sibling script)
+from benchkit import embedded_server  # noqa: E402  (a sibling script)
 
 from archivist.app import archive  # noqa: E402
 from archivist.backends import open_store  # noqa: E402
 from archivist.config import Settings  # noqa: E402
 from archivist.embed.hashing import HashEmbedder  # noqa: E402
 from archivist.pipeline import ArchiveRequest  # noqa: E402
+from archivist.source_tables import source_tables_sql  # noqa: E402
 from archivist.store.postgres import EmbeddingConfig, SessionSelection  # noqa: E402
 
 SET = Path(__file__).resolve().parent.parent / "tests" / "state_quality" / "current_state.txt"
@@ -121,7 +122,7 @@ def parse(path: Path = SET) -> list[Conversation]:
 
 def _load(url: str, rows: list[tuple[int, str, str, str, datetime, str]]) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(SOURCE_DDL)
+        conn.execute(source_tables_sql())
         conn.execute("ALTER TABLE session_messages ADD COLUMN user_id text")
         with (
             conn.cursor() as cur,

@@ -82,6 +82,7 @@ from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
 from archivist.pipeline import ArchiveRequest
 from archivist.search import Searcher
+from archivist.source_tables import source_tables_sql
 from archivist.store.postgres import EmbeddingConfig, SessionSelection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,7 +93,7 @@ for _path in (SCRIPTS_DIR, TESTS_DIR):
         sys.path.insert(0, str(_path))
 
 import retrieval_set as rs  # noqa: E402  (a sibling script)
-from benchkit import SOURCE_DDL, embedded_server  # noqa: E402  (a sibling script)
+from benchkit import embedded_server  # noqa: E402  (a sibling script)
 
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 EMBEDDERS = ("hash", "minilm", "ollama")
@@ -336,7 +337,7 @@ def load_conversations(url: str, conversations: Sequence[rs.Conversation]) -> di
                 at = datetime.fromisoformat(m.created_at)
                 rows.append((mid, session.session_id, m.role, m.content, at))
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(SOURCE_DDL)
+        conn.execute(source_tables_sql())
         with conn.cursor() as cur:
             with cur.copy(
                 "COPY session_messages (id, session_id, role, content, created_at) FROM STDIN"

@@ -19,6 +19,8 @@ from typing import Any
 
 import psycopg
 
+from archivist.source_tables import source_tables_sql
+
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 WORDS = (
     "deploy vercel postgres redis kafka lisbon budget oauth token refresh bug fix plan release "
@@ -71,17 +73,7 @@ def run_archive(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[
 
 
 def create_sources(conn: Conn) -> None:
-    conn.execute(
-        """
-        CREATE TABLE IF NOT EXISTS session_messages (
-            id bigint PRIMARY KEY, session_id text NOT NULL, role text, content text,
-            created_at timestamptz);
-        CREATE INDEX IF NOT EXISTS session_messages_order
-            ON session_messages (session_id, created_at, id);
-        CREATE TABLE IF NOT EXISTS session_summaries (
-            session_id text PRIMARY KEY, summary_text text, updated_at timestamptz);
-        """
-    )
+    conn.execute(source_tables_sql())
 
 
 @dataclass

@@ -14,6 +14,7 @@ from typing import Any
 import psycopg
 
 from archivist.config import Settings
+from archivist.source_tables import source_tables_sql
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -28,23 +29,7 @@ class SourceDB:
     def create(cls, url: str, id_type: str = "bigint") -> Iterator[SourceDB]:
         """Create the source tables; `id_type` is the SQL type of `session_messages.id`."""
         with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(
-                f"""
-                CREATE TABLE session_messages (
-                    id {id_type} PRIMARY KEY,
-                    session_id text NOT NULL,
-                    role text,
-                    content text,
-                    created_at timestamptz
-                );
-                CREATE INDEX ON session_messages (session_id, created_at, id);
-                CREATE TABLE session_summaries (
-                    session_id text PRIMARY KEY,
-                    summary_text text,
-                    updated_at timestamptz
-                );
-                """
-            )
+            conn.execute(source_tables_sql(id_type))
             yield cls(conn, url)
 
     def add(
