@@ -34,7 +34,7 @@ from archivist.backends import (
     supabase_rpc,
 )
 from archivist.config import SearchMode, Settings, database_label, load_settings
-from archivist.embed.base import Embedder, embed_query
+from archivist.embed.base import Embedder, probe
 from archivist.errors import ConfigError, DimensionMismatchError
 from archivist.forget import ForgetReport, ForgetRequest, forget_in_database, scrub_report_files
 from archivist.models import ChunkSource, RunReport
@@ -346,7 +346,8 @@ class Archivist:
         long-running server does at start. Raises what a first call would."""
         embedder = self._searcher.embedder
         recorded = self._store.check_ready(embedder.model)
-        dim = len(embed_query(embedder, "probe"))
+        vector = probe(embedder)
+        dim = 0 if vector is None else len(vector)
         if dim != recorded.dim:
             raise DimensionMismatchError(
                 f"{embedder.model} makes {dim}-d vectors but the database stores "

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from archivist.chunking import chunk_id
-from archivist.embed.base import Embedder, embed_documents
+from archivist.embed.base import Embedder, embed_documents, probe
 from archivist.errors import ConfigError, DimensionMismatchError, StoreError
 from archivist.store.postgres import PostgresStore
 from archivist.store.reembed import ReembedStore, StoredChunk
@@ -135,7 +135,7 @@ def _stage_all(
 
 
 def _probe_dimension(embedder: Embedder) -> int:
-    vectors = embedder.embed_batch(["dimension probe"])
-    if not vectors or not len(vectors[0]):
+    vector = probe(embedder)
+    if vector is None:
         raise ConfigError(f"{embedder.model} returned no vector; pass --dim")
-    return len(vectors[0])
+    return len(vector)

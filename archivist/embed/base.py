@@ -113,3 +113,14 @@ def split_text(text: str, max_chars: int) -> list[str]:
 def embed_query(embedder: Embedder, text: str) -> Vector:
     """Embed one search query with the model's query prefix."""
     return embedder.embed_batch([task_prefixes(embedder.model)[1] + text])[0]
+
+
+PROBE_TEXT = "dimension probe"
+
+
+def probe(embedder: Embedder) -> Vector | None:
+    """The model's vector for a short fixed text, or None if it answers with none: the one
+    check of what a model makes (`reembed` without --dim, a run telling a bad batch from a
+    failing model, a server's start checking the recorded dimension)."""
+    vectors = embedder.embed_batch([PROBE_TEXT])
+    return vectors[0] if len(vectors) == 1 and len(vectors[0]) else None

@@ -30,7 +30,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
-_PROBE_TEXT = "dimension probe"
 # How often a single text is halved before giving up on it.
 _MAX_CUTS = 4
 # Ollama says "the input length exceeds the context length".
@@ -90,10 +89,6 @@ class OllamaEmbedder:
         for start in range(0, len(texts), self.batch_size):
             vectors.extend(self._embed_fitting(list(texts[start : start + self.batch_size])))
         return vectors
-
-    def probe_dimension(self) -> int:
-        """The length of the model's vectors, from embedding one short text."""
-        return len(self.embed_batch([_PROBE_TEXT])[0])
 
     def has_model(self) -> bool:
         """Whether Ollama has the model pulled (`nomic-embed-text` matches `...:latest`)."""

@@ -30,7 +30,7 @@ import numpy as np
 
 from archivist.chunking import chunk_chars
 from archivist.config import Settings, redact
-from archivist.embed.base import Embedder, Vector, embed_documents
+from archivist.embed.base import Embedder, Vector, embed_documents, probe
 from archivist.errors import (
     ArchivistError,
     ConcurrentUpdateError,
@@ -68,7 +68,6 @@ from archivist.store.rpc import LockTimeoutError
 log = logging.getLogger(__name__)
 
 # What the embedder is asked when a session's texts got an unusable answer: is it the texts?
-_PROBE_TEXT = "dimension probe"
 # The reason of a named session that has no messages and was never archived.
 NO_MESSAGES = "no messages for session"
 
@@ -464,15 +463,15 @@ class Archiver:
         """Whether the embedder gives one fitting, finite vector for a probe text."""
         assert self._embedding is not None
         try:
-            vectors = self.embedder.embed_batch([_PROBE_TEXT])
+            vector = probe(self.embedder)
         except ConfigError:
             raise  # the model is gone: stop the run
         except EmbedError:
             return False
         return (
-            len(vectors) == 1
-            and len(vectors[0]) == self._embedding.dim
-            and bool(np.isfinite(vectors[0]).all())
+            vector is not None
+            and len(vector) == self._embedding.dim
+            and bool(np.isfinite(vector).all())
         )
 
     def _hold_back(self, outcome: SessionOutcome) -> None:

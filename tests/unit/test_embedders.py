@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support.ollama_server import OllamaTestServer
 
-from archivist.embed.base import Embedder, Vector, embed_documents, split_text
+from archivist.embed.base import Embedder, Vector, embed_documents, probe, split_text
 from archivist.embed.hashing import HashEmbedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import EmbedError
@@ -271,11 +271,17 @@ def test_ollama_rejects_malformed_answers_without_retrying(
 
 def test_probe_dimension(ollama_server: OllamaTestServer, make_embedder: MakeEmbedder) -> None:
     embedder = make_embedder()
-    assert embedder.probe_dimension() == 768
+
+    def dimension() -> int:
+        vector = probe(embedder)
+        assert vector is not None
+        return len(vector)
+
+    assert dimension() == 768
     ollama_server.fault = "wrong_dim"
-    assert embedder.probe_dimension() == 384
+    assert dimension() == 384
     ollama_server.reset()
-    assert embedder.probe_dimension() == 768
+    assert dimension() == 768
     assert len(ollama_server.requests) == 1
 
 
