@@ -24,7 +24,8 @@ $$;
 -- most rules say ("ask", "include") weigh little and a word no rule has weighs most. The 10
 -- are rules assumed without the word: a user with one rule is not told that every word of it
 -- is common. None when no rule has a query word. The rules of a scope are few, and the partial
--- index holds only them.
+-- index holds only them; each rule's words are read once, and at most the 2,000 newest rules
+-- of the filter's scope are weighed (a search over a whole archive of many users).
 CREATE OR REPLACE FUNCTION archivist_standing_rule(query_text text, filter jsonb)
 RETURNS TABLE (id uuid, rank real)
 LANGUAGE plpgsql STABLE
@@ -39,15 +40,19 @@ BEGIN
     END IF;
     RETURN QUERY EXECUTE format(
         'WITH rules AS MATERIALIZED (SELECT c.id, c.fts FROM jarvis_memory_chunks c '
-        '    WHERE c.source = ''state_item'' AND c.metadata @> ''{"standing": true}'' AND %s), '
-        'weights AS (SELECT u.w, ln(1 + (n.n + 10 - d.df + 0.5) / (d.df + 0.5)) AS weight '
-        '    FROM unnest($8::text[]) AS u(w) '
+        '    WHERE c.source = ''state_item'' AND c.metadata @> ''{"standing": true}'' AND %s '
+        '    ORDER BY c.created_at DESC LIMIT 2000), '
+        'said AS MATERIALIZED (SELECT DISTINCT r.id, u.lexeme AS w '
+        '    FROM rules r, unnest(r.fts) u WHERE u.lexeme = ANY ($8)), '
+        'weights AS (SELECT q.w, ln(1 + (n.n + 10 - coalesce(d.df, 0) + 0.5) '
+        '                           / (coalesce(d.df, 0) + 0.5)) AS weight '
+        '    FROM unnest($8::text[]) AS q(w) '
         '    CROSS JOIN (SELECT count(*)::float8 AS n FROM rules) n '
-        '    CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM rules r '
-        '        WHERE r.fts @@ to_tsquery(''simple'', quote_literal(u.w))) d) '
-        'SELECT r.id, (sum(w.weight) / (SELECT sum(weight) FROM weights))::real AS rank '
-        'FROM rules r JOIN weights w ON r.fts @@ to_tsquery(''simple'', quote_literal(w.w)) '
-        'GROUP BY r.id ORDER BY rank DESC, r.id LIMIT 1',
+        '    LEFT JOIN (SELECT s.w, count(*)::float8 AS df FROM said s GROUP BY s.w) d '
+        '           ON d.w = q.w) '
+        'SELECT s.id, (sum(w.weight) / (SELECT sum(weight) FROM weights))::real AS rank '
+        'FROM said s JOIN weights w ON w.w = s.w '
+        'GROUP BY s.id ORDER BY rank DESC, s.id LIMIT 1',
         archivist_chunk_filter_sql(v_filter))
     USING NULL::vector, NULL::integer, archivist_filter_model(v_filter),
           archivist_filter_sessions(v_filter), v_filter ->> 'source',
