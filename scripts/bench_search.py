@@ -109,7 +109,14 @@ VERSION_AT_INDEX = "jarvis_archive_version_at_idx"
 LATEST_GIN_INDEX = "jarvis_archive_latest_extraction_idx"
 LATEST_AT_INDEX = "jarvis_archive_latest_at_idx"
 BIG_SESSION, SMALL_SESSION = "s-big", "s-small"
-SOURCES = {"session_turn": 0.85, "session_summary": 0.10, "archive_extraction": 0.05}
+# 2 % standing rules (state items "Always ..."), so the hybrid's rule lookup
+# (archivist_standing_rule) is timed with thousands of rules in reach of an unfiltered search.
+SOURCES = {
+    "session_turn": 0.83,
+    "session_summary": 0.10,
+    "archive_extraction": 0.05,
+    "state_item": 0.02,
+}
 FILTER_SOURCE = "session_summary"
 MIN_QUERIES = 20
 ENTITY_TOOL = "Redis"
@@ -381,11 +388,14 @@ def chunk_rows(
     for i, (vector, session, source) in enumerate(zip(vectors, sessions, sources, strict=True)):
         first = T0 + timedelta(minutes=i)
         content = " ".join(zipf_words(rnd, rnd.randint(20, 45)))
-        metadata = {
+        metadata: dict[str, Any] = {
             "first_at": first.isoformat(),
             "last_at": (first + timedelta(minutes=rnd.randint(1, 90))).isoformat(),
             "turn_count": rnd.randint(1, 8),
         }
+        if source == "state_item":
+            content = "Always " + " ".join(zipf_words(rnd, rnd.randint(6, 14)))
+            metadata.update(type="constraint", standing=True)
         yield (
             uuid.UUID(int=rnd.getrandbits(128), version=4),
             session,

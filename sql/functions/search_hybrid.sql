@@ -23,9 +23,8 @@ $$;
 -- among the N rules the filter admits, ln(1 + (N + 10 - df + 0.5) / (df + 0.5)), so that words
 -- most rules say ("ask", "include") weigh little and a word no rule has weighs most. The 10
 -- are rules assumed without the word: a user with one rule is not told that every word of it
--- is common. None when no rule has a query word. The rules of a scope are few, and the partial
--- index holds only them; each rule's words are read once, and at most the 2,000 newest rules
--- of the filter's scope are weighed (a search over a whole archive of many users).
+-- is common. None when no rule has a query word. Only the rules with a query word are read
+-- (a GIN index over the rules alone, sql/065_standing_rules.sql), each rule's words once.
 CREATE OR REPLACE FUNCTION archivist_standing_rule(query_text text, filter jsonb)
 RETURNS TABLE (id uuid, rank real)
 LANGUAGE plpgsql STABLE
@@ -39,15 +38,15 @@ BEGIN
         RETURN;
     END IF;
     RETURN QUERY EXECUTE format(
-        'WITH rules AS MATERIALIZED (SELECT c.id, c.fts FROM jarvis_memory_chunks c '
-        '    WHERE c.source = ''state_item'' AND c.metadata @> ''{"standing": true}'' AND %s '
-        '    ORDER BY c.created_at DESC LIMIT 2000), '
-        'said AS MATERIALIZED (SELECT DISTINCT r.id, u.lexeme AS w '
-        '    FROM rules r, unnest(r.fts) u WHERE u.lexeme = ANY ($8)), '
+        'WITH n AS (SELECT count(*)::float8 AS n FROM jarvis_memory_chunks c '
+        '    WHERE c.source = ''state_item'' AND c.metadata @> ''{"standing": true}'' AND %1$s), '
+        'said AS MATERIALIZED (SELECT DISTINCT c.id, u.lexeme AS w '
+        '    FROM jarvis_memory_chunks c, unnest(c.fts) u '
+        '    WHERE c.source = ''state_item'' AND c.metadata @> ''{"standing": true}'' AND %1$s '
+        '      AND c.fts @@ $10 AND u.lexeme = ANY ($8)), '
         'weights AS (SELECT q.w, ln(1 + (n.n + 10 - coalesce(d.df, 0) + 0.5) '
         '                           / (coalesce(d.df, 0) + 0.5)) AS weight '
-        '    FROM unnest($8::text[]) AS q(w) '
-        '    CROSS JOIN (SELECT count(*)::float8 AS n FROM rules) n '
+        '    FROM unnest($8::text[]) AS q(w) CROSS JOIN n '
         '    LEFT JOIN (SELECT s.w, count(*)::float8 AS df FROM said s GROUP BY s.w) d '
         '           ON d.w = q.w) '
         'SELECT s.id, (sum(w.weight) / (SELECT sum(weight) FROM weights))::real AS rank '
@@ -57,7 +56,9 @@ BEGIN
     USING NULL::vector, NULL::integer, archivist_filter_model(v_filter),
           archivist_filter_sessions(v_filter), v_filter ->> 'source',
           (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, v_words,
-          NULL::text, NULL::text, NULL::text, v_filter ->> 'user_id';
+          NULL::text,
+          to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ') FROM unnest(v_words) w)),
+          NULL::text, v_filter ->> 'user_id';
 END;
 $$;
 
