@@ -1,5 +1,6 @@
 """The I/O limits are the same at every edge: the SQL functions a bot may call directly clamp to
-the bounds the Python searches and the MCP tools state (archivist.search)."""
+the bounds the Python searches and the MCP tools state (archivist.search; the tools' text is
+built from the same constants)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from support.sources import T0, SourceDB
 
 from archivist.app import archive
 from archivist.config import Settings
-from archivist.mcp_server.tools import _LIMITS
 from archivist.pipeline import ArchiveRequest
 from archivist.search import ARCHIVE_MAX_ROWS, MEMORY_MAX_RESULTS
 
@@ -36,4 +36,3 @@ def test_the_sql_searches_clamp_to_the_python_bounds(source: SourceDB, settings:
         ).fetchall()
     assert len(hybrid) == len(nearest) == MEMORY_MAX_RESULTS
     assert len(rows) == ARCHIVE_MAX_ROWS
-    assert f"At most {MEMORY_MAX_RESULTS} chunks and {ARCHIVE_MAX_ROWS} archive rows" in _LIMITS
