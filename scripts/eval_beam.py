@@ -291,6 +291,7 @@ def evaluate(
                 max_sessions=100_000,
                 delay_ms=0,
                 ollama_retries=0,
+                sources={"message_user_id": er.USER_COLUMN},
                 **overrides,
             )
             id_to_key = er.load_conversations(url, beam.conversations)

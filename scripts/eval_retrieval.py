@@ -321,10 +321,16 @@ def drop_database(admin_url: str, name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+USER_COLUMN = "user_id"
+
+
 def load_conversations(url: str, conversations: Sequence[rs.Conversation]) -> dict[str, str]:
-    """Create the source tables, insert messages and summaries; returns message id -> key."""
+    """Create the source tables, insert messages and summaries; returns message id -> key.
+
+    Each conversation is its owner's (the `user_id` column, USER_COLUMN): what is true now is
+    reconciled per user, as the archive run does it for bots with per-user memory."""
     keys: dict[str, str] = {}
-    rows: list[tuple[int, str, str, str, datetime]] = []
+    rows: list[tuple[int, str, str, str, datetime, str]] = []
     summaries: list[tuple[str, str, datetime]] = []
     for conv in conversations:
         for session in conv.sessions:
@@ -335,12 +341,14 @@ def load_conversations(url: str, conversations: Sequence[rs.Conversation]) -> di
                 mid = len(rows) + 1
                 keys[str(mid)] = m.key
                 at = datetime.fromisoformat(m.created_at)
-                rows.append((mid, session.session_id, m.role, m.content, at))
+                rows.append((mid, session.session_id, m.role, m.content, at, conv.owner))
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(source_tables_sql())
+        conn.execute(f"ALTER TABLE session_messages ADD COLUMN {USER_COLUMN} text")
         with conn.cursor() as cur:
             with cur.copy(
-                "COPY session_messages (id, session_id, role, content, created_at) FROM STDIN"
+                "COPY session_messages (id, session_id, role, content, created_at, "
+                f"{USER_COLUMN}) FROM STDIN"
             ) as copy:
                 for row in rows:
                     copy.write_row(row)
@@ -488,6 +496,7 @@ def evaluate_embedder(
                 max_sessions=100_000,
                 delay_ms=0,
                 ollama_retries=0,
+                sources={"message_user_id": USER_COLUMN},
                 **(settings_overrides or {}),
             )
             id_to_key = load_conversations(url, labelled.conversations)

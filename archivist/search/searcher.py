@@ -18,6 +18,7 @@ from archivist.embed.base import Embedder, embed_query
 from archivist.errors import ConfigError
 from archivist.models import ChunkSource
 from archivist.sanitize import clean_text
+from archivist.search.current import current_first
 from archivist.search.deadline import Deadline, SearchTimeoutError
 from archivist.search.filters import ArchiveFilters, chunk_filter
 from archivist.search.newest import newest_first
@@ -116,6 +117,11 @@ class Searcher:
         terms = query_terms(text)
         hits = [_excerpted(memory_hit(r), terms, s.search_hit_max_chars) for r in rows]
         hits = newest_first(hits, terms)
+        if mode != "vector" and until is None and hits:
+            current = self._timed(
+                deadline, "archivist_current_values", {"query_text": text, "filter": Json(filter_)}
+            )
+            hits = current_first(hits, current, terms)
         # A cosine's scale depends on the model: only word relevance is judged weak.
         weak_below = s.search_weak_below if mode != "vector" else 0.0
         hits = [h.model_copy(update={"weak": (h.relevance or 0.0) < weak_below}) for h in hits]

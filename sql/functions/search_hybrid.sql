@@ -62,6 +62,50 @@ BEGIN
 END;
 $$;
 
+-- The current values the query asks about: the updates of a stated value ("the deadline moved
+-- to April 25": decisions and constraints whose change is 'update') true now (the stored
+-- reconciliation, sql/061: `current`) whose subject stems are all among the query's
+-- ("What is the deadline for the first sprint?" and the item "Sprint deadline: April 5"), at
+-- most 3, the most specific subject first, then the newest; each as the chunk of its item,
+-- shaped like hybrid_jarvis_memory_chunks' rows, with its subject and value. The memory search
+-- (archivist.search.current) puts one above an older hit that gives the subject another value:
+-- what the archive knows is true now comes before what was said before it. Only the items a
+-- query stem points to are read (the GIN index on subject_key and user, sql/061). Now only: a
+-- filter with `until` gets none, for the stored state is today's. The memory search calls it
+-- under what is left of its deadline (archivist.search.searcher).
+CREATE OR REPLACE FUNCTION archivist_current_values(query_text text, filter jsonb DEFAULT '{}')
+RETURNS TABLE (id uuid, session_id text, source text, content text, metadata jsonb,
+               similarity double precision, created_at timestamptz, score double precision,
+               relevance double precision, subject text, value text)
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_filter jsonb := archivist_check_filter(filter);
+    v_stems  text[] := archivist_query_words(query_text);
+BEGIN
+    IF cardinality(v_stems) = 0 OR v_filter ->> 'until' IS NOT NULL
+       OR coalesce(v_filter ->> 'source', 'state_item') <> 'state_item' THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE format(
+        'SELECT c.id, c.session_id, c.source, c.content, c.metadata, NULL::float8, '
+        '       c.created_at, NULL::float8, NULL::float8, i.subject, i.value '
+        'FROM jarvis_state_items i '
+        'JOIN jarvis_memory_chunks c ON c.session_id = i.session_id '
+        '     AND c.source = ''state_item'' AND c.metadata ->> ''uid'' = i.uid '
+        'WHERE i.current AND i.change = ''update'' AND i.type IN (''decision'', ''constraint'') '
+        '  AND array_append(i.subject_key, ''@'' || coalesce(i.user_id, '''')) && $8 '
+        '  AND cardinality(i.subject_key) > 0 AND i.subject_key <@ $8 '
+        '  AND ($12 IS NULL OR i.user_id = $12) AND %1$s '
+        'ORDER BY cardinality(i.subject_key) DESC, i.became_at DESC NULLS LAST, c.id LIMIT 3',
+        archivist_chunk_filter_sql(v_filter))
+    USING NULL::vector, NULL::integer, archivist_filter_model(v_filter),
+          archivist_filter_sessions(v_filter), v_filter ->> 'source',
+          (v_filter ->> 'since')::timestamptz, NULL::timestamptz, v_stems,
+          NULL::text, NULL::text, NULL::text, v_filter ->> 'user_id';
+END;
+$$;
+
 -- Ranks chunks for a query and picks match_count (at most 10) of them: the evidence first.
 -- Candidates: the 50 nearest turn windows and the 20 nearest chunks of any source
 -- (archivist_vector_candidates; if vector_weight > 0 and a query vector is given) and the 50

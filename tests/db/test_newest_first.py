@@ -87,3 +87,33 @@ def test_memory_search_ranks_the_update_first(source: SourceDB, settings: Settin
     assert sessions.index("week2") < sessions.index("week1")
     old = hits[sessions.index("week1")]
     assert old.superseded_by == hits[sessions.index("week2")].id
+
+
+def test_the_current_update_ranks_above_the_turn_it_replaced(
+    source: SourceDB, settings: Settings
+) -> None:
+    """The turn that said the old deadline matches the question best; the update was said in
+    few words, in a later session, and the archive holds it as the current deadline
+    (archivist.search.current)."""
+    old = (
+        "I'm worried about meeting my April 20 deadline for the draft submission to the "
+        "writing group, can you help me prioritise my editing?"
+    )
+    source.add("plan", [old, "Sure: cut wordiness first, then tighten the dialogue."], start=T0)
+    source.add(
+        "later",
+        ["Small change of plans: the deadline moved to April 25.", "Good, more room."],
+        start=T0 + timedelta(days=7),
+    )
+    archive(settings, ArchiveRequest(delay_ms=0))
+    query = "What deadline should I aim for to submit my draft to the writing group?"
+    hits = memory_search(query, settings=settings).hits
+    said_old = next(i for i, h in enumerate(hits) if "April 20" in h.content)
+    said_new = next(i for i, h in enumerate(hits) if "April 25" in h.content)
+    assert said_new < said_old, [h.content[:60] for h in hits]
+    assert hits[said_old].superseded_by == hits[said_new].id
+    assert hits[said_new].session_id == "later"
+    # as it stood before the change there was nothing newer
+    before = memory_search(query, settings=settings, until=T0 + timedelta(days=1)).hits
+    assert all("April 25" not in h.content for h in before)
+    assert all(h.superseded_by is None for h in before)

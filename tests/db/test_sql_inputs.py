@@ -92,6 +92,13 @@ def test_a_filter_of_the_right_shape_still_filters(call: Call) -> None:
     assert sessions == {"one-id"}
 
 
+def test_the_current_values_a_memory_search_reads_check_their_filter_too(call: Call) -> None:
+    code, detail = call(
+        "archivist_current_values", {"query_text": "deadline", "filter": '{"sesion_ids": []}'}
+    )
+    assert code == "22023" and 'filter key "sesion_ids" is unknown' in detail
+
+
 def test_the_user_id_filter_is_a_known_key(call: Call) -> None:
     """Per-user memory's key (sql/010_user_id.sql) passes the check and scopes: these sessions
     carry no user id, so no chunk is that user's."""
