@@ -60,7 +60,7 @@ class CountingEmbedder(HashEmbedder):
 
 def _benchkit() -> ModuleType:
     """The benchmarks' helpers (a script, not a package): their statement counter."""
-    spec = importlib.util.spec_from_file_location("benchkit", SCRIPTS / "benchkit.py")
+    spec = importlib.util.spec_from_file_location("benchkit", SCRIPTS / "bench" / "kit.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

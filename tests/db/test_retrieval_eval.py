@@ -23,7 +23,7 @@ HYBRID_FLOOR = {"single-fact": 0.93, "multi-hop": 0.73, "temporal": 0.93}
 
 def _load(name: str) -> ModuleType:
     """Import a script (not a package) as a module."""
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / "evals" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up here
@@ -32,7 +32,7 @@ def _load(name: str) -> ModuleType:
 
 
 rs = _load("retrieval_set")
-ev = _load("eval_retrieval")
+ev = _load("retrieval")
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from support.ollama_server import OllamaTestServer
 from archivist.extract.llm import OllamaExtractor
 from archivist.state.items import ItemType
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "eval_state.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "evals" / "state.py"
 
 
 @pytest.fixture(scope="module")

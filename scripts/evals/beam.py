@@ -45,14 +45,11 @@ from typing import Any
 
 import psycopg
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import eval_retrieval as er  # noqa: E402  (a sibling script: the scorer, database and embedders)
-import retrieval_set as rs  # noqa: E402
-
-from archivist.backends import open_store  # noqa: E402
-from archivist.config import SearchMode, Settings  # noqa: E402
-from archivist.search import Searcher  # noqa: E402
+from archivist.backends import open_store
+from archivist.config import SearchMode, Settings
+from archivist.search import Searcher
+from scripts.evals import retrieval as er
+from scripts.evals import retrieval_set as rs
 
 HALVES = {"tune": range(1, 11), "heldout": range(11, 21), "all": range(1, 21)}
 MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*\d+\s*$")

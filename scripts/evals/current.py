@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -39,18 +38,16 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import make_conninfo
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchkit import embedded_server  # noqa: E402  (a sibling script)
+from archivist.app import archive
+from archivist.backends import open_store
+from archivist.config import Settings
+from archivist.embed.hashing import HashEmbedder
+from archivist.pipeline import ArchiveRequest
+from archivist.source_tables import source_tables_sql
+from archivist.store.postgres import EmbeddingConfig, SessionSelection
+from scripts.bench.kit import embedded_server
 
-from archivist.app import archive  # noqa: E402
-from archivist.backends import open_store  # noqa: E402
-from archivist.config import Settings  # noqa: E402
-from archivist.embed.hashing import HashEmbedder  # noqa: E402
-from archivist.pipeline import ArchiveRequest  # noqa: E402
-from archivist.source_tables import source_tables_sql  # noqa: E402
-from archivist.store.postgres import EmbeddingConfig, SessionSelection  # noqa: E402
-
-SET = Path(__file__).resolve().parent.parent / "tests" / "state_quality" / "current_state.txt"
+SET = Path(__file__).resolve().parents[2] / "tests" / "state_quality" / "current_state.txt"
 SPLITS = ("tune", "heldout")
 TYPES = ("decision", "constraint")
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

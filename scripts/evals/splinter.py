@@ -24,7 +24,8 @@ from collections import Counter
 from pathlib import Path
 
 import psycopg
-from benchkit import embedded_server
+
+from scripts.bench.kit import embedded_server
 
 # What splinter reads of a Supabase project, stubbed: the roles, the schemas it names, the auth
 # functions its RLS lints parse for, the storage tables its bucket lint reads, and the default

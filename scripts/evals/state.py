@@ -49,7 +49,7 @@ from archivist.models import Message, StateItem
 from archivist.state.items import CandidateItem, ItemType, compute_uid, validated_status
 from archivist.state.reconcile import admit, reconcile, supersession_evidence
 
-SET = Path(__file__).resolve().parent.parent / "tests" / "state_quality"
+SET = Path(__file__).resolve().parents[2] / "tests" / "state_quality"
 SNIPPETS = SET / "snippets.json"
 TYPES: tuple[str, ...] = get_args(ItemType)
 SPLITS = ("tune", "heldout")

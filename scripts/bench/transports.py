@@ -15,24 +15,20 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from bench_archive import TEMPLATE_DB, Server, load_corpus  # noqa: E402
-from benchkit import embedded_server  # noqa: E402
-from support.postgrest_double import SERVICE_KEY, PostgrestDouble  # noqa: E402
-
-from archivist import ArchiveFilters, archive_search, memory_search  # noqa: E402
-from archivist.app import archive  # noqa: E402
-from archivist.config import Settings  # noqa: E402
-from archivist.pipeline import ArchiveRequest  # noqa: E402
-from archivist.store.postgres import SessionSelection  # noqa: E402
+from archivist import ArchiveFilters, archive_search, memory_search
+from archivist.app import archive
+from archivist.config import Settings
+from archivist.pipeline import ArchiveRequest
+from archivist.store.postgres import SessionSelection
+from scripts.bench.corpus import TEMPLATE_DB, Server, load_corpus
+from scripts.bench.kit import embedded_server
+from tests.support.postgrest_double import SERVICE_KEY, PostgrestDouble
 
 QUERIES = ["deploy the frontend", "database migration plan", "cache eviction", "trip to Lisbon"]
 

@@ -19,7 +19,6 @@ import time
 from typing import Any
 
 import psycopg
-from benchkit import embedded_server
 
 from archivist.chunking import chunk_id, window_slot
 from archivist.config import Settings
@@ -27,6 +26,7 @@ from archivist.embed.hashing import HashEmbedder
 from archivist.reembed import reembed
 from archivist.store.postgres import EmbeddingConfig, PostgresStore
 from archivist.store.reembed import ReembedStore
+from scripts.bench.kit import embedded_server
 
 WORDS = "deploy vercel redis cache oauth token rotate lisbon trip budget pipeline schema".split()
 

@@ -26,6 +26,9 @@ import psycopg
 from psycopg import sql
 
 SERVER_ENV = "ARCHIVIST_BENCH_PG"
+# The repository root: a benchmark run as a child process (`python -m scripts.bench.NAME`) starts
+# here, so that the package `scripts` is found without touching sys.path.
+ROOT = Path(__file__).resolve().parents[2]
 LOG_FILE = "log"  # relative to the data directory, where pgserver asks pg_ctl to log
 # One line per statement a client sent: simple protocol ("statement:") or extended ("execute").
 STATEMENT_LINE = re.compile(r"LOG:  (?:statement|execute [^:]*): ")

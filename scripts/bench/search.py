@@ -82,7 +82,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import benchkit
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
@@ -92,6 +91,7 @@ from psycopg.types.string import TextLoader
 
 from archivist.config import Settings
 from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from scripts.bench import kit
 
 Conn = psycopg.Connection[Any]
 Row = tuple[str, ...]
@@ -186,7 +186,7 @@ class Plan:
 @contextmanager
 def embedded_postgres() -> Iterator[str]:
     """A migrated database `bench_search` on the benchmarks' server, dropped afterwards."""
-    with benchkit.embedded_server() as server:
+    with kit.embedded_server() as server:
         url = server.create("bench_search")
         try:
             with psycopg.connect(url, autocommit=True) as conn:

