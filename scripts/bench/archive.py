@@ -78,6 +78,7 @@ from scripts.bench.corpus import (
     grow_corpus,
     load_corpus,
 )
+from tests.support.statements import StatementLog
 
 
 def server_facts(url: str) -> dict[str, str]:
@@ -280,7 +281,7 @@ def count_statements(server: Server, url: str, database: str, data_dir: Path, li
             [database],
         )
     server.create(copy, database)
-    log_ = kit.StatementLog(server.admin_url, copy)
+    log_ = StatementLog(server.admin_url, copy)
     log_.enable()
     try:
         log_.start()

@@ -48,8 +48,9 @@ import psycopg
 from archivist.backends import open_store
 from archivist.config import SearchMode, Settings
 from archivist.search import Searcher
-from scripts.evals import retrieval as er
-from scripts.evals import retrieval_set as rs
+from scripts.evals.retrieval import embedded_postgres, setting_overrides
+from tests.support import retrieval_eval as er
+from tests.support import retrieval_set as rs
 
 HALVES = {"tune": range(1, 11), "heldout": range(11, 21), "all": range(1, 21)}
 MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*\d+\s*$")
@@ -417,8 +418,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     scores = [
         run_bm25(beam, "bm25 windows 4/2", bm25_windows),
     ]
-    overrides = er._overrides(args.set)
-    with er.embedded_postgres() as admin_url:
+    overrides = setting_overrides(args.set)
+    with embedded_postgres() as admin_url:
         for name in args.embedder or ["hash"]:
             found, own = evaluate(admin_url, name, beam, args.mode or ["hybrid"], overrides)
             scores += [own, *found]
