@@ -1,13 +1,13 @@
 """Every benchmark in scripts/ on one embedded Postgres: one pgserver start-up for all of them.
 
-Starts pgserver once (scripts/kit.py), exports its admin URL as `ARCHIVIST_BENCH_PG`, and
+Starts pgserver once (scripts/bench/kit.py), exports its admin URL as `ARCHIVIST_BENCH_PG`, and
 runs each benchmark script in turn as its own process; each script then creates and drops its
 databases on that server instead of starting one of its own. A script's output goes to stdout
 under a heading; the exit status is 1 if any script failed.
 
-Run:  python scripts/bench_all.py                      (every benchmark at its quick size)
-      python scripts/bench_all.py --full               (their default sizes: long)
-      python scripts/bench_all.py --only archive search
+Run:  python -m scripts.bench.all                      (every benchmark at its quick size)
+      python -m scripts.bench.all --full               (their default sizes: long)
+      python -m scripts.bench.all --only archive search
 """
 
 from __future__ import annotations

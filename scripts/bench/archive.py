@@ -1,7 +1,7 @@
 """Benchmark of `archivist archive` on a synthetic corpus in a throw-away embedded Postgres.
 
-Everything runs against one embedded Postgres 16 + pgvector (`pgserver`, see scripts/kit.py:
-started in a temporary directory and deleted afterwards, or the one scripts/bench_all.py shares);
+Everything runs against one embedded Postgres 16 + pgvector (`pgserver`, see scripts/bench/kit.py:
+started in a temporary directory and deleted afterwards, or the one scripts/bench/all.py shares);
 the offline hash embedder (`hash-768`) is used, so the numbers
 are those of the archivist and of Postgres, not of a model server. Measured, in this order:
 
@@ -34,9 +34,9 @@ The corpus is generated from `--seed` with `random.Random` (same seed, same corp
 with binary COPY. Progress goes to stderr; the result table (or `--json`) goes to stdout. The
 exit status is 1 if the unchanged re-run embedded anything or a session failed.
 
-Run:  make bench                                  (python scripts/bench_archive.py)
-      python scripts/bench_archive.py --quick          (smoke size, well under 30 s)
-      python scripts/bench_archive.py --sessions 200 --messages 60 --seed 7 --json
+Run:  make bench                                  (python -m scripts.bench.archive)
+      python -m scripts.bench.archive --quick          (smoke size, well under 30 s)
+      python -m scripts.bench.archive --sessions 200 --messages 60 --seed 7 --json
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ into what the database round trips cost and what the client itself adds. Then th
 queries through the module function `archivist.memory_search`, which opens (and closes) a
 client, hence its connections, per call.
 
-Run:  python scripts/bench_client.py                  (200 calls, 100 sessions x 20 messages)
-      python scripts/bench_client.py --calls 20 --sessions 10   (a smoke run)
+Run:  python -m scripts.bench.client                  (200 calls, 100 sessions x 20 messages)
+      python -m scripts.bench.client --calls 20 --sessions 10   (a smoke run)
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ leaves them (lock_timeout_s 10, statement_timeout_s 600, the searches 15 s):
 
 It prints the seconds until each was cancelled, and how (SQLSTATE). Numbers, not assertions.
 
-Run:  python scripts/bench_lock_waits.py
+Run:  python -m scripts.bench.lock_waits
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ swaps. Printed: the whole reembed's chunks/s, and the share of the swap (column 
 and vector rewrite, HNSW rebuild) in it. The hash embedder is cheap next to Ollama, so this
 measures the archivist's own cost; with Ollama, throughput is bounded by the model instead.
 
-    .venv/bin/python scripts/bench_reembed.py [--chunks 10000] [--batch 64]
+    .venv/bin/python -m scripts.bench.reembed [--chunks 10000] [--batch 64]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ that grows between runs (new messages, late arrivals, summary updates). Each rou
 completion and tests/support/invariants.py checks every session.
 
     make soak                                   (50 kills)
-    ARCHIVIST_SOAK_KILLS=200 ARCHIVIST_FAULT_SEED=7 python scripts/soak.py
+    ARCHIVIST_SOAK_KILLS=200 ARCHIVIST_FAULT_SEED=7 python -m scripts.bench.soak
 
 Prints kills survived, runs killed mid-work, sessions, messages, lost, doubled, and every
 violation; exits 1 if any invariant is broken. The same seed replays the same schedule

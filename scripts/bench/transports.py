@@ -7,8 +7,8 @@ call, plus the double's own work (a pooled connection, a signature lookup, json_
 real Supabase adds the network round trip per call (tens of ms across a region), so the count
 of calls per session, printed too, is the number to multiply by your latency.
 
-Run:  python scripts/bench_transports.py                 (200 sessions x 40 messages)
-      python scripts/bench_transports.py --sessions 20   (a smoke run)
+Run:  python -m scripts.bench.transports                 (200 sessions x 40 messages)
+      python -m scripts.bench.transports --sessions 20   (a smoke run)
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Benchmark of scaling out: W archive workers over one database, with the claim queue.
 
 For each embedder and each W, on a fresh database (a clone of a migrated template on one
-embedded Postgres, see scripts/kit.py) holding the same generated corpus (N sessions x M
-messages, scripts/corpus.py's generator), W workers archive every pending session,
+embedded Postgres, see scripts/bench/kit.py) holding the same generated corpus (N sessions x M
+messages, scripts/bench/corpus.py's generator), W workers archive every pending session,
 either as W separate `python -m archivist archive --json` processes started together (how N
 cron entries or N hosts run) or as one `archive --workers W`. Measured per row:
 
@@ -29,8 +29,8 @@ Postgres's own cost) and `latency` (the Ollama test double, tests/support/ollama
 answering with 40 ms per request + 2 ms per text, at most 4 requests at once, like an Ollama
 with OLLAMA_NUM_PARALLEL=4; the real OllamaEmbedder talks to it over HTTP).
 
-Run:  python scripts/bench_workers.py                          (120 x 20, W = 1 2, both modes)
-      python scripts/bench_workers.py --sessions 1200 --messages 40 --workers 1 2 4 8 12 \\
+Run:  python -m scripts.bench.workers                          (120 x 20, W = 1 2, both modes)
+      python -m scripts.bench.workers --sessions 1200 --messages 40 --workers 1 2 4 8 12 \\
           --embedders offline --modes separate --json
 """
 

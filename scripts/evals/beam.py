@@ -24,8 +24,8 @@ Baselines, scored the same way: BM25 over 4-message windows with stride 2 within
 published baseline), and BM25 over the archivist's own turn chunks (the same text per hit as
 the archivist).
 
-Run:  python scripts/eval_beam.py --beam-dir /tmp/beam/chats/100K --half tune
-      python scripts/eval_beam.py --beam-dir ... --half heldout --embedder hash --mode hybrid
+Run:  python -m scripts.evals.beam --beam-dir /tmp/beam/chats/100K --half tune
+      python -m scripts.evals.beam --beam-dir ... --half heldout --embedder hash --mode hybrid
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ Two sources, reported apart, each by split:
   longer current. `contradiction_resolution`: an item of each statement's messages, and the
   pair flagged as a conflict.
 
-Run:  python scripts/eval_current.py [--split tune|heldout] [--beam /tmp/beam/chats/100K]
+Run:  python -m scripts.evals.current [--split tune|heldout] [--beam /tmp/beam/chats/100K]
       [--json] [-v]
 """
 

@@ -11,7 +11,7 @@ minimal `auth` and `storage` schemas, and Supabase's default privileges for the 
 PostgREST would expose `public`. Printed: the count of each lint by level, and every WARN and
 ERROR in full. Exit 1 if there is any WARN or ERROR, else 0.
 
-    .venv/bin/python scripts/splinter_check.py /tmp/splinter/splinter.sql
+    .venv/bin/python -m scripts.evals.splinter /tmp/splinter/splinter.sql
 """
 
 from __future__ import annotations

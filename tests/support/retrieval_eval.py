@@ -1,6 +1,6 @@
 """Retrieval quality of `memory_search` on the generated labelled set, against a BM25 baseline.
 
-The set (scripts/retrieval_set.py, checked against tests/retrieval/manifest.json): 24 long
+The set (tests/support/retrieval_set.py, checked against tests/retrieval/manifest.json): 24 long
 conversations of 14-16 sessions (8,609 messages), 624 questions in four classes, each answerable
 question labelled with the messages that hold its answer. The script starts its own embedded
 Postgres (pgserver, in a temporary directory deleted afterwards), loads the conversations and
