@@ -46,6 +46,7 @@ from typing import Any
 import psycopg
 
 from archivist.backends import open_store
+from archivist.chunking import chunk_chars
 from archivist.config import SearchMode, Settings
 from archivist.search import Searcher
 from scripts.evals.retrieval import embedded_postgres, setting_overrides
@@ -123,7 +124,8 @@ def load_chat(folder: Path) -> tuple[rs.Conversation, list[BeamQuestion]]:
             source = item.get("source_chat_ids")
             keys = tuple(dict.fromkeys(f"{chat_id}:{i}" for i in _ids(source)))
             keys = tuple(k for k in keys if k in known)
-            original = updated = ()
+            original: tuple[str, ...] = ()
+            updated: tuple[str, ...] = ()
             if kind == "knowledge_update" and isinstance(source, dict):
                 original = tuple(f"{chat_id}:{i}" for i in _ids(source.get("original_info")))
                 updated = tuple(f"{chat_id}:{i}" for i in _ids(source.get("updated_info")))
@@ -241,8 +243,10 @@ def score(
 # -- baselines ----------------------------------------------------------------------------------
 
 
-def bm25_windows(conversation: rs.Conversation, size: int = 4, stride: int = 2) -> list[tuple]:
-    windows = []
+def bm25_windows(
+    conversation: rs.Conversation, size: int = 4, stride: int = 2
+) -> list[tuple[frozenset[str], str]]:
+    windows: list[tuple[frozenset[str], str]] = []
     for session in conversation.sessions:
         ms = session.messages
         for start in range(0, max(len(ms) - size, 0) + 1, stride):
@@ -325,7 +329,7 @@ def evaluate(
                         score(f"{embedder_name} {mode}", beam.questions, results, latencies)
                     )
             own = _own_turns(url, id_to_key, beam)
-            pieces = er.chunk_chars(embedder.model, settings.chunk_max_chars)
+            pieces = chunk_chars(embedder.model, settings.chunk_max_chars)
             indexes = {
                 c.owner: er.VectorWindows(embedder, bm25_windows(c), pieces)
                 for c in beam.conversations

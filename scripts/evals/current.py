@@ -219,13 +219,13 @@ def score_own(conversations: Sequence[Conversation], items: list[dict[str, Any]]
                 if hit is not None and not hit["current"]:
                     falsely_stopped += 1
                     misses.append(f"{conv.id}: {label.id} stopped by {hit['superseded_by']}")
-        for a, b in conv.conflicts:
+        for first, second in conv.conflicts:
             conflicts += 1
-            x, y = found.get(a), found.get(b)
+            x, y = found.get(first), found.get(second)
             if x and y and x["conflict"] and y["conflict"]:
                 conflicts_found += 1
             else:
-                misses.append(f"{conv.id}: conflict {a} {b} not flagged")
+                misses.append(f"{conv.id}: conflict {first} {second} not flagged")
         wanted = {found[x.id]["uid"] for x in conv.labels if x.current == "yes" and x.id in found}
         allowed = wanted | {
             found[x.id]["uid"] for x in conv.labels if x.current == "any" and x.id in found

@@ -256,9 +256,9 @@ class VectorWindows:
         self.embedder = embedder
         self.keys = [keys for keys, _ in windows]
         vectors, _ = embed_documents(embedder, [text for _, text in windows], pieces)
-        self.matrix = np.stack(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
-        norms = np.linalg.norm(self.matrix, axis=1, keepdims=True)
-        self.matrix = self.matrix / np.where(norms == 0, 1, norms)
+        matrix = np.stack(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        self.matrix = matrix / np.where(norms == 0, 1, norms)
 
     def search(self, query: str, k: int = LIMIT) -> list[RankedHit]:
         vector = embed_query(self.embedder, query)
