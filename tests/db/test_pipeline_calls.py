@@ -11,17 +11,15 @@ fixed statements (readiness, the run log, the session list) are.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import psycopg
 import pytest
 from support.sources import T0, SourceDB
+from support.statements import StatementLog
 
 from archivist.app import archive
 from archivist.config import Settings
@@ -29,8 +27,6 @@ from archivist.embed.hashing import HashEmbedder
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest
 from archivist.store.postgres import SessionSelection
-
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 TALK = [
     "Should we move the billing API from Redis to Memcached?",
@@ -58,20 +54,11 @@ class CountingEmbedder(HashEmbedder):
         return super().embed_batch(texts)
 
 
-def _benchkit() -> ModuleType:
-    """The benchmarks' helpers (a script, not a package): their statement counter."""
-    spec = importlib.util.spec_from_file_location("benchkit", SCRIPTS / "benchkit.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def statements(pg_server: str, db_url: str) -> Iterator[Any]:
-    """benchkit's StatementLog on the test's database: `start()`, then `lines()`."""
+    """A StatementLog on the test's database: `start()`, then `lines()`."""
     database = psycopg.conninfo.conninfo_to_dict(db_url)["dbname"]
-    log = _benchkit().StatementLog(pg_server, str(database))
+    log = StatementLog(pg_server, str(database))
     log.enable()
     try:
         yield log

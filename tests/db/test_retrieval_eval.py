@@ -1,46 +1,29 @@
 """The generated retrieval set is what its manifest says, the scorer scores what it claims, and
 `memory_search` with the offline hash embedder keeps its measured evidence recall.
 
-The floors come from scripts/eval_retrieval.py on the first SUBSET conversations (hash embedder,
-deterministic, so the numbers only move when chunking or ranking changes). They sit a little
-below the measured values so that a real regression fails, not a one-question wobble.
+The floors come from `python -m scripts.evals.retrieval` on the first SUBSET conversations
+(hash embedder, deterministic, so the numbers only move when chunking or ranking changes). They
+sit a little below the measured values so that a real regression fails, not a one-question
+wobble.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
+from support import retrieval_eval as ev
+from support import retrieval_set as rs
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 SUBSET = 3
 # Measured on the subset (hash, hybrid): single-fact 1.000, multi-hop 0.800, temporal 1.000.
 HYBRID_FLOOR = {"single-fact": 0.93, "multi-hop": 0.73, "temporal": 0.93}
 
 
-def _load(name: str) -> ModuleType:
-    """Import a script (not a package) as a module."""
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
-rs = _load("retrieval_set")
-ev = _load("eval_retrieval")
-
-
 @pytest.fixture(scope="module")
-def labelled() -> ModuleType:
+def labelled() -> rs.LabelledSet:
     return rs.load_checked()
 
 
-def test_generated_set_matches_its_manifest_and_the_brief(labelled: ModuleType) -> None:
+def test_generated_set_matches_its_manifest_and_the_brief(labelled: rs.LabelledSet) -> None:
     manifest = rs.read_manifest()
     assert labelled.checksum() == manifest["sha256"]
     assert rs.problems(labelled) == []
@@ -55,7 +38,7 @@ def test_generated_set_matches_its_manifest_and_the_brief(labelled: ModuleType) 
     assert len(asked) > 0.95 * len(labelled.questions)
 
 
-def test_evidence_messages_hold_the_words_they_are_labelled_for(labelled: ModuleType) -> None:
+def test_evidence_messages_hold_the_words_they_are_labelled_for(labelled: rs.LabelledSet) -> None:
     """Each evidence key names a message of its conversation; multi-hop spans two sessions."""
     text = {
         m.key: m.content for c in labelled.conversations for s in c.sessions for m in s.messages
@@ -67,7 +50,7 @@ def test_evidence_messages_hold_the_words_they_are_labelled_for(labelled: Module
             assert f"my {relation}" in text[q.evidence[0]].lower(), q.question
 
 
-def test_problems_reports_evidence_outside_its_conversation(labelled: ModuleType) -> None:
+def test_problems_reports_evidence_outside_its_conversation(labelled: rs.LabelledSet) -> None:
     small = labelled.subset(2)
     other = small.conversations[1].sessions[0].messages[0].key
     broken = rs.LabelledSet(

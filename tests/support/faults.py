@@ -1,5 +1,5 @@
 """Fault-injection helpers: a generated corpus, `python -m archivist archive` as a subprocess,
-and `kill -9` at seeded random moments. Used by tests/db/test_crash.py and scripts/soak.py.
+and `kill -9` at seeded random moments. Used by tests/db/test_crash.py and scripts/bench/soak.py.
 
 Everything random comes from one `random.Random(seed)`, so a failing seed replays.
 """

@@ -11,7 +11,7 @@ the way Ollama does, so the real `ollama` client can talk to it over real HTTP:
 Embeddings are deterministic: the archivist's offline `HashEmbedder` of `dimension` (768),
 or of the model's own dimension in `dimensions` (e.g. {"all-minilm": 384}); or a model's own
 function in `embed_fns` (texts -> vectors), which serves a real sentence embedder over this API
-(scripts/eval_retrieval.py does, with all-MiniLM-L6-v2).
+(tests/support/retrieval_eval.py does, with all-MiniLM-L6-v2).
 Unknown models get Ollama's 404 ("model ... not found, try pulling it first").
 
 Misbehaviour is set at runtime on the server object: `fault` is one of

@@ -1,6 +1,6 @@
 """The labelled state-quality set is well-formed, and the rules keep their quality on it.
 
-Measured with `python scripts/eval_state.py` (rules extractor, both embedders):
+Measured with `python -m scripts.evals.state` (rules extractor, both embedders):
 
 - items, tune / held-out: precision 0.97 / 1.00, recall 1.00 / 1.00, status accuracy 1.00;
 - supersessions, tune / held-out, hash and shuffled vectors alike: precision 1.00 / 1.00,
@@ -12,38 +12,25 @@ The floors sit below, so that a real regression fails, not a one-item wobble.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
 from typing import Any, get_args
 
 import pytest
+from support import state_quality
 from support.ollama_server import OllamaTestServer
 
 from archivist.extract.llm import OllamaExtractor
 from archivist.state.items import ItemType
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "eval_state.py"
-
 
 @pytest.fixture(scope="module")
-def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("eval_state", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def scores(script: ModuleType) -> dict[str, Any]:
-    report: dict[str, Any] = script.report(None, sorted(script.EMBEDDERS))
+def scores() -> dict[str, Any]:
+    report: dict[str, Any] = state_quality.report(None, sorted(state_quality.EMBEDDERS))
     return report
 
 
-def test_the_labelled_set_covers_what_the_issue_asks(script: ModuleType) -> None:
-    snippets = script.load_snippets()
-    sequences, topics = script.load("sequences"), script.load("topics")
+def test_the_labelled_set_covers_what_the_issue_asks() -> None:
+    snippets = state_quality.load_snippets()
+    sequences, topics = state_quality.load("sequences"), state_quality.load("topics")
     assert len(snippets) >= 50 and len(sequences) >= 24 and len(topics) >= 8
     for cases in (snippets, sequences, topics):
         assert len({c["id"] for c in cases}) == len(cases)
@@ -97,16 +84,16 @@ def test_topics_floor(scores: dict[str, Any]) -> None:
 
 
 def test_the_llm_path_scores_the_llm_and_counts_its_fallbacks(
-    script: ModuleType, ollama_server: OllamaTestServer
+    ollama_server: OllamaTestServer,
 ) -> None:
-    """Pointed at an Ollama, the script scores the LLM's candidates; where the LLM fails, the
+    """Pointed at an Ollama, the scorer scores the LLM's candidates; where the LLM fails, the
     rules' candidates are scored and the fallback is counted."""
     ollama_server.models.add("llama3.2:latest")
     ollama_server.chat_replies = ["not JSON at all"]
-    snippets = [s for s in script.load_snippets() if s["split"] == "heldout"]
-    llm = script.LlmCandidates(OllamaExtractor(model="llama3.2", host=ollama_server.url))
-    scores = script.evaluate(snippets, llm)
+    snippets = [s for s in state_quality.load_snippets() if s["split"] == "heldout"]
+    llm = state_quality.LlmCandidates(OllamaExtractor(model="llama3.2", host=ollama_server.url))
+    scores = state_quality.evaluate(snippets, llm)
     assert len(llm.fallbacks) == len(snippets)
     assert all(r.startswith("invalid_output") for r in llm.fallbacks)
-    assert scores["precision"] == script.evaluate(snippets)["precision"]
+    assert scores["precision"] == state_quality.evaluate(snippets)["precision"]
     assert len(ollama_server.chat_requests) == len(snippets)

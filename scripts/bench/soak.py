@@ -7,7 +7,7 @@ that grows between runs (new messages, late arrivals, summary updates). Each rou
 completion and tests/support/invariants.py checks every session.
 
     make soak                                   (50 kills)
-    ARCHIVIST_SOAK_KILLS=200 ARCHIVIST_FAULT_SEED=7 python scripts/soak.py
+    ARCHIVIST_SOAK_KILLS=200 ARCHIVIST_FAULT_SEED=7 python -m scripts.bench.soak
 
 Prints kills survived, runs killed mid-work, sessions, messages, lost, doubled, and every
 violation; exits 1 if any invariant is broken. The same seed replays the same schedule
@@ -25,20 +25,17 @@ from pathlib import Path
 
 import psycopg
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from benchkit import embedded_server  # noqa: E402
-from support.faults import (  # noqa: E402
+from archivist.config import Settings
+from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from scripts.bench.kit import embedded_server
+from tests.support.faults import (
     Corpus,
     archivist_env,
     create_sources,
     kill_at_random,
     run_to_completion,
 )
-from support.invariants import summary, violations  # noqa: E402
-
-from archivist.config import Settings  # noqa: E402
-from archivist.store.postgres import EmbeddingConfig, PostgresStore  # noqa: E402
+from tests.support.invariants import summary, violations
 
 
 def main() -> int:

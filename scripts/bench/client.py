@@ -12,8 +12,8 @@ into what the database round trips cost and what the client itself adds. Then th
 queries through the module function `archivist.memory_search`, which opens (and closes) a
 client, hence its connections, per call.
 
-Run:  python scripts/bench_client.py                  (200 calls, 100 sessions x 20 messages)
-      python scripts/bench_client.py --calls 20 --sessions 10   (a smoke run)
+Run:  python -m scripts.bench.client                  (200 calls, 100 sessions x 20 messages)
+      python -m scripts.bench.client --calls 20 --sessions 10   (a smoke run)
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import argparse
 import itertools
 import json
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -33,16 +32,13 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_archive import TEMPLATE_DB, Server, load_corpus  # noqa: E402
-from benchkit import embedded_server  # noqa: E402
-
-from archivist import Archivist, memory_search  # noqa: E402
-from archivist.config import Settings  # noqa: E402
-from archivist.pipeline import ArchiveRequest  # noqa: E402
-from archivist.store.postgres import SessionSelection  # noqa: E402
-from archivist.store.rpc import Json, PsycopgRpc, Rpc  # noqa: E402
+from archivist import Archivist, memory_search
+from archivist.config import Settings
+from archivist.pipeline import ArchiveRequest
+from archivist.store.postgres import SessionSelection
+from archivist.store.rpc import Json, PsycopgRpc, Rpc
+from scripts.bench.corpus import TEMPLATE_DB, Server, load_corpus
+from scripts.bench.kit import embedded_server
 
 QUERIES = [
     "deploy the frontend",

@@ -24,8 +24,8 @@ Baselines, scored the same way: BM25 over 4-message windows with stride 2 within
 published baseline), and BM25 over the archivist's own turn chunks (the same text per hit as
 the archivist).
 
-Run:  python scripts/eval_beam.py --beam-dir /tmp/beam/chats/100K --half tune
-      python scripts/eval_beam.py --beam-dir ... --half heldout --embedder hash --mode hybrid
+Run:  python -m scripts.evals.beam --beam-dir /tmp/beam/chats/100K --half tune
+      python -m scripts.evals.beam --beam-dir ... --half heldout --embedder hash --mode hybrid
 """
 
 from __future__ import annotations
@@ -45,14 +45,13 @@ from typing import Any
 
 import psycopg
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import eval_retrieval as er  # noqa: E402  (a sibling script: the scorer, database and embedders)
-import retrieval_set as rs  # noqa: E402
-
-from archivist.backends import open_store  # noqa: E402
-from archivist.config import SearchMode, Settings  # noqa: E402
-from archivist.search import Searcher  # noqa: E402
+from archivist.backends import open_store
+from archivist.chunking import chunk_chars
+from archivist.config import SearchMode, Settings
+from archivist.search import Searcher
+from scripts.evals.retrieval import embedded_postgres, setting_overrides
+from tests.support import retrieval_eval as er
+from tests.support import retrieval_set as rs
 
 HALVES = {"tune": range(1, 11), "heldout": range(11, 21), "all": range(1, 21)}
 MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*\d+\s*$")
@@ -125,7 +124,8 @@ def load_chat(folder: Path) -> tuple[rs.Conversation, list[BeamQuestion]]:
             source = item.get("source_chat_ids")
             keys = tuple(dict.fromkeys(f"{chat_id}:{i}" for i in _ids(source)))
             keys = tuple(k for k in keys if k in known)
-            original = updated = ()
+            original: tuple[str, ...] = ()
+            updated: tuple[str, ...] = ()
             if kind == "knowledge_update" and isinstance(source, dict):
                 original = tuple(f"{chat_id}:{i}" for i in _ids(source.get("original_info")))
                 updated = tuple(f"{chat_id}:{i}" for i in _ids(source.get("updated_info")))
@@ -243,8 +243,10 @@ def score(
 # -- baselines ----------------------------------------------------------------------------------
 
 
-def bm25_windows(conversation: rs.Conversation, size: int = 4, stride: int = 2) -> list[tuple]:
-    windows = []
+def bm25_windows(
+    conversation: rs.Conversation, size: int = 4, stride: int = 2
+) -> list[tuple[frozenset[str], str]]:
+    windows: list[tuple[frozenset[str], str]] = []
     for session in conversation.sessions:
         ms = session.messages
         for start in range(0, max(len(ms) - size, 0) + 1, stride):
@@ -328,7 +330,7 @@ def evaluate(
                         score(f"{embedder_name} {mode}", beam.questions, results, latencies)
                     )
             own = _own_turns(url, id_to_key, beam)
-            pieces = er.chunk_chars(embedder.model, settings.chunk_max_chars)
+            pieces = chunk_chars(embedder.model, settings.chunk_max_chars)
             indexes = {
                 c.owner: er.VectorWindows(embedder, bm25_windows(c), pieces)
                 for c in beam.conversations
@@ -421,8 +423,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     scores = [
         run_bm25(beam, "bm25 windows 4/2", bm25_windows),
     ]
-    overrides = er._overrides(args.set)
-    with er.embedded_postgres() as admin_url:
+    overrides = setting_overrides(args.set)
+    with embedded_postgres() as admin_url:
         for name in args.embedder or ["hash"]:
             found, own = evaluate(admin_url, name, beam, args.mode or ["hybrid"], overrides)
             scores += [own, *found]

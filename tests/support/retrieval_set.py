@@ -23,24 +23,20 @@ Everything comes from one seed through `random.Random`, so the set is the same o
 the evaluation and a test check. The texts are written here (templates and word lists), so the
 set is free of any licence but this project's.
 
-Run:  python scripts/retrieval_set.py                  (counts and checksum)
-      python scripts/retrieval_set.py --out set.json   (the whole set, to read)
-      python scripts/retrieval_set.py --write-manifest (after a deliberate change)
+Printed, written or re-manifested by `python -m scripts.evals.retrieval_set`.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import random
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-MANIFEST = Path(__file__).resolve().parent.parent / "tests" / "retrieval" / "manifest.json"
+MANIFEST = Path(__file__).resolve().parents[1] / "retrieval" / "manifest.json"
 SEED = 20260513
 CONVERSATIONS = 24
 CLASSES = ("single-fact", "multi-hop", "temporal", "no-answer")
@@ -1557,30 +1553,6 @@ def load_checked(path: Path = MANIFEST) -> LabelledSet:
     if labelled.checksum() != manifest["sha256"]:
         raise ValueError(
             "the generated retrieval set differs from tests/retrieval/manifest.json; if the "
-            "change is deliberate, run: python scripts/retrieval_set.py --write-manifest"
+            "change is deliberate, run: python -m scripts.evals.retrieval_set --write-manifest"
         )
     return labelled
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--out", type=Path, help="write the whole set as JSON here")
-    parser.add_argument("--write-manifest", action="store_true", help=f"rewrite {MANIFEST.name}")
-    args = parser.parse_args(argv)
-    labelled = generate(args.seed)
-    found = problems(labelled)
-    if found:
-        print("error: " + "; ".join(found[:5]), file=sys.stderr)
-        return 2
-    manifest = manifest_of(labelled)
-    if args.out:
-        args.out.write_text(json.dumps(labelled.to_json(), indent=1), encoding="utf-8")
-    if args.write_manifest:
-        MANIFEST.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(manifest, indent=2))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

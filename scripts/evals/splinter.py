@@ -11,7 +11,7 @@ minimal `auth` and `storage` schemas, and Supabase's default privileges for the 
 PostgREST would expose `public`. Printed: the count of each lint by level, and every WARN and
 ERROR in full. Exit 1 if there is any WARN or ERROR, else 0.
 
-    .venv/bin/python scripts/splinter_check.py /tmp/splinter/splinter.sql
+    .venv/bin/python -m scripts.evals.splinter /tmp/splinter/splinter.sql
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from collections import Counter
 from pathlib import Path
 
 import psycopg
-from benchkit import embedded_server
+
+from scripts.bench.kit import embedded_server
 
 # What splinter reads of a Supabase project, stubbed: the roles, the schemas it names, the auth
 # functions its RLS lints parse for, the storage tables its bucket lint reads, and the default

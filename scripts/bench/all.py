@@ -1,13 +1,13 @@
 """Every benchmark in scripts/ on one embedded Postgres: one pgserver start-up for all of them.
 
-Starts pgserver once (scripts/benchkit.py), exports its admin URL as `ARCHIVIST_BENCH_PG`, and
+Starts pgserver once (scripts/bench/kit.py), exports its admin URL as `ARCHIVIST_BENCH_PG`, and
 runs each benchmark script in turn as its own process; each script then creates and drops its
 databases on that server instead of starting one of its own. A script's output goes to stdout
 under a heading; the exit status is 1 if any script failed.
 
-Run:  python scripts/bench_all.py                      (every benchmark at its quick size)
-      python scripts/bench_all.py --full               (their default sizes: long)
-      python scripts/bench_all.py --only archive search
+Run:  python -m scripts.bench.all                      (every benchmark at its quick size)
+      python -m scripts.bench.all --full               (their default sizes: long)
+      python -m scripts.bench.all --only archive search
 """
 
 from __future__ import annotations
@@ -18,24 +18,22 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
-from benchkit import SERVER_ENV, embedded_server
+from scripts.bench.kit import ROOT, SERVER_ENV, embedded_server
 
-SCRIPTS = Path(__file__).resolve().parent
-# name -> (script, arguments at the quick size, arguments at the full size)
+# name -> (module, arguments at the quick size, arguments at the full size)
 BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
-    "archive": ("bench_archive.py", ["--quick"], []),
-    "search": ("bench_search.py", ["--quick"], []),
-    "reembed": ("bench_reembed.py", ["--chunks", "2000"], []),
-    "client": ("bench_client.py", ["--calls", "50", "--sessions", "30"], []),
+    "archive": ("scripts.bench.archive", ["--quick"], []),
+    "search": ("scripts.bench.search", ["--quick"], []),
+    "reembed": ("scripts.bench.reembed", ["--chunks", "2000"], []),
+    "client": ("scripts.bench.client", ["--calls", "50", "--sessions", "30"], []),
     "current": (
-        "bench_current.py",
+        "scripts.bench.current",
         ["--sessions", "1000", "--users", "20", "--held", "50", "--calls", "50"],
         [],
     ),
-    "transports": ("bench_transports.py", ["--sessions", "20"], []),
-    "lock_waits": ("bench_lock_waits.py", [], []),
+    "transports": ("scripts.bench.transports", ["--sessions", "20"], []),
+    "lock_waits": ("scripts.bench.lock_waits", [], []),
 }
 
 
@@ -48,12 +46,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     with embedded_server() as server:
         env = {**os.environ, SERVER_ENV: server.admin_url}
         for name in args.only or list(BENCHMARKS):
-            script, quick, full = BENCHMARKS[name]
-            command = [sys.executable, str(SCRIPTS / script), *(full if args.full else quick)]
+            module, quick, full = BENCHMARKS[name]
+            command = [sys.executable, "-m", module, *(full if args.full else quick)]
             title = f"== {name}: {' '.join(command[1:])}"
             print(f"\n{title}\n{'=' * len(title)}", flush=True)
             started = time.perf_counter()
-            done = subprocess.run(command, env=env, check=False)
+            done = subprocess.run(command, env=env, cwd=ROOT, check=False)
             print(f"({name}: exit {done.returncode}, {time.perf_counter() - started:.1f} s)")
             if done.returncode != 0:
                 failed.append(name)

@@ -1,20 +1,16 @@
-"""What every benchmark in scripts/ shares: one embedded Postgres, and statements counted on it.
+"""What every benchmark in scripts/ shares: one embedded Postgres.
 
 `embedded_server()` starts pgserver (Postgres 16 + pgvector) in a temporary directory and
 deletes it afterwards, or, when `ARCHIVIST_BENCH_PG` holds the admin URL of a server that is
-already running (`scripts/bench_all.py` sets it), uses that server and leaves it running. So
-each benchmark stays runnable on its own, and `bench_all.py` runs them all on one start-up.
+already running (`python -m scripts.bench.all` sets it), uses that server and leaves it running. So
+each benchmark stays runnable on its own, and `scripts.bench.all` runs them all on one start-up.
 
-`StatementLog` counts, on the Postgres side, the statements one database received: it turns
-on `log_statement = 'all'` for that database and reads the server's own log file through
-`pg_read_file` (pgserver starts Postgres with `-l <pgdata>/log`), so nothing on the client
-side, no driver hook, decides what counts as a call.
+The statements a benchmark's database received are counted by tests/support/statements.py.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -26,9 +22,9 @@ import psycopg
 from psycopg import sql
 
 SERVER_ENV = "ARCHIVIST_BENCH_PG"
-LOG_FILE = "log"  # relative to the data directory, where pgserver asks pg_ctl to log
-# One line per statement a client sent: simple protocol ("statement:") or extended ("execute").
-STATEMENT_LINE = re.compile(r"LOG:  (?:statement|execute [^:]*): ")
+# The repository root: a benchmark run as a child process (`python -m scripts.bench.NAME`) starts
+# here, so that the package `scripts` is found without touching sys.path.
+ROOT = Path(__file__).resolve().parents[2]
 _DROP = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
 
 
@@ -92,54 +88,3 @@ def embedded_server(prefix: str = "archivist-bench-") -> Iterator[Server]:
             yield server
         finally:
             server.stop()
-
-
-class StatementLog:
-    """Counts the statements one database receives between `start()` and `count()`.
-
-    Statement logging is set on the database (`ALTER DATABASE ... SET log_statement`), so only
-    connections opened afterwards and to that database log; the count is read from the part of
-    the server log written since `start()`. Each counted line is one statement the server
-    received, that is one round trip (a BEGIN and a COMMIT count as one each).
-    """
-
-    def __init__(self, admin_url: str, database: str) -> None:
-        self.admin_url = admin_url
-        self.database = database
-        self._offset = 0
-
-    def enable(self) -> None:
-        self._alter("all")
-
-    def disable(self) -> None:
-        self._alter("none")
-
-    def _alter(self, value: str) -> None:
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("ALTER DATABASE {} SET log_statement = {}").format(
-                    sql.Identifier(self.database), sql.Literal(value)
-                )
-            )
-
-    def _size(self, conn: psycopg.Connection[Any]) -> int:
-        row = conn.execute("SELECT size FROM pg_stat_file(%s)", [LOG_FILE]).fetchone()
-        return int(row[0]) if row else 0
-
-    def start(self) -> None:
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            self._offset = self._size(conn)
-
-    def lines(self) -> list[str]:
-        """The statement lines logged since `start()`."""
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            end = self._size(conn)
-            row = conn.execute(
-                "SELECT convert_from(pg_read_binary_file(%s, %s, %s), 'UTF8')",
-                [LOG_FILE, self._offset, end - self._offset],
-            ).fetchone()
-        text = str(row[0]) if row else ""
-        return [line for line in text.splitlines() if STATEMENT_LINE.search(line)]
-
-    def count(self) -> int:
-        return len(self.lines())

@@ -57,10 +57,10 @@ Measured, in this order:
 Slow cases stop after `--budget` seconds (and at least 20 queries); `n` says how many ran.
 Progress goes to stderr; the result table (or `--json`) goes to stdout.
 
-Run:  python scripts/bench_search.py                (100k chunks, 100k versions, ~5-10 min)
-      python scripts/bench_search.py --quick        (10k / 10k, < 1 min)
-      python scripts/bench_search.py --memory-only  (sections 1-4 only)
-      python scripts/bench_search.py --chunks 50000 --versions 20000 --queries 100 --seed 7 --json
+Run:  python -m scripts.bench.search                (100k chunks, 100k versions, ~5-10 min)
+      python -m scripts.bench.search --quick        (10k / 10k, < 1 min)
+      python -m scripts.bench.search --memory-only  (sections 1-4 only)
+      python -m scripts.bench.search --chunks 50000 --versions 20000 --queries 100 --seed 7 --json
 """
 
 from __future__ import annotations
@@ -82,7 +82,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import benchkit
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
@@ -92,6 +91,7 @@ from psycopg.types.string import TextLoader
 
 from archivist.config import Settings
 from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from scripts.bench import kit
 
 Conn = psycopg.Connection[Any]
 Row = tuple[str, ...]
@@ -186,7 +186,7 @@ class Plan:
 @contextmanager
 def embedded_postgres() -> Iterator[str]:
     """A migrated database `bench_search` on the benchmarks' server, dropped afterwards."""
-    with benchkit.embedded_server() as server:
+    with kit.embedded_server() as server:
         url = server.create("bench_search")
         try:
             with psycopg.connect(url, autocommit=True) as conn:

@@ -1,8 +1,8 @@
 """Benchmark of scaling out: W archive workers over one database, with the claim queue.
 
 For each embedder and each W, on a fresh database (a clone of a migrated template on one
-embedded Postgres, see scripts/benchkit.py) holding the same generated corpus (N sessions x M
-messages, scripts/bench_archive.py's generator), W workers archive every pending session,
+embedded Postgres, see scripts/bench/kit.py) holding the same generated corpus (N sessions x M
+messages, scripts/bench/corpus.py's generator), W workers archive every pending session,
 either as W separate `python -m archivist archive --json` processes started together (how N
 cron entries or N hosts run) or as one `archive --workers W`. Measured per row:
 
@@ -29,8 +29,8 @@ Postgres's own cost) and `latency` (the Ollama test double, tests/support/ollama
 answering with 40 ms per request + 2 ms per text, at most 4 requests at once, like an Ollama
 with OLLAMA_NUM_PARALLEL=4; the real OllamaEmbedder talks to it over HTTP).
 
-Run:  python scripts/bench_workers.py                          (120 x 20, W = 1 2, both modes)
-      python scripts/bench_workers.py --sessions 1200 --messages 40 --workers 1 2 4 8 12 \\
+Run:  python -m scripts.bench.workers                          (120 x 20, W = 1 2, both modes)
+      python -m scripts.bench.workers --sessions 1200 --messages 40 --workers 1 2 4 8 12 \\
           --embedders offline --modes separate --json
 """
 
@@ -49,12 +49,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import bench_archive
-import benchkit
 import psycopg
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from support.ollama_server import OllamaTestServer  # noqa: E402
+from archivist.config import Settings
+from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from scripts.bench import corpus, kit
+from tests.support.ollama_server import OllamaTestServer
 
 LATENCY_REQUEST_S = 0.040
 LATENCY_TEXT_S = 0.002
@@ -169,7 +169,7 @@ def run_workers(env: dict[str, str], mode: str, workers: int) -> tuple[float, li
 
 
 def measure(
-    server: bench_archive.Server,
+    server: corpus.Server,
     args: argparse.Namespace,
     embedder: str,
     mode: str,
@@ -183,10 +183,10 @@ def measure(
         if embedder == "latency":
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute("DELETE FROM archivist_meta WHERE key LIKE 'embedding_%'")
-                bench_archive.PostgresStore(conn, bench_archive.Settings().sources).init(
-                    bench_archive.EmbeddingConfig("nomic-embed-text", 768)
+                PostgresStore(conn, Settings().sources).init(
+                    EmbeddingConfig("nomic-embed-text", 768)
                 )
-        bench_archive.load_corpus(url, args.seed, "w", args.sessions, args.messages)
+        corpus.load_corpus(url, args.seed, "w", args.sessions, args.messages)
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f"ALTER DATABASE {name} SET track_functions = 'pl'")
         ollama.embed_busy_s = 0.0
@@ -205,7 +205,7 @@ def measure(
             ).fetchone()
             archived = [s["session_id"] for s in outcomes if s["status"] == "archived"]
             duplicates = (int(row[0]) if row else 0) + len(archived) - len(set(archived))
-        floor = bench_archive.copy_baseline(url).all_indexed_s
+        floor = corpus.copy_baseline(url).all_indexed_s
         return Row(
             embedder=embedder,
             mode=mode,
@@ -298,8 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ollama.parallel = LATENCY_PARALLEL
     rows: list[Row] = []
     try:
-        with benchkit.embedded_server() as shared, tempfile.TemporaryDirectory() as tmp:
-            server = bench_archive.Server(shared)
+        with kit.embedded_server() as shared, tempfile.TemporaryDirectory() as tmp:
+            server = corpus.Server(shared)
             server.create_template()
             for embedder in args.embedders:
                 for mode in args.modes:
@@ -318,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "latency server": f"{LATENCY_REQUEST_S * 1000:.0f} ms/request + "
                 f"{LATENCY_TEXT_S * 1000:.0f} ms/text, {LATENCY_PARALLEL} at once",
             }
-            server.drop(bench_archive.TEMPLATE_DB)
+            server.drop(corpus.TEMPLATE_DB)
     finally:
         ollama.close()
     if args.json:

