@@ -19,7 +19,10 @@ Scores per question type and overall: evidence recall@10 (E@10, the share of a q
 evidence messages that the message ids of the first 10 hits cover), the distinct messages and
 thousands of characters the 10 hits return, the mean reciprocal rank of the first hit with
 evidence (MRR: how high the answer comes, which recall@10 does not see), and for
-`knowledge_update` questions how often the updated statement ranks above the original one.
+`knowledge_update` questions how often the updated statement ranks above the original one
+(`upd>orig`), and how often it is current in the archive's state or ranks above the original
+(`upd known`, issue 23's measure: what a bot reading both the current state and the search
+sees).
 Baselines, scored the same way: BM25 over 4-message windows with stride 2 within a session (the
 published baseline), and BM25 over the archivist's own turn chunks (the same text per hit as
 the archivist).
@@ -176,6 +179,9 @@ class Score:
     kchars: float  # thousands of characters the top 10 return, on average
     update_first: float  # knowledge updates: the updated statement ranks above the original
     original_first: float
+    # knowledge updates: the updated statement is current in the archive's state or ranks above
+    # the original (issue 23's measure), over the questions that name an update
+    update_known: float | None
     first_evidence_mrr: float  # mean of 1 / rank of the first hit with evidence (0 if none)
     abstention_auroc: float
     p50_ms: float | None = None
@@ -195,10 +201,12 @@ def score(
     questions: Sequence[BeamQuestion],
     results: Sequence[Sequence[Hit]],
     latencies: Sequence[float] = (),
+    current: frozenset[str] | None = None,
 ) -> Score:
     by_kind: dict[str, list[float]] = {}
     answered, missing, misses, reciprocal = [], [], [], []
     update_first = original_first = updates = 0
+    known = named = 0
     shown = [r[:LIMIT] for r, q in zip(results, questions, strict=True) if q.evidence]
     for q, hits in zip(questions, results, strict=True):
         top = hits[0].score if hits else 0.0
@@ -213,13 +221,18 @@ def score(
         reciprocal.append(0.0 if first is None else 1 / (first + 1))
         if recall < 1:
             misses.append(q.qid)
+        o, u = _first_rank(hits, q.original), _first_rank(hits, q.updated)
         if q.original and q.updated and set(q.original) != set(q.updated):
             updates += 1
-            o, u = _first_rank(hits, q.original), _first_rank(hits, q.updated)
             if u is not None and (o is None or u < o):
                 update_first += 1
             elif o is not None and (u is None or o < u):
                 original_first += 1
+        if q.updated and current is not None:
+            named += 1
+            known += bool(current.intersection(q.updated)) or (
+                u is not None and (o is None or u < o)
+            )
     every = [r for v in by_kind.values() for r in v]
     recall_of = {k: statistics.fmean(v) for k, v in sorted(by_kind.items())}
     return Score(
@@ -232,6 +245,7 @@ def score(
         kchars=statistics.fmean(sum(h.chars for h in r) for r in shown) / 1000 if shown else 0.0,
         update_first=update_first / updates if updates else 0.0,
         original_first=original_first / updates if updates else 0.0,
+        update_known=known / named if named else None,
         first_evidence_mrr=statistics.fmean(reciprocal) if reciprocal else 0.0,
         abstention_auroc=er.auroc(answered, missing),
         p50_ms=er._percentile(latencies, 50),
@@ -327,7 +341,13 @@ def evaluate(
                             ]
                         )
                     scores.append(
-                        score(f"{embedder_name} {mode}", beam.questions, results, latencies)
+                        score(
+                            f"{embedder_name} {mode}",
+                            beam.questions,
+                            results,
+                            latencies,
+                            _current_messages(url, id_to_key),
+                        )
                     )
             own = _own_turns(url, id_to_key, beam)
             pieces = chunk_chars(embedder.model, settings.chunk_max_chars)
@@ -347,6 +367,13 @@ def evaluate(
             return scores, own
     finally:
         er.drop_database(admin_url, database)
+
+
+def _current_messages(url: str, id_to_key: dict[str, str]) -> frozenset[str]:
+    """The messages the current items of the archive's state refer to (what is true now)."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT refs FROM jarvis_state_items WHERE current").fetchall()
+    return frozenset(id_to_key[str(r)] for (refs,) in rows for r in refs if str(r) in id_to_key)
 
 
 def _own_turns(url: str, id_to_key: dict[str, str], beam: BeamSet) -> Score:
@@ -380,7 +407,7 @@ def render(scores: Sequence[Score]) -> str:
         f"{k[:12] + ' (' + str(n.get(k, 0)) + ')':>18}" for k in kinds
     )
     head += f"{'all':>7}{'MRR':>6}{'msgs':>6}{'kchar':>7}{'upd>orig':>9}{'orig>upd':>9}"
-    head += f"{'abst AUC':>9}"
+    head += f"{'upd known':>10}{'abst AUC':>9}"
     head += f"{'p50ms':>7}{'p95ms':>7}"
     lines = [head, "-" * len(head)]
     for s in scores:
@@ -394,7 +421,9 @@ def render(scores: Sequence[Score]) -> str:
             + "".join(f"{s.recall.get(k, 0):>18.3f}" for k in kinds)
             + f"{s.recall['all']:>7.3f}{s.first_evidence_mrr:>6.3f}"
             + f"{s.messages:>6.1f}{s.kchars:>7.1f}"
-            + f"{s.update_first:>9.2f}{s.original_first:>9.2f}{s.abstention_auroc:>9.3f}{lat}"
+            + f"{s.update_first:>9.2f}{s.original_first:>9.2f}"
+            + (f"{s.update_known:>10.2f}" if s.update_known is not None else f"{'-':>10}")
+            + f"{s.abstention_auroc:>9.3f}{lat}"
         )
     return "\n".join(lines)
 
