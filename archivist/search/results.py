@@ -73,6 +73,11 @@ class MemorySearchResult(BaseModel):
     query: str
     mode: SearchMode
     limit: int
+    as_of: datetime | None = Field(
+        None,
+        description="the time searched as of: only chunks whose messages are all at or before "
+        "it, and superseded_by judged among them; None for the archive as it is now",
+    )
     hits: list[MemoryHit]
     clamped: dict[str, Clamp] = Field(default_factory=dict)
     truncated: bool = False

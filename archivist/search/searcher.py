@@ -82,9 +82,14 @@ class Searcher:
         deadline: Deadline | None = None,
         user_id: str | None = None,
         min_score: float | None = None,
+        as_of: datetime | None = None,
     ) -> MemorySearchResult:
         """The chunks that best answer the query, best first, ranked by `mode`; only
         `user_id`'s when given (per-user memory); none with a relevance under `min_score`.
+
+        With `as_of`, the archive as it stood then: only chunks whose messages are all at or
+        before it (sql/functions/search_filters.sql), so which hit is newer (`superseded_by`) is
+        judged among what had been said by then.
 
         Text mode does not embed the query (no embedding server is needed for it).
         """
@@ -98,7 +103,9 @@ class Searcher:
         if mode != "text":
             vector = vector_text(embed_query(self.embedder, text))
             deadline.remaining_ms()  # the embedding may have used it all
-        filter_ = chunk_filter(self.embedder.model, session_ids, source, since, until, user_id)
+        filter_ = chunk_filter(
+            self.embedder.model, session_ids, source, since, until, user_id, as_of
+        )
         args: dict[str, Any] = {
             "query_embedding": vector,
             "match_count": limit,
@@ -124,6 +131,7 @@ class Searcher:
             query=text,
             mode=mode,
             limit=limit,
+            as_of=as_of,
             hits=kept,
             clamped=clamped,
             truncated=bool(clamped),
@@ -226,6 +234,7 @@ class Searcher:
             mode=mode,
             deadline=deadline,
             user_id=filters.user_id,
+            as_of=filters.as_of,
         )
         grouped: dict[str, list[MemoryHit]] = {}
         for hit in memory.hits:
@@ -233,7 +242,9 @@ class Searcher:
         latest = {}
         if grouped:
             found = self.archive_search(
-                ArchiveFilters(session_ids=list(grouped), user_id=filters.user_id),
+                ArchiveFilters(
+                    session_ids=list(grouped), user_id=filters.user_id, as_of=filters.as_of
+                ),
                 ARCHIVE_MAX_ROWS,
                 deadline=deadline,
             )

@@ -58,7 +58,7 @@ BEGIN
           (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, v_words,
           NULL::text,
           to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ') FROM unnest(v_words) w)),
-          NULL::text, v_filter ->> 'user_id';
+          NULL::text, v_filter ->> 'user_id', (v_filter ->> 'as_of')::timestamptz;
 END;
 $$;
 
