@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from archivist import memory_search
 from archivist.cli import cli
+from archivist.client import search
 from archivist.config import Settings
 from archivist.queries import MemoryQuery
 
@@ -123,3 +124,13 @@ def test_cli_refuses_a_bad_as_of_date(source: SourceDB) -> None:
         ["memory-search", "checkout", "--since", "2026-03-05", "--as-of", "2026-03-01"], env
     )
     assert later.returncode == 2 and "is after as_of" in later.stderr, later.stderr
+
+
+def test_the_hybrid_search_as_of_searches_chunks_as_of_too(
+    source: SourceDB, settings: Settings
+) -> None:
+    two_weeks(source, settings)
+    result = search(QUESTION, settings=settings, as_of=BETWEEN)
+    chunks = [c for s in result.sessions for c in s.chunks]
+    assert chunks and all(last_at(c.metadata) <= BETWEEN for c in chunks)
+    assert "week2" not in {s.session_id for s in result.sessions}
