@@ -69,8 +69,10 @@ $$;
 -- their reciprocal rank fusion, weight / (60 + rank) summed; with one, that list's own score
 -- (cosine similarity, or the text rank). Times an optional recency factor
 -- (1 - w + w * 0.5 ^ (age / half_life)). Then, best first, a chunk is taken unless
---   * a chunk of its session with the same text, or chunks covering all its message ids, were
---     taken already (a state item whose source message is in a turn window already there);
+--   * a chunk of its session with the same text, or turn windows showing all its message ids,
+--     were taken already (a state item whose source message is in a turn window already
+--     there); the ids of other hits do not count, as they name the messages they were built
+--     from without showing them (a summary piece's would hide the turns it sums up);
 --   * it is a whole-session chunk (summary, extraction, state item) and 2 of every 10 places
 --     are taken by such chunks already, or one of its session is: these are context, the turns
 --     are the evidence. Not so when the query asks about sessions as wholes
@@ -194,7 +196,11 @@ BEGIN
             v_sessions := v_sessions || r.session_id;
         END IF;
         v_hashes := v_hashes || (r.session_id || ':' || r.content_hash);
-        v_covered := v_covered || v_ids;
+        -- Only a turn window shows its messages' text; a summary or an extraction piece names
+        -- the messages it was built from without showing them.
+        IF r.source = 'session_turn' THEN
+            v_covered := v_covered || v_ids;
+        END IF;
         id := r.id;
         session_id := r.session_id;
         source := r.source;
