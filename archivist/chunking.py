@@ -254,10 +254,14 @@ def extraction_chunks(
 
 
 def _named_in(piece: str, extraction: Extraction) -> list[str]:
-    """The messages that named the entities a piece lists (their refs), in order, once each:
-    what an extraction piece stands for. The summary, topics and preferences name none."""
-    ids = (ref for e in extraction.entities if e.refs and e.name in piece for ref in e.refs)
-    return list(dict.fromkeys(ids))
+    """What an extraction piece stands for, in order, once each: the messages its summary was
+    taken from (`summary_refs`, when the piece holds the whole summary line; a summary cut over
+    two pieces names none in either), then those that named the entities it lists (their refs).
+    Topics and preferences name none: topics are counted over the whole conversation, and a
+    preference does not keep the message it was inferred from."""
+    summary = [*extraction.summary_refs] if f"Summary: {extraction.summary}" in piece else []
+    named = (ref for e in extraction.entities if e.refs and e.name in piece for ref in e.refs)
+    return list(dict.fromkeys([*summary, *named]))
 
 
 def window_chunks(

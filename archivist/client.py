@@ -196,9 +196,11 @@ class Archivist:
         mode: SearchMode | None = None,
         user_id: str | None = None,
         min_score: float | None = None,
+        as_of: datetime | str | None = None,
     ) -> MemorySearchResult:
         """Search memory by meaning: the chunks that best answer the query, best first (only
-        `user_id`'s, when given; none with a relevance under `min_score`)."""
+        `user_id`'s, when given; none with a relevance under `min_score`; with `as_of`, the
+        archive as it stood then: only what had been said by that time)."""
         q = parse_query(
             MemoryQuery,
             {
@@ -211,6 +213,7 @@ class Archivist:
                 "mode": mode,
                 "user_id": user_id,
                 "min_score": min_score,
+                "as_of": as_of,
             },
         )
         return self._searcher.memory_search(
@@ -223,6 +226,7 @@ class Archivist:
             q.mode,
             user_id=q.user_id,
             min_score=q.min_score,
+            as_of=q.as_of,
         )
 
     def archive_search(
@@ -427,6 +431,7 @@ def memory_search(
     settings: Settings | None = None,
     user_id: str | None = None,
     min_score: float | None = None,
+    as_of: datetime | str | None = None,
 ) -> MemorySearchResult:
     """Search memory by meaning, on a client opened for this one call."""
     with Archivist(settings) as client:
@@ -440,6 +445,7 @@ def memory_search(
             mode,
             user_id=user_id,
             min_score=min_score,
+            as_of=as_of,
         )
 
 

@@ -74,6 +74,11 @@ class Span(BaseModel):
 class Decision(BaseModel):
     text: str
     context: str | None = None
+    refs: list[str] = Field(
+        default_factory=list,
+        description="id of the message that stated it first (the rules extractor; none from "
+        "the LLM extractor or in versions written before)",
+    )
 
 
 EntityType = Literal["tool", "product", "repo", "person", "url", "org", "project"]
@@ -92,6 +97,11 @@ class Entity(BaseModel):
 class Action(BaseModel):
     description: str
     outcome: str | None = Field(default=None, description="planned | done | blocked, or free text")
+    refs: list[str] = Field(
+        default_factory=list,
+        description="ids of the message that stated it and, once done, of the one that said so "
+        "(the rules extractor; none from the LLM extractor or in versions written before)",
+    )
 
 
 @dataclass(frozen=True)
@@ -161,6 +171,18 @@ class Extraction(BaseModel):
     session_id: str
     span: Span = Field(default_factory=Span)
     summary: str = ""
+    summary_refs: list[str] = Field(
+        default_factory=list,
+        description="ids of the messages the summary's text was taken from, in its order: the "
+        "request it opens with, then the messages that stated each decision and action it "
+        "names (the rules extractor's summary). None for the bot's own summary or an LLM's, "
+        "written from the whole conversation so far, nor in versions written before.",
+    )
+    opening_ref: str | None = Field(
+        default=None,
+        description="id of the message the summary's opening request was taken from (the "
+        "rules extractor carries it to later versions with the opening)",
+    )
     topics: list[str] = Field(default_factory=list)
     decisions: list[Decision] = Field(default_factory=list)
     entities: list[Entity] = Field(default_factory=list)

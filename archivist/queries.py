@@ -32,6 +32,8 @@ _DESCRIPTIONS = {
     "item_types": "Sessions with a state item of one of these types.",
     "item_statuses": "Sessions with a state item in one of these statuses.",
     "user_id": "Only this user's memories (per-user memory: ARCHIVIST_MESSAGE_USER_ID).",
+    "as_of": "The archive as it stood at this time: only what had been said by then, and "
+    f"which statement is newer judged among it: {HINT}.",
 }
 
 
@@ -66,6 +68,7 @@ class MemoryQuery(BaseModel):
     min_score: float | None = Field(
         None, ge=0, description="Leave out hits whose relevance is under this (0 to 1)."
     )
+    as_of: Moment | None = None
 
 
 class _Filtered(ArchiveFilters):
@@ -124,5 +127,11 @@ def parse_query(model: type[Query], values: Mapping[str, Any]) -> Query:
         raise ConfigError(
             f"since ({since.isoformat()}) is after until ({until.isoformat()}): nothing can "
             "match; swap them (since is the earlier time)"
+        )
+    as_of = getattr(query, "as_of", None)
+    if since is not None and as_of is not None and since > as_of:
+        raise ConfigError(
+            f"since ({since.isoformat()}) is after as_of ({as_of.isoformat()}): nothing had "
+            "been said by then; give an earlier since or a later as_of"
         )
     return query

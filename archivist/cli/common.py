@@ -274,6 +274,16 @@ AsOf = Annotated[
         help="The archive as it stood then: items current at that time (as --until).",
     ),
 ]
+MemoryAsOf = Annotated[
+    datetime | None,
+    typer.Option(
+        "--as-of",
+        metavar="WHEN",
+        parser=_when,
+        help="The archive as it stood then: only what had been said by that time, the newer "
+        "of two statements judged among it (as --until).",
+    ),
+]
 OlderThan = Annotated[
     datetime,
     typer.Option(

@@ -120,9 +120,10 @@ def memory_result(out: Output, result: MemorySearchResult) -> None:
         )
         return
     count = len(result.hits)
+    when = f" as of {people_time(result.as_of)}" if result.as_of else ""
     out.out.print(
         escape(
-            f"{plural(count, 'hit')} for {short_line(result.query)!r} ({result.mode} "
+            f"{plural(count, 'hit')} for {short_line(result.query)!r}{when} ({result.mode} "
             f"search, ranked by {ranked}; times UTC)"
         )
     )

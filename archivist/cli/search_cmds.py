@@ -26,6 +26,7 @@ from archivist.cli.common import (
     ItemType,
     ItemTypes,
     JsonFlag,
+    MemoryAsOf,
     ModeFlag,
     QuietFlag,
     SearchEmbedderFlag,
@@ -93,6 +94,7 @@ def memory_search(
     ] = None,
     since: Since = None,
     until: Until = None,
+    as_of: MemoryAsOf = None,
     user_id: UserId = None,
     mode: ModeFlag = None,
     embedder: SearchEmbedderFlag = None,
@@ -113,6 +115,8 @@ def memory_search(
     """Find conversation by meaning: the chunks that best answer the query.
 
     Example: archivist memory-search "what did we say about OAuth refresh?" --limit 5 --since 30d
+
+    Example: archivist memory-search "which database do we use?" --as-of 2026-03-01
     """
     out = begin(json_output, quiet, verbose)
     settings = settings_for(
@@ -130,6 +134,7 @@ def memory_search(
             settings=settings,
             user_id=user_id,
             min_score=min_score,
+            as_of=as_of,
         )
     render_search.memory_result(out, result)
 

@@ -4,6 +4,8 @@ whole document."""
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from archivist.search import (
     ArchiveHit,
     ArchiveSearchResult,
@@ -56,7 +58,11 @@ def _facts(hit: ArchiveHit) -> list[str]:
 
 
 def memory_text(result: MemorySearchResult) -> str:
-    head = f"{_count(len(result.hits), 'chunk')} for {_excerpt(result.query, 80)!r} ({result.mode})"
+    when = f" as of {result.as_of.astimezone(UTC):%Y-%m-%d %H:%M} UTC" if result.as_of else ""
+    head = (
+        f"{_count(len(result.hits), 'chunk')} for {_excerpt(result.query, 80)!r}{when} "
+        f"({result.mode})"
+    )
     return "\n".join(
         [head + _clamped(result.clamped), *(_hit(n, h) for n, h in enumerate(result.hits, 1))]
     )

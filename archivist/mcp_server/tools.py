@@ -80,6 +80,7 @@ def _memory(client: Archivist, q: MemoryQuery) -> MemorySearchResult:
         q.mode,
         user_id=q.user_id,
         min_score=q.min_score,
+        as_of=q.as_of,
     )
 
 

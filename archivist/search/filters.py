@@ -84,6 +84,7 @@ def chunk_filter(
     since: datetime | None = None,
     until: datetime | None = None,
     user_id: str | None = None,
+    as_of: datetime | None = None,
 ) -> dict[str, Any]:
     """The `filter` document of the memory search functions (keys only for what is given)."""
     filter_: dict[str, Any] = {"embedding_model": model}
@@ -97,4 +98,6 @@ def chunk_filter(
         filter_["until"] = until.isoformat()
     if user_id is not None:
         filter_["user_id"] = clean_text(user_id)
+    if as_of:
+        filter_["as_of"] = as_of.isoformat()
     return filter_

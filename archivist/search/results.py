@@ -1,9 +1,14 @@
 """What the searches return; `--json` prints these models exactly, so their fields are a contract.
 
-A memory hit carries the ids of the source messages it stands for (`message_ids`): a turn
-window's messages, a state item's refs, an extraction piece's the messages that named the
-entities it lists; the bot's session summary (and an extraction's summary and topics) stands for
-its whole session and names none. `similarity` is the cosine between the query and the chunk,
+A memory hit carries the ids of the source messages it stands for (`message_ids`), what it was
+built from, never a guess: a turn window's messages; a state item's refs; an extraction piece's
+the messages its summary's text was taken from (the rules extractor's: the request it opens
+with, the messages that stated each decision and action it names, `Extraction.summary_refs`;
+only a piece holding the whole summary) and then those that named the entities it lists. The
+bot's own session summary names none: it was written from the session's messages up to its
+time, all of them as far as anyone can tell, and a list of them all would say nothing; an LLM
+extractor's summary, topics (counted over the whole conversation) and preferences name none
+either. `similarity` is the cosine between the query and the chunk,
 absent in text mode (which does not embed the query); `score` is the ranking score the hits are
 ordered by.
 """
@@ -32,9 +37,10 @@ class MemoryHit(BaseModel):
     content: str
     message_ids: list[str] = Field(
         default_factory=list,
-        description="the source messages this hit stands for (turns: the window's, "
-        "state items: their refs, extraction pieces: the messages that named their entities; "
-        "none for summaries)",
+        description="the source messages this hit was built from (turns: the window's, "
+        "state items: their refs, extraction pieces: the messages their summary was taken "
+        "from, then those that named their entities; none for the bot's own session summary, "
+        "written from the whole session)",
     )
     similarity: float | None = Field(
         None, description="cosine of query and chunk; None in text mode (no query vector)"
@@ -73,6 +79,11 @@ class MemorySearchResult(BaseModel):
     query: str
     mode: SearchMode
     limit: int
+    as_of: datetime | None = Field(
+        None,
+        description="the time searched as of: only chunks whose messages are all at or before "
+        "it, and superseded_by judged among them; None for the archive as it is now",
+    )
     hits: list[MemoryHit]
     clamped: dict[str, Clamp] = Field(default_factory=dict)
     truncated: bool = False

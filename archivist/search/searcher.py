@@ -83,9 +83,14 @@ class Searcher:
         deadline: Deadline | None = None,
         user_id: str | None = None,
         min_score: float | None = None,
+        as_of: datetime | None = None,
     ) -> MemorySearchResult:
         """The chunks that best answer the query, best first, ranked by `mode`; only
         `user_id`'s when given (per-user memory); none with a relevance under `min_score`.
+
+        With `as_of`, the archive as it stood then: only chunks whose messages are all at or
+        before it (sql/functions/search_filters.sql), so which hit is newer (`superseded_by`) is
+        judged among what had been said by then.
 
         Text mode does not embed the query (no embedding server is needed for it).
         """
@@ -99,7 +104,9 @@ class Searcher:
         if mode != "text":
             vector = vector_text(embed_query(self.embedder, text))
             deadline.remaining_ms()  # the embedding may have used it all
-        filter_ = chunk_filter(self.embedder.model, session_ids, source, since, until, user_id)
+        filter_ = chunk_filter(
+            self.embedder.model, session_ids, source, since, until, user_id, as_of
+        )
         args: dict[str, Any] = {
             "query_embedding": vector,
             "match_count": limit,
@@ -117,7 +124,7 @@ class Searcher:
         terms = query_terms(text)
         hits = [_excerpted(memory_hit(r), terms, s.search_hit_max_chars) for r in rows]
         hits = newest_first(hits, terms)
-        if mode != "vector" and until is None and hits:
+        if mode != "vector" and until is None and as_of is None and hits:  # now only
             current = self._timed(
                 deadline, "archivist_current_values", {"query_text": text, "filter": Json(filter_)}
             )
@@ -130,6 +137,7 @@ class Searcher:
             query=text,
             mode=mode,
             limit=limit,
+            as_of=as_of,
             hits=kept,
             clamped=clamped,
             truncated=bool(clamped),
@@ -232,6 +240,7 @@ class Searcher:
             mode=mode,
             deadline=deadline,
             user_id=filters.user_id,
+            as_of=filters.as_of,
         )
         grouped: dict[str, list[MemoryHit]] = {}
         for hit in memory.hits:
@@ -239,7 +248,9 @@ class Searcher:
         latest = {}
         if grouped:
             found = self.archive_search(
-                ArchiveFilters(session_ids=list(grouped), user_id=filters.user_id),
+                ArchiveFilters(
+                    session_ids=list(grouped), user_id=filters.user_id, as_of=filters.as_of
+                ),
                 ARCHIVE_MAX_ROWS,
                 deadline=deadline,
             )

@@ -6,6 +6,7 @@
 --   session_ids      an array of strings
 --   source           one of session_summary, archive_extraction, session_turn, state_item
 --   since, until     a timestamp, e.g. "2026-01-01" or "2026-01-01T09:00:00Z"
+--   as_of            a timestamp: the archive as it stood then (archivist_chunk_filter_sql)
 --   embedding_model  a string
 --   user_id          a string (that user's chunks only; sql/010_user_id.sql)
 -- any of them null meaning "not given". Unknown keys and wrong types are errors (22023).
@@ -31,7 +32,7 @@ BEGIN
         v_type := jsonb_typeof(v_value);
         v_shown := left(v_value::text, 60);
         CONTINUE WHEN v_type = 'null' AND v_key IN ('session_ids', 'source', 'since', 'until',
-                                                      'embedding_model', 'user_id');
+                                                      'as_of', 'embedding_model', 'user_id');
         CASE v_key
         WHEN 'session_ids' THEN
             IF v_type <> 'array' OR EXISTS (SELECT 1 FROM jsonb_array_elements(v_value) x
@@ -46,7 +47,7 @@ BEGIN
                     'archive_extraction, session_turn, state_item, not %', v_shown
                     USING ERRCODE = '22023';
             END IF;
-        WHEN 'since', 'until' THEN
+        WHEN 'since', 'until', 'as_of' THEN
             IF v_type <> 'string' OR NOT archivist_is_timestamp(v_value #>> '{}') THEN
                 RAISE EXCEPTION 'archivist: filter % must be a timestamp such as "2026-01-01", '
                     'not %', v_key, v_shown USING ERRCODE = '22023';
@@ -58,7 +59,7 @@ BEGIN
             END IF;
         ELSE
             RAISE EXCEPTION 'archivist: filter key "%" is unknown; the keys are session_ids, '
-                'source, since, until, embedding_model, user_id', left(v_key, 60)
+                'source, since, until, as_of, embedding_model, user_id', left(v_key, 60)
                 USING ERRCODE = '22023';
         END CASE;
     END LOOP;

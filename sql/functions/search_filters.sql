@@ -27,7 +27,13 @@ $$;
 
 -- The WHERE clause (over chunks aliased `c`) for a memory-search filter, with its values as
 -- parameters of the statement it goes into: $3..$7 model, session ids, source, since, until,
--- and $12 user id (every caller passes 12 values; $8..$11 are its own).
+-- $12 user id and $13 as-of (every caller passes 13 values; $8..$11 are its own).
+-- since / until keep the chunks whose conversation overlaps the range (a chunk that ends after
+-- `since`, one that starts before `until`). as_of is the archive as it stood then: only chunks
+-- whose every message is at or before it (their last message's time, `last_at`), so a summary
+-- or extraction piece of a session that went on after it, or a state item said again after
+-- it, is left out (the turn windows from before it stay). A chunk without a known time
+-- (`last_at` null) is not returned as of any date.
 CREATE OR REPLACE FUNCTION archivist_chunk_filter_sql(filter jsonb) RETURNS text
 LANGUAGE sql IMMUTABLE
 AS $$
@@ -40,6 +46,8 @@ AS $$
              THEN '(c.metadata ->> ''last_at'')::timestamptz >= $6' END,
         CASE WHEN filter ->> 'until' IS NOT NULL
              THEN '(c.metadata ->> ''first_at'')::timestamptz <= $7' END,
+        CASE WHEN filter ->> 'as_of' IS NOT NULL
+             THEN '(c.metadata ->> ''last_at'')::timestamptz <= $13' END,
         CASE WHEN filter ->> 'user_id' IS NOT NULL THEN 'c.user_id = $12' END)
 $$;
 

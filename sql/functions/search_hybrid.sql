@@ -58,7 +58,7 @@ BEGIN
           (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, v_words,
           NULL::text,
           to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ') FROM unnest(v_words) w)),
-          NULL::text, v_filter ->> 'user_id';
+          NULL::text, v_filter ->> 'user_id', (v_filter ->> 'as_of')::timestamptz;
 END;
 $$;
 
@@ -71,8 +71,8 @@ $$;
 -- (archivist.search.current) puts one above an older hit that gives the subject another value:
 -- what the archive knows is true now comes before what was said before it. Only the items a
 -- query stem points to are read (the GIN index on subject_key and user, sql/061). Now only: a
--- filter with `until` gets none, for the stored state is today's. The memory search calls it
--- under what is left of its deadline (archivist.search.searcher).
+-- filter with `until` or `as_of` gets none, for the stored state is today's. The memory search
+-- calls it under what is left of its deadline (archivist.search.searcher).
 CREATE OR REPLACE FUNCTION archivist_current_values(query_text text, filter jsonb DEFAULT '{}')
 RETURNS TABLE (id uuid, session_id text, source text, content text, metadata jsonb,
                similarity double precision, created_at timestamptz, score double precision,
@@ -84,6 +84,7 @@ DECLARE
     v_stems  text[] := archivist_query_words(query_text);
 BEGIN
     IF cardinality(v_stems) = 0 OR v_filter ->> 'until' IS NOT NULL
+       OR v_filter ->> 'as_of' IS NOT NULL
        OR coalesce(v_filter ->> 'source', 'state_item') <> 'state_item' THEN
         RETURN;
     END IF;
@@ -102,7 +103,7 @@ BEGIN
     USING NULL::vector, NULL::integer, archivist_filter_model(v_filter),
           archivist_filter_sessions(v_filter), v_filter ->> 'source',
           (v_filter ->> 'since')::timestamptz, NULL::timestamptz, v_stems,
-          NULL::text, NULL::text, NULL::text, v_filter ->> 'user_id';
+          NULL::text, NULL::text, NULL::text, v_filter ->> 'user_id', NULL::timestamptz;
 END;
 $$;
 
@@ -113,8 +114,10 @@ $$;
 -- their reciprocal rank fusion, weight / (60 + rank) summed; with one, that list's own score
 -- (cosine similarity, or the text rank). Times an optional recency factor
 -- (1 - w + w * 0.5 ^ (age / half_life)). Then, best first, a chunk is taken unless
---   * a chunk of its session with the same text, or chunks covering all its message ids, were
---     taken already (a state item whose source message is in a turn window already there);
+--   * a chunk of its session with the same text, or turn windows showing all its message ids,
+--     were taken already (a state item whose source message is in a turn window already
+--     there); the ids of other hits do not count, as they name the messages they were built
+--     from without showing them (a summary piece's would hide the turns it sums up);
 --   * it is a whole-session chunk (summary, extraction, state item) and 2 of every 10 places
 --     are taken by such chunks already, or one of its session is: these are context, the turns
 --     are the evidence. Not so when the query asks about sessions as wholes
@@ -238,7 +241,11 @@ BEGIN
             v_sessions := v_sessions || r.session_id;
         END IF;
         v_hashes := v_hashes || (r.session_id || ':' || r.content_hash);
-        v_covered := v_covered || v_ids;
+        -- Only a turn window shows its messages' text; a summary or an extraction piece names
+        -- the messages it was built from without showing them.
+        IF r.source = 'session_turn' THEN
+            v_covered := v_covered || v_ids;
+        END IF;
         id := r.id;
         session_id := r.session_id;
         source := r.source;

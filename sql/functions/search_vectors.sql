@@ -2,7 +2,8 @@
 --
 -- match_jarvis_memory_chunks(query_embedding, match_count, filter): nearest chunks by cosine,
 --   like Supabase's match_documents. filter keys (all optional): session_ids [text],
---   source text, since / until (timestamptz, on the conversation time a chunk covers), user_id
+--   source text, since / until (timestamptz, on the conversation time a chunk covers), as_of
+--   (timestamptz: only chunks whose messages are all at or before it), user_id
 --   (text: that user's chunks only; see sql/010_user_id.sql), and
 --   embedding_model (default: the recorded one; chunks of any other model are never returned).
 --   At most 10 rows.
@@ -23,7 +24,7 @@ DECLARE
     v_where      text := archivist_chunk_filter_sql(v_filter);
     v_sessions   text[] := archivist_filter_sessions(v_filter);
     v_filtered   boolean := v_filter ?| ARRAY['session_ids', 'source', 'since', 'until',
-                                             'user_id'];
+                                             'as_of', 'user_id'];
     v_candidates integer := greatest(400, v_k * 4);
     v_columns    constant text :=
         'c.id, c.session_id, c.source, c.content, c.metadata, c.created_at, '
@@ -65,7 +66,7 @@ BEGIN
     USING query_embedding, v_k, archivist_filter_model(v_filter), v_sessions,
           v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
           (v_filter ->> 'until')::timestamptz, NULL::text, NULL::text, NULL::text, NULL::text,
-          v_filter ->> 'user_id';
+          v_filter ->> 'user_id', (v_filter ->> 'as_of')::timestamptz;
 END;
 $$;
 
@@ -145,7 +146,7 @@ BEGIN
           archivist_filter_model(v_filter), v_sessions, v_filter ->> 'source',
           (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz, v_source,
           least(greatest(coalesce(others, 20), 1), 200), NULL::text, NULL::text,
-          v_filter ->> 'user_id';
+          v_filter ->> 'user_id', (v_filter ->> 'as_of')::timestamptz;
 END;
 $$;
 

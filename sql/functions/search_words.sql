@@ -68,7 +68,7 @@ BEGIN
           v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
           (v_filter ->> 'until')::timestamptz, words,
           coalesce(v_known, array_fill(NULL::bigint, ARRAY[cardinality(words)])), v_count,
-          NULL::text, v_filter ->> 'user_id';
+          NULL::text, v_filter ->> 'user_id', (v_filter ->> 'as_of')::timestamptz;
     v_n := greatest(coalesce(v_counted, v_n), (SELECT max(d) FROM unnest(v_df) d), 1);
     RETURN QUERY
     SELECT u.w, u.df, ln(1 + (v_n - u.df + 0.5) / (u.df + 0.5)), u.df BETWEEN 1 AND 10000
@@ -171,7 +171,7 @@ BEGIN
           v_filter ->> 'source', (v_filter ->> 'since')::timestamptz,
           (v_filter ->> 'until')::timestamptz, words, weights,
           to_tsquery('simple', (SELECT string_agg(quote_literal(w), ' | ') FROM unnest(scope) w)),
-          greatest(most, 1e-9), v_filter ->> 'user_id';
+          greatest(most, 1e-9), v_filter ->> 'user_id', (v_filter ->> 'as_of')::timestamptz;
     PERFORM set_config('enable_seqscan', v_seqscan, true);
     PERFORM set_config('max_parallel_workers_per_gather', v_parallel, true);
 END;

@@ -211,3 +211,20 @@ def test_an_extraction_piece_stands_for_the_messages_that_named_its_entities() -
     assert chunk.metadata["message_ids"] == ["3", "9", "4"]
     bare = Extraction(session_id="s", summary="Nothing named.")
     assert extraction_chunks("s", bare, "hash-768", 1, 1500)[0].metadata["message_ids"] == []
+
+
+def test_an_extraction_piece_holding_the_summary_stands_for_its_messages() -> None:
+    """The summary's own messages first (what its text was taken from), then the entities'."""
+    extraction = Extraction(
+        session_id="s",
+        summary='User asked: "Deploy it." Decided: Use Vercel.',
+        summary_refs=["1", "5"],
+        topics=["deploys"],
+        entities=[Entity(type="tool", name="Vercel", key="tool:vercel", refs=["5", "8"])],
+    )
+    (chunk,) = extraction_chunks("s", extraction, "hash-768", 1, 1500)
+    assert chunk.metadata["message_ids"] == ["1", "5", "8"]
+    # a summary cut over two pieces: neither holds it whole, so neither names its messages
+    long = extraction.model_copy(update={"summary": "Decided: " + "word " * 150, "entities": []})
+    pieces = extraction_chunks("s", long, "hash-768", 1, 400)
+    assert len(pieces) > 1 and all(p.metadata["message_ids"] == [] for p in pieces)

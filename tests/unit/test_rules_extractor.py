@@ -175,6 +175,58 @@ def test_extractive_summary_names_the_request_decisions_and_next_steps() -> None
     assert "Next: " in e.summary and "Draft the phase 2 task list" in e.summary
 
 
+def test_the_summary_names_the_messages_its_text_was_taken_from() -> None:
+    """Provenance, not guessing: the request it opens with, the message that stated each
+    decision and action it names, and the one that said an action was done."""
+    turns = (
+        ("assistant", "Hello! How can I help?"),
+        ("user", "Plan the data migration to the new cluster."),
+        (
+            "assistant",
+            "Let's go with Postgres 16 for the new cluster. I'll write the backfill job and add "
+            "alerts for lag.",
+        ),
+        ("user", "Sounds good."),
+        ("assistant", "Done, I've written the backfill job."),
+    )
+    e = extract(*turns)
+    assert e.summary == (
+        'User asked: "Plan the data migration to the new cluster." Decided: Go with Postgres 16 '
+        "for the new cluster. Next: Add alerts for lag. Done: Write the backfill job."
+    )
+    assert e.summary_refs == ["0001", "0002", "0004"] and e.opening_ref == "0001"
+    assert [d.refs for d in e.decisions] == [["0002"]]
+    assert [(a.description, a.refs) for a in e.actions] == [
+        ("Write the backfill job", ["0002", "0004"]),
+        ("Add alerts for lag", ["0002"]),
+    ]
+    # the greeting, "Sounds good." and the opening's own reply are not what it was built from
+    assert "0000" not in e.summary_refs and "0003" not in e.summary_refs
+    # the opening is carried to later versions with its message, whatever the batches
+    messages = chat(*turns)
+    batched: Extraction | None = None
+    for start, end in ((0, 1), (1, 3), (3, 5)):
+        batched = extend_extraction(batched, "s", messages[start:end], None)
+    assert batched is not None and batched.summary_refs == e.summary_refs
+
+
+def test_the_bots_summary_and_a_clipped_summary_name_only_what_they_hold() -> None:
+    messages = chat(("user", "Plan the migration."), ("assistant", "We'll use Postgres 16."))
+    bots = SessionSummary(session_id="s", summary_text="The user planned a migration.")
+    written = extend_extraction(None, "s", messages, bots)
+    assert written.summary_refs == [] and written.opening_ref is None
+    # a summary clipped to MAX_SUMMARY_CHARS names no message whose text the clip dropped
+    e = extract(
+        ("user", "Plan the migration."),
+        *[("assistant", f"We decided to use tool{n} " + "x" * 300 + ".") for n in range(3)],
+        *[("assistant", f"I'll set up the runner{n} " + "y" * 300 + ".") for n in range(3)],
+        *[("assistant", f"I've migrated the db{n} " + "z" * 300 + ".") for n in range(3)],
+    )
+    assert e.summary.endswith("; Set up the runner1\u2026") and "db0" not in e.summary
+    # runner1 (0005) is begun in the text; runner2 (0006) and the done ones (0007-0009) are cut
+    assert e.summary_refs == ["0000", "0001", "0002", "0003", "0004", "0005"]
+
+
 # --- incremental equivalence ---
 
 
@@ -207,6 +259,7 @@ def test_batches_give_the_same_facts_as_one_pass(path: Path, split: str) -> None
     assert batched.span == whole.span
     assert batched.span.turn_count == n
     assert batched.summary == whole.summary
+    assert batched.summary_refs == whole.summary_refs
     assert len(batched.topics) <= MAX_TOPICS
     assert len(set(batched.topics)) == len(batched.topics)
 

@@ -133,11 +133,11 @@ class _Facts:
         if isinstance(finding, EntityHit):
             self._add_entity(finding, message_id)
         elif isinstance(finding, DecisionHit):
-            self._add_decision(finding)
+            self._add_decision(finding, message_id)
         elif isinstance(finding, ActionHit):
-            self._add_action(finding.text, finding.outcome)
+            self._add_action(finding.text, finding.outcome, message_id)
         elif isinstance(finding, Completion):
-            self._complete(finding)
+            self._complete(finding, message_id)
         elif isinstance(finding, PreferenceHit):
             self._add_preference(finding.text)
 
@@ -167,33 +167,36 @@ class _Facts:
                 return entity.name
         return None
 
-    def _add_decision(self, hit: DecisionHit) -> None:
+    def _add_decision(self, hit: DecisionHit, message_id: str) -> None:
+        """A new decision, with the message that stated it (its text is that message's)."""
         key = _decision_norm(hit.text)
         if self.decisions.find(key) < 0:
             context = self._current_project() or hit.domain
-            self.decisions.add(key, Decision(text=hit.text, context=context))
+            self.decisions.add(key, Decision(text=hit.text, context=context, refs=[message_id]))
 
-    def _add_action(self, text: str, outcome: str) -> None:
+    def _add_action(self, text: str, outcome: str, message_id: str) -> None:
         key = _action_key(text)
         index = self.actions.find(key)
         if index < 0:
-            self.actions.add(key, Action(description=text, outcome=outcome))
+            self.actions.add(key, Action(description=text, outcome=outcome, refs=[message_id]))
         elif outcome == "done":
-            self._mark_done(index)
+            self._mark_done(index, message_id)
 
-    def _mark_done(self, index: int) -> None:
+    def _mark_done(self, index: int, message_id: str) -> None:
+        """The action done, and the message that said so beside the one that stated it."""
         action = self.actions.items[index]
         if action.outcome != "done":
-            self.actions.items[index] = action.model_copy(update={"outcome": "done"})
+            refs = list(dict.fromkeys([*action.refs, message_id]))
+            self.actions.items[index] = action.model_copy(update={"outcome": "done", "refs": refs})
 
-    def _complete(self, done: Completion) -> None:
+    def _complete(self, done: Completion, message_id: str) -> None:
         """Mark the matching open action done, or record what was done as a new action."""
         open_actions = [None if a.outcome == "done" else a.description for a in self.actions.items]
         index = completed_index(done.stems, open_actions)
         if index is not None:
-            self._mark_done(index)
+            self._mark_done(index, message_id)
         elif has_substance(done.text):
-            self._add_action(done.text, "done")
+            self._add_action(done.text, "done", message_id)
 
     def _add_preference(self, text: str) -> None:
         key = _norm(text)
@@ -231,24 +234,40 @@ def _blank(text: str) -> bool:
     return not clean_text(text or "").strip()
 
 
-def _lead(previous: Extraction | None, messages: Sequence[Message]) -> tuple[str, str] | None:
+@dataclass(frozen=True)
+class _Lead:
+    label: str  # "User asked" or "Started with"
+    phrase: str
+    ref: str | None  # the message it was taken from (None: a version before refs were kept)
+
+
+def _lead(previous: Extraction | None, messages: Sequence[Message]) -> _Lead | None:
     """The opening of an extractive summary: the first user request, carried across versions.
 
-    It is stored in the summary itself (`User asked: "..."`), so a later batch keeps it; a
-    lead taken from a non-user message is replaced once a user message arrives.
+    It is stored in the summary itself (`User asked: "..."`), so a later batch keeps it, and
+    the message it was taken from in `opening_ref`; a lead taken from a non-user message is
+    replaced once a user message arrives.
     """
     kept = _LEAD.match(previous.summary) if previous else None
+    kept_ref = previous.opening_ref if previous else None
     if kept and kept.group(1) == "User asked":
-        return "User asked", kept.group(2)
+        return _Lead("User asked", kept.group(2), kept_ref)
     for message in messages:
         if _role(message) in USER_ROLES and not _blank(message.content):
-            return "User asked", request_phrase(message.content)
+            return _Lead("User asked", request_phrase(message.content), message.id)
     if kept:
-        return "Started with", kept.group(2)
+        return _Lead("Started with", kept.group(2), kept_ref)
     for message in messages:
         if not _blank(message.content):
-            return "Started with", request_phrase(message.content)
+            return _Lead("Started with", request_phrase(message.content), message.id)
     return None
+
+
+@dataclass(frozen=True)
+class _Summary:
+    text: str
+    refs: list[str]  # the messages its text was taken from (Extraction.summary_refs)
+    opening_ref: str | None
 
 
 def _summary(
@@ -256,26 +275,52 @@ def _summary(
     messages: Sequence[Message],
     summary: SessionSummary | None,
     facts: _Facts,
-) -> str:
-    """The session summary when the bot wrote one, else "User asked ... Decided ... Next ..."."""
+) -> _Summary:
+    """The session summary when the bot wrote one, else "User asked ... Decided ... Next ...".
+
+    Its refs are the messages its words were taken from: the request it opens with, and those
+    that stated each decision and action it names (an action done: the one that said so too),
+    of those the clip to MAX_SUMMARY_CHARS left in. The bot's summary names none: it was
+    written from the conversation so far, and which messages it restates it does not say.
+    """
     text = " ".join(clean_text(summary.summary_text or "").split()) if summary else ""
     if text:
-        return _clip(text, MAX_SUMMARY_CHARS)
-    parts: list[str] = []
+        return _Summary(_clip(text, MAX_SUMMARY_CHARS), [], None)
+    written = ""
+    sources: list[tuple[int, list[str]]] = []  # where each taken text starts, and its messages
+
+    def put(fragment: str, refs: Sequence[str | None] = ()) -> None:
+        nonlocal written
+        if refs:
+            sources.append((len(written), [r for r in refs if r]))
+        written += fragment
+
     lead = _lead(previous, messages)
     if lead:
-        end = "" if lead[1].endswith((".", "!", "?", "\u2026")) else "."
-        parts.append(f'{lead[0]}: "{lead[1]}"{end}')
+        end = "" if lead.phrase.endswith((".", "!", "?", "\u2026")) else "."
+        put(f'{lead.label}: "', [lead.ref])
+        put(f'{lead.phrase}"{end}')
     actions = facts.actions.items
-    decided = [d.text for d in facts.decisions.items[-SUMMARY_ITEMS:]]
-    planned = [a.description for a in actions if a.outcome == "planned"][-SUMMARY_ITEMS:]
-    done = [a.description for a in actions if a.outcome == "done"][-SUMMARY_ITEMS:]
-    for label, items in (("Decided", decided), ("Next", planned), ("Done", done)):
+    decided = [(d.text, d.refs) for d in facts.decisions.items[-SUMMARY_ITEMS:]]
+    planned = [(a.description, a.refs) for a in actions if a.outcome == "planned"]
+    done = [(a.description, a.refs) for a in actions if a.outcome == "done"]
+    for label, items in (
+        ("Decided", decided),
+        ("Next", planned[-SUMMARY_ITEMS:]),
+        ("Done", done[-SUMMARY_ITEMS:]),
+    ):
         if items:
-            parts.append(f"{label}: {'; '.join(items)}.")
-    if not parts and previous is not None:
-        return previous.summary
-    return _clip(" ".join(parts), MAX_SUMMARY_CHARS)
+            put(f"{' ' if written else ''}{label}: ")
+            for n, (item, refs) in enumerate(items):
+                put("; " if n else "")
+                put(item, refs)
+            put(".")
+    if not written and previous is not None:
+        return _Summary(previous.summary, previous.summary_refs, previous.opening_ref)
+    clipped = _clip(written, MAX_SUMMARY_CHARS)
+    kept = len(clipped) if clipped == written else len(clipped) - 1  # the ellipsis is not theirs
+    refs = [r for start, taken in sources if start < kept for r in taken]
+    return _Summary(clipped, list(dict.fromkeys(refs)), lead.ref if lead else None)
 
 
 def extend_extraction(
@@ -300,10 +345,13 @@ def extend_extraction(
         for finding in analysis.findings:
             facts.absorb(finding, message.id)
         topics.add(analysis)
+    summarised = _summary(previous, messages, summary, facts)
     return Extraction(
         session_id=session_id,
         span=extend_span(previous, messages),
-        summary=_summary(previous, messages, summary, facts),
+        summary=summarised.text,
+        summary_refs=summarised.refs,
+        opening_ref=summarised.opening_ref,
         topics=merge_topics(previous.topics if previous else [], topics.ranked()),
         decisions=facts.decisions.items,
         entities=facts.entities.items,
