@@ -28,6 +28,9 @@ from archivist.search.newest import LEAST_SHARE, LEAST_WORDS
 from archivist.search.results import MemoryHit, memory_hit
 from archivist.snippets import matched_terms, query_terms
 
+# The words a subject names a quantity by ("Number of mentees: 7"): a question asks for it as
+# "how many mentees", and the hit that said it ("my 5 mentees") need not name them either.
+QUANTITY = frozenset({"number", "count", "total", "amount"})
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _NUMBER = re.compile(r"\d[\d,.:]*\d|\d")
 
@@ -42,7 +45,7 @@ def current_first(
     for row in rows:
         item = memory_hit(row)
         values = _numbers(str(row.get("value") or ""))
-        subject = query_terms(str(row.get("subject") or ""))
+        subject = [w for w in query_terms(str(row.get("subject") or "")) if w not in QUANTITY]
         at = _time(item, "first_at")
         if not values or not subject or at is None:
             continue

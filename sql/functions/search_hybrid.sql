@@ -65,7 +65,8 @@ $$;
 -- The current values the query asks about: the updates of a stated value ("the deadline moved
 -- to April 25": decisions and constraints whose change is 'update') true now (the stored
 -- reconciliation, sql/061: `current`) whose subject stems are all among the query's
--- ("What is the deadline for the first sprint?" and the item "Sprint deadline: April 5"), at
+-- ("What is the deadline for the first sprint?" and the item "Sprint deadline: April 5"; the
+-- words a quantity is named by need not be: "how many mentees" asks for "Number of mentees"), at
 -- most 3, the most specific subject first, then the newest; each as the chunk of its item,
 -- shaped like hybrid_jarvis_memory_chunks' rows, with its subject and value. The memory search
 -- (archivist.search.current) puts one above an older hit that gives the subject another value:
@@ -96,7 +97,7 @@ BEGIN
         '     AND c.source = ''state_item'' AND c.metadata ->> ''uid'' = i.uid '
         'WHERE i.current AND i.change = ''update'' AND i.type IN (''decision'', ''constraint'') '
         '  AND array_append(i.subject_key, ''@'' || coalesce(i.user_id, '''')) && $8 '
-        '  AND cardinality(i.subject_key) > 0 AND i.subject_key <@ $8 '
+        '  AND i.subject_key <@ ($8 || ''{number,count,total,amount}''::text[]) '
         '  AND ($12 IS NULL OR i.user_id = $12) AND %1$s '
         'ORDER BY cardinality(i.subject_key) DESC, i.became_at DESC NULLS LAST, c.id LIMIT 3',
         archivist_chunk_filter_sql(v_filter))

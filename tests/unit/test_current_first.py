@@ -68,6 +68,14 @@ def test_a_hit_below_that_shows_the_update_moves_above_the_older_one() -> None:
     assert ordered[1].superseded_by == "shows"
 
 
+def test_a_quantity_is_asked_for_without_its_name() -> None:
+    terms = query_terms("How many mentees have I highlighted in my portfolio?")
+    said = hit("old", "I highlighted my 5 mentees in my portfolio last week.", 2)
+    hits = [said, hit("other", OTHER, 1)]
+    ordered = current_first(hits, [update("7", 9, subject="number of mentees")], terms)
+    assert [h.id for h in ordered] == ["item", "old"]
+
+
 def test_a_standing_rule_in_the_last_place_keeps_it() -> None:
     rule = hit("rule", "Always give exact dates.", 0, standing=True)
     hits = [hit("old", OLD, 2), hit("tail", "More lunch talk.", 3), rule]
