@@ -13,10 +13,15 @@ from archivist.errors import ConfigError
 from archivist.extract.base import Extractor, RulesExtractor
 from archivist.extract.llm import OllamaExtractor
 from archivist.extras import needs_extra
-from archivist.store.connection import connect
-from archivist.store.embedded import embedded_url, start_embedded
-from archivist.store.postgres import EmbeddingConfig, PostgresStore, Store
-from archivist.store.rpc import Rpc
+from archivist.store import (
+    EmbeddingConfig,
+    PostgresStore,
+    Rpc,
+    Store,
+    connect,
+    embedded_url,
+    start_embedded,
+)
 
 # What `pip install 'archivist[supabase]'` brings that the REST transport imports.
 _SUPABASE = (
