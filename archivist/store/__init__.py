@@ -22,19 +22,6 @@ from archivist.store.migrate import (
     migration_script,
 )
 from archivist.store.pool import PooledRpc
-from archivist.store.postgres import (
-    Claim,
-    CommitResult,
-    Conn,
-    EmbeddingConfig,
-    MigrationsMissingError,
-    ModelMismatchError,
-    PostgresStore,
-    SessionSelection,
-    Store,
-    message_from_row,
-    session_state_from_row,
-)
 from archivist.store.reembed import ReembedStore, StoredChunk
 from archivist.store.rpc import (
     DatabaseError,
@@ -50,6 +37,19 @@ from archivist.store.rpc import (
     database_error_line,
     parse_vector,
     vector_text,
+)
+from archivist.store.store import (
+    Claim,
+    CommitResult,
+    Conn,
+    EmbeddingConfig,
+    MigrationsMissingError,
+    ModelMismatchError,
+    PostgresStore,
+    SessionSelection,
+    Store,
+    message_from_row,
+    session_state_from_row,
 )
 
 __all__ = [
