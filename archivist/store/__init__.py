@@ -22,8 +22,10 @@ from archivist.store.migrate import (
     migration_script,
 )
 from archivist.store.pool import PooledRpc
+from archivist.store.postgres import PostgresStore
 from archivist.store.reembed import ReembedStore, StoredChunk
 from archivist.store.rpc import (
+    Conn,
     DatabaseError,
     Json,
     LockTimeoutError,
@@ -41,11 +43,9 @@ from archivist.store.rpc import (
 from archivist.store.store import (
     Claim,
     CommitResult,
-    Conn,
     EmbeddingConfig,
     MigrationsMissingError,
     ModelMismatchError,
-    PostgresStore,
     SessionSelection,
     Store,
     message_from_row,

@@ -3,8 +3,8 @@
 `Store` is built on one primitive, `Rpc.call(function, args)`, so the direct Postgres path
 (`PsycopgRpc`) and the Supabase REST path (`SupabaseRpc`) run the same SQL. Writes happen only
 in `archivist_commit_version` (sql/functions/commit.sql), so a session's version, chunks and
-watermark land together or not at all. `PostgresStore` adds what only a direct connection can
-do: apply migrations (DDL) and read the catalog before any migration exists.
+watermark land together or not at all. What only a direct connection can do is
+`PostgresStore`'s (archivist.store.postgres).
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-
-import psycopg
 
 from archivist.config import DatabaseTimeouts, SourceTables
 from archivist.embed.base import Vector
@@ -27,25 +25,17 @@ from archivist.models import (
     SessionState,
     Watermark,
 )
-from archivist.store.migrate import (
-    AUTHENTICATED,
-    apply_schema,
-    functions_checksum,
-    pending_migrations,
-)
+from archivist.store.migrate import AUTHENTICATED, functions_checksum, pending_migrations
 from archivist.store.rpc import (
     LOCK_NOT_AVAILABLE,
     Json,
     LockTimeoutError,
     MissingFunctionError,
-    PsycopgRpc,
     Rpc,
     RpcError,
     Vectors,
-    mapped_errors,
 )
 
-Conn = psycopg.Connection[tuple[Any, ...]]
 INVALID_PARAMETER = "22023"  # SQLSTATE the functions raise for a request they refuse
 
 
@@ -614,51 +604,6 @@ def session_state_from_row(session_id: str, row: Mapping[str, Any]) -> SessionSt
         summary_at=row["summary_at"],
         extraction=Extraction.model_validate(row["extraction"]),
     )
-
-
-class PostgresStore(Store):
-    """The store on a direct Postgres connection: it can also apply migrations."""
-
-    def __init__(
-        self,
-        conn: Conn,
-        sources: SourceTables,
-        max_message_chars: int | None = None,
-        timeouts: DatabaseTimeouts | None = None,
-    ) -> None:
-        super().__init__(PsycopgRpc(conn, timeouts=timeouts), sources, max_message_chars)
-        self.conn = conn
-        self.timeouts = timeouts
-
-    schema_fix = "run: archivist init"
-
-    def init(
-        self, wanted: EmbeddingConfig, access: str | None = None
-    ) -> tuple[list[str], EmbeddingConfig]:
-        """Apply pending migrations, the functions and the policy (recording `access` first, if
-        given); record the embedding model."""
-        if access == AUTHENTICATED:
-            row = self.conn.execute(
-                "SELECT to_regprocedure('auth.uid()') IS NOT NULL "
-                "AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated')"
-            ).fetchone()
-            if not (row and row[0]):
-                raise ConfigError(
-                    "--allow-authenticated needs Supabase's `authenticated` role and auth.uid(), "
-                    "which this database has not got"
-                )
-        with mapped_errors():
-            applied = apply_schema(self.conn, wanted.model, wanted.dim, self.timeouts, access)
-        self.adopt_archived_messages()
-        return applied, wanted
-
-    def vector_extension(self) -> tuple[str | None, str | None]:
-        """Read from the catalog: this works before any migration (doctor on a bare database)."""
-        row = self.conn.execute(
-            "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'vector'), "
-            "(SELECT default_version FROM pg_available_extensions WHERE name = 'vector')"
-        ).fetchone()
-        return (row[0], row[1]) if row else (None, None)
 
 
 def _init_command(model: str) -> str:
