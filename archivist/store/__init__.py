@@ -23,8 +23,7 @@ from archivist.store.migrate import (
 )
 from archivist.store.pool import PooledRpc
 from archivist.store.postgres import PostgresStore
-from archivist.store.reembed import ReembedStore, StoredChunk
-from archivist.store.rpc import (
+from archivist.store.psycopg_rpc import (
     Conn,
     DatabaseError,
     Json,
@@ -40,6 +39,7 @@ from archivist.store.rpc import (
     parse_vector,
     vector_text,
 )
+from archivist.store.reembed import ReembedStore, StoredChunk
 from archivist.store.store import (
     Claim,
     CommitResult,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from archivist.config import DatabaseTimeouts, SourceTables
 from archivist.errors import ConfigError
 from archivist.store.migrate import AUTHENTICATED, apply_schema
-from archivist.store.rpc import Conn, PsycopgRpc, mapped_errors
+from archivist.store.psycopg_rpc import Conn, PsycopgRpc, mapped_errors
 from archivist.store.store import EmbeddingConfig, Store
 
 

@@ -26,7 +26,7 @@ from archivist.models import (
     Watermark,
 )
 from archivist.store.migrate import AUTHENTICATED, functions_checksum, pending_migrations
-from archivist.store.rpc import (
+from archivist.store.psycopg_rpc import (
     LOCK_NOT_AVAILABLE,
     Json,
     LockTimeoutError,

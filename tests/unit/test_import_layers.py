@@ -72,8 +72,8 @@ def test_models_and_state_know_their_place() -> None:
 
 
 def test_only_the_store_talks_psycopg() -> None:
-    """Database errors are mapped at the store's edge (archivist.store.rpc); above it only the
-    settings parse a connection string with psycopg's conninfo."""
+    """Database errors are mapped at the store's edge (archivist.store.psycopg_rpc); above it
+    only the settings parse a connection string with psycopg's conninfo."""
     importers = set()
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
