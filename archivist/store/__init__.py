@@ -23,22 +23,19 @@ from archivist.store.migrate import (
 )
 from archivist.store.pool import PooledRpc
 from archivist.store.postgres import PostgresStore
-from archivist.store.psycopg_rpc import (
-    Conn,
-    DatabaseError,
+from archivist.store.protocol import (
     Json,
     LockTimeoutError,
     MissingFunctionError,
-    PsycopgRpc,
     QueryTimeoutError,
     Rpc,
     RpcError,
     SourceSchemaError,
     Vectors,
-    database_error_line,
     parse_vector,
     vector_text,
 )
+from archivist.store.psycopg_rpc import Conn, DatabaseError, PsycopgRpc, database_error_line
 from archivist.store.reembed import ReembedStore, StoredChunk
 from archivist.store.store import (
     Claim,

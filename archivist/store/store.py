@@ -26,7 +26,7 @@ from archivist.models import (
     Watermark,
 )
 from archivist.store.migrate import AUTHENTICATED, functions_checksum, pending_migrations
-from archivist.store.psycopg_rpc import (
+from archivist.store.protocol import (
     LOCK_NOT_AVAILABLE,
     Json,
     LockTimeoutError,
