@@ -59,7 +59,7 @@ def _supabase_store(settings: Settings) -> Iterator[Store]:
 def supabase_rpc(settings: Settings) -> Rpc:
     """The REST transport to Supabase the settings describe."""
     with needs_extra("supabase", "The Supabase REST transport (SUPABASE_URL)", _SUPABASE):
-        from archivist.store.supabase import SupabaseRpc  # supabase-py is slow to import
+        from archivist.store.rest import SupabaseRpc  # supabase-py is slow to import
 
     if settings.supabase_service_role_key is None or settings.supabase_url is None:
         raise ConfigError(

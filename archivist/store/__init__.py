@@ -2,7 +2,7 @@
 
 Code above the store imports what it needs from here, never psycopg: database errors are
 mapped at this package's edge. The Supabase REST transport is the one module imported on its
-own (`archivist.store.supabase`), and only when it is used: supabase-py is an optional extra,
+own (`archivist.store.rest`), and only when it is used: supabase-py is an optional extra,
 and slow to import.
 """
 

@@ -4,7 +4,7 @@
     a scalar function's value, or a list of row objects for a set-returning function.
 
 `archivist.store.psycopg_rpc` calls the functions on a direct connection
-(`archivist.store.pool` on a pool of them), `archivist.store.supabase` through the Supabase REST
+(`archivist.store.pool` on a pool of them), `archivist.store.rest` through the Supabase REST
 gateway. Every transport raises `RpcError` with the database's SQLSTATE, so the store maps
 errors once.
 """
