@@ -27,8 +27,7 @@ from archivist.state.current import CurrentState, Resolution
 from archivist.state.history import History
 from archivist.state.view import StateView
 from archivist.status import Status, archive_status
-from archivist.store.migrate import AUTHENTICATED, PRIVATE, migration_script
-from archivist.store.postgres import EmbeddingConfig
+from archivist.store import AUTHENTICATED, PRIVATE, EmbeddingConfig, migration_script
 
 log = logging.getLogger(__name__)
 

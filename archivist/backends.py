@@ -13,10 +13,15 @@ from archivist.errors import ConfigError
 from archivist.extract.base import Extractor, RulesExtractor
 from archivist.extract.llm import OllamaExtractor
 from archivist.extras import needs_extra
-from archivist.store.connection import connect
-from archivist.store.embedded import embedded_url, start_embedded
-from archivist.store.postgres import EmbeddingConfig, PostgresStore, Store
-from archivist.store.rpc import Rpc
+from archivist.store import (
+    EmbeddingConfig,
+    PostgresStore,
+    Rpc,
+    Store,
+    connect,
+    embedded_url,
+    start_embedded,
+)
 
 # What `pip install 'archivist[supabase]'` brings that the REST transport imports.
 _SUPABASE = (
@@ -54,7 +59,7 @@ def _supabase_store(settings: Settings) -> Iterator[Store]:
 def supabase_rpc(settings: Settings) -> Rpc:
     """The REST transport to Supabase the settings describe."""
     with needs_extra("supabase", "The Supabase REST transport (SUPABASE_URL)", _SUPABASE):
-        from archivist.store.supabase import SupabaseRpc  # supabase-py is slow to import
+        from archivist.store.rest import SupabaseRpc  # supabase-py is slow to import
 
     if settings.supabase_service_role_key is None or settings.supabase_url is None:
         raise ConfigError(

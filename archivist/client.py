@@ -59,10 +59,16 @@ from archivist.state.current import (
 )
 from archivist.state.history import History, history
 from archivist.state.view import StateView, state_view
-from archivist.store.embedded import reading_settings
-from archivist.store.pool import PooledRpc
-from archivist.store.postgres import Conn, EmbeddingConfig, PostgresStore, SessionSelection, Store
-from archivist.store.rpc import Rpc
+from archivist.store import (
+    Conn,
+    EmbeddingConfig,
+    PooledRpc,
+    PostgresStore,
+    Rpc,
+    SessionSelection,
+    Store,
+    reading_settings,
+)
 from archivist.when import parse_time
 
 HISTORY_MAX_VERSIONS = 100

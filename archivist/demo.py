@@ -26,8 +26,7 @@ from archivist.errors import EmbedError
 from archivist.models import Extraction, RunReport
 from archivist.pipeline import ArchiveRequest
 from archivist.source_tables import source_tables_sql
-from archivist.store.embedded import DEMO_FOLDER
-from archivist.store.postgres import PostgresStore
+from archivist.store import DEMO_FOLDER, PostgresStore
 
 # The commands the demo suggests next: (command, what it shows). Each must work as printed.
 NEXT_COMMANDS = (

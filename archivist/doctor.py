@@ -17,8 +17,7 @@ from archivist.embed.base import Embedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
 from archivist.failures import FailedSession
-from archivist.store.migrate import AUTHENTICATED, EditedMigrationError
-from archivist.store.postgres import Store
+from archivist.store import AUTHENTICATED, EditedMigrationError, Store
 
 T = TypeVar("T")
 

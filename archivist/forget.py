@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from archivist.errors import ConfigError
 from archivist.models import SessionOutcome
 from archivist.reports import PREFIX, SUFFIX
-from archivist.store.postgres import Store
+from archivist.store import Store
 
 
 @dataclass(frozen=True)

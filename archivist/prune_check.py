@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from archivist.failures import MAX_SESSION_ID_BYTES
 from archivist.models import Watermark
-from archivist.store.postgres import Store
+from archivist.store import Store
 
 Reason = Literal["unarchived", "edited", "truncated"]
 REASONS: tuple[Reason, ...] = ("unarchived", "edited", "truncated")

@@ -22,8 +22,7 @@ from pydantic import BaseModel
 from archivist.chunking import chunk_id
 from archivist.embed.base import Embedder, embed_documents, probe
 from archivist.errors import ConfigError, DimensionMismatchError, StoreError
-from archivist.store.postgres import PostgresStore
-from archivist.store.reembed import ReembedStore, StoredChunk
+from archivist.store import PostgresStore, ReembedStore, StoredChunk
 
 log = logging.getLogger(__name__)
 

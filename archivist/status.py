@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from archivist.failures import FailedSession
-from archivist.store.postgres import Store
+from archivist.store import Store
 
 _FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 

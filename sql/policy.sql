@@ -63,7 +63,7 @@ BEGIN
     -- wait inside it, for any caller. Its statement_timeout does not bound the statement that
     -- called it (the timer starts with that statement), except over REST: PostgREST applies
     -- a function's statement_timeout to the request's transaction ("hoisted" settings,
-    -- PostgREST 12.2+); direct connections set their own (archivist.store.rpc). Without
+    -- PostgREST 12.2+); direct connections set their own (archivist.store.psycopg_rpc). Without
     -- these, REST calls would run under the gateway role's timeout (8 s on Supabase), which
     -- would cut a large project's scans and commits.
     -- * the three searches: 15 s for both, so a search behind a lock ends in 15 s for a caller

@@ -16,7 +16,7 @@ from support.postgrest_double import SERVICE_KEY, PostgrestDouble
 from support.sources import SourceDB
 
 from archivist.config import Settings
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 
 TEMPLATE = "archivist_template"
 HASH_768 = EmbeddingConfig("hash-768", 768)

@@ -38,7 +38,7 @@ from archivist.errors import ConfigError
 from archivist.models import RunReport
 from archivist.pipeline import NO_MESSAGES, ArchiveRequest
 from archivist.reports import prepare_report_dir, save_report
-from archivist.store.postgres import SessionSelection
+from archivist.store import SessionSelection
 
 log = logging.getLogger(__name__)
 

@@ -28,8 +28,13 @@ from archivist.config import (
     redact,
 )
 from archivist.errors import ArchivistError, ConfigError
-from archivist.store.embedded import embedded_exists, pgserver_module, reading_settings
-from archivist.store.rpc import DatabaseError, database_error_line
+from archivist.store import (
+    DatabaseError,
+    database_error_line,
+    embedded_exists,
+    pgserver_module,
+    reading_settings,
+)
 from archivist.when import parse_time
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNSAFE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130

@@ -29,7 +29,7 @@ from archivist.config import redact
 from archivist.errors import ArchivistError
 from archivist.mcp_server.tools import TOOLS
 from archivist.queries import parse_query
-from archivist.store.rpc import DatabaseError, database_error_line
+from archivist.store import DatabaseError, database_error_line
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from typing import Protocol
 from archivist.errors import ArchivistError
 from archivist.failures import UnarchivableSessions
 from archivist.pipeline.reading import SessionRead, parse_read
-from archivist.store.postgres import SessionSelection, Store
+from archivist.store import SessionSelection, Store
 
 # Candidates sent per claim call: bounded, so a call over REST stays a small request.
 CLAIM_WINDOW = 100

@@ -20,7 +20,7 @@ from typing import Any
 
 from archivist.embed.base import Vector
 from archivist.pipeline.planning import VersionPlan
-from archivist.store.postgres import CommitResult, Store
+from archivist.store import CommitResult, Store
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,7 @@ from typing import Any
 
 from archivist.embed.base import Vector
 from archivist.models import Message, SessionState, SessionSummary
-from archivist.store.postgres import Store, message_from_row, session_state_from_row
-from archivist.store.rpc import parse_vector
+from archivist.store import Store, message_from_row, parse_vector, session_state_from_row
 
 
 @dataclass(frozen=True)

@@ -62,8 +62,7 @@ from archivist.pipeline.planning import PlanSettings, VersionPlan, has_work, pla
 from archivist.pipeline.reading import SessionRead, read_session
 from archivist.state.items import StateItem
 from archivist.state.reconcile import Thresholds
-from archivist.store.postgres import CommitResult, EmbeddingConfig, SessionSelection, Store
-from archivist.store.rpc import LockTimeoutError
+from archivist.store import CommitResult, EmbeddingConfig, LockTimeoutError, SessionSelection, Store
 
 log = logging.getLogger(__name__)
 

@@ -35,8 +35,7 @@ from archivist.search.results import (
     memory_hit,
 )
 from archivist.snippets import excerpt, query_terms
-from archivist.store.postgres import Store
-from archivist.store.rpc import Json, QueryTimeoutError, vector_text
+from archivist.store import Json, QueryTimeoutError, Store, vector_text
 
 # The same bounds are written into sql/functions/search_*.sql (tests/db/test_search_limits.py).
 MEMORY_MAX_RESULTS = 10

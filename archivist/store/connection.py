@@ -20,13 +20,13 @@ from psycopg.types.json import set_json_loads
 
 from archivist.config import Settings, redact, redact_url
 from archivist.errors import ConfigError, StoreError
-from archivist.store.rpc import set_timeouts
+from archivist.store.psycopg_rpc import set_timeouts
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
 POOLER_PORT = "6543"
 POOLER_HOST_SUFFIX = ".pooler.supabase.com"
-# Every connection is autocommit: each function call is its own transaction (store/rpc.py).
+# Every connection is autocommit: each function call is its own transaction (store/psycopg_rpc.py).
 CONNECT_OPTIONS: dict[str, Any] = {
     "autocommit": True,
     "connect_timeout": 10,
@@ -77,7 +77,7 @@ def prepare(conn: Conn, url: str, settings: Settings) -> None:
         _read_leniently(conn)
     if uses_pooler(url, settings):
         conn.prepare_threshold = None  # statements must not outlive their transaction
-    else:  # through a transaction pooler each call sets them (archivist.store.rpc)
+    else:  # through a transaction pooler each call sets them (archivist.store.psycopg_rpc)
         set_timeouts(conn, settings.timeouts)
 
 

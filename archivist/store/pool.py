@@ -24,7 +24,8 @@ from archivist.config import Settings
 from archivist.errors import StoreError
 from archivist.store.connection import CONNECT_OPTIONS, Conn, connect, prepare
 from archivist.store.migrate import SchemaRecords, schema_records
-from archivist.store.rpc import PsycopgRpc, QueryTimeoutError
+from archivist.store.protocol import QueryTimeoutError
+from archivist.store.psycopg_rpc import PsycopgRpc
 
 WAIT_FOR_CONNECTION_S = 30.0  # a call that is not bounded by its own deadline
 

@@ -66,7 +66,7 @@ from archivist.embed.base import Vector
 from archivist.embed.hashing import HashEmbedder
 from archivist.models import RunReport
 from archivist.pipeline import Archiver, ArchiveRequest
-from archivist.store.postgres import CommitResult, PostgresStore, SessionSelection
+from archivist.store import CommitResult, PostgresStore, SessionSelection
 from scripts.bench import kit
 from scripts.bench.corpus import (
     EMBEDDING,

@@ -35,8 +35,7 @@ from psycopg.types.json import Jsonb
 from archivist import Archivist, memory_search
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
-from archivist.store.postgres import SessionSelection
-from archivist.store.rpc import Json, PsycopgRpc, Rpc
+from archivist.store import Json, PsycopgRpc, Rpc, SessionSelection
 from scripts.bench.corpus import TEMPLATE_DB, Server, load_corpus
 from scripts.bench.kit import embedded_server
 

@@ -21,7 +21,7 @@ import psycopg
 
 from archivist.config import Settings
 from archivist.source_tables import source_tables_sql
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 from scripts.bench import kit
 
 EMBEDDING = EmbeddingConfig("hash-768", 768)

@@ -24,8 +24,7 @@ from archivist.chunking import chunk_id, window_slot
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.reembed import reembed
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
-from archivist.store.reembed import ReembedStore
+from archivist.store import EmbeddingConfig, PostgresStore, ReembedStore
 from scripts.bench.kit import embedded_server
 
 WORDS = "deploy vercel redis cache oauth token rotate lisbon trip budget pipeline schema".split()

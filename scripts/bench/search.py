@@ -90,7 +90,7 @@ from psycopg.types.json import Jsonb
 from psycopg.types.string import TextLoader
 
 from archivist.config import Settings
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 from scripts.bench import kit
 
 Conn = psycopg.Connection[Any]

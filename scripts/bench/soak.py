@@ -26,7 +26,7 @@ from pathlib import Path
 import psycopg
 
 from archivist.config import Settings
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 from scripts.bench.kit import embedded_server
 from tests.support.faults import (
     Corpus,

@@ -25,7 +25,7 @@ from archivist import ArchiveFilters, archive_search, memory_search
 from archivist.app import archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
-from archivist.store.postgres import SessionSelection
+from archivist.store import SessionSelection
 from scripts.bench.corpus import TEMPLATE_DB, Server, load_corpus
 from scripts.bench.kit import embedded_server
 from tests.support.postgrest_double import SERVICE_KEY, PostgrestDouble

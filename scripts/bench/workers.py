@@ -52,7 +52,7 @@ from typing import Any
 import psycopg
 
 from archivist.config import Settings
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 from scripts.bench import corpus, kit
 from tests.support.ollama_server import OllamaTestServer
 

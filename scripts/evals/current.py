@@ -44,7 +44,7 @@ from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.pipeline import ArchiveRequest
 from archivist.source_tables import source_tables_sql
-from archivist.store.postgres import EmbeddingConfig, SessionSelection
+from archivist.store import EmbeddingConfig, SessionSelection
 from scripts.bench.kit import embedded_server
 
 SET = Path(__file__).resolve().parents[2] / "tests" / "state_quality" / "current_state.txt"

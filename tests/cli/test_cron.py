@@ -23,7 +23,7 @@ from support.ollama_server import OllamaTestServer
 from support.sources import T0, SourceDB
 
 from archivist.config import Settings
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRY_POINT = Path(sys.executable).parent / "archivist"

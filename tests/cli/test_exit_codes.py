@@ -21,7 +21,7 @@ from support.ollama_server import OllamaTestServer
 from support.sources import SourceDB, run_archivist
 
 from archivist.config import Settings
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 
 ROOT = Path(__file__).resolve().parents[2]
 UNREACHABLE = "http://127.0.0.1:9"

@@ -33,7 +33,7 @@ from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResu
 from archivist.state.current import CurrentState, CurrentStateQuery
 from archivist.state.history import History
 from archivist.state.view import StateView
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 
 CONVERSATIONS = {
     "deploy": [

@@ -34,7 +34,7 @@ from support.ollama_server import OllamaTestServer
 
 from archivist.config import SourceTables
 from archivist.demo import NEXT_COMMANDS, _load_samples, sample_conversations
-from archivist.store.postgres import PostgresStore
+from archivist.store import PostgresStore
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

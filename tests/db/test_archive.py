@@ -14,7 +14,7 @@ from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest
-from archivist.store.postgres import SessionSelection
+from archivist.store import SessionSelection
 
 DEPLOY_CHAT = [
     "We need to ship the olive frontend this week. Should we use Netlify or Vercel?",

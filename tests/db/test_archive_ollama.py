@@ -12,7 +12,7 @@ from support.ollama_server import OllamaTestServer
 from support.sources import SourceDB, run_archivist
 
 from archivist.config import Settings
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 
 CHAT = [
     "Our OAuth refresh tokens expire after an hour. Should we rotate them?",

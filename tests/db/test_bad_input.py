@@ -25,8 +25,7 @@ from archivist.embed.hashing import HashEmbedder
 from archivist.models import Message, RunReport
 from archivist.pipeline import ArchiveRequest
 from archivist.sanitize import clean_message
-from archivist.store.connection import connect
-from archivist.store.postgres import PostgresStore
+from archivist.store import PostgresStore, connect
 
 MB10 = 10 * 1024 * 1024
 

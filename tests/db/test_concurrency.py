@@ -18,7 +18,7 @@ from archivist.app import archive
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.pipeline import ArchiveRequest
-from archivist.store.postgres import SessionSelection
+from archivist.store import SessionSelection
 
 SESSIONS = 200
 

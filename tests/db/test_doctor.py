@@ -11,7 +11,7 @@ from support.sources import SourceDB, run_cli
 
 from archivist.config import Settings
 from archivist.doctor import run_doctor
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 
 
 def failed(settings: Settings) -> dict[str, str | None]:

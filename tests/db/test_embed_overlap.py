@@ -19,7 +19,7 @@ from archivist.app import archive
 from archivist.config import Settings
 from archivist.embed.base import task_prefixes
 from archivist.pipeline import ArchiveRequest
-from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection
+from archivist.store import EmbeddingConfig, PostgresStore, SessionSelection
 
 TALK = [
     "Should we move the billing API from Redis to Memcached?",

@@ -24,7 +24,7 @@ from support.ollama_server import OllamaTestServer
 from support.sources import T0, SourceDB
 
 from archivist.config import Settings
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 
 POISON = {"POISON-NAN": "nan", "POISON-SHORT": "short", "POISON-MISSING": "missing"}
 POISONED = ["p0", "p1", "p2"]

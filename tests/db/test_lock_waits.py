@@ -26,7 +26,7 @@ from archivist.app import archive
 from archivist.config import DatabaseTimeouts, Settings
 from archivist.doctor import run_doctor
 from archivist.pipeline import ArchiveRequest
-from archivist.store.postgres import PostgresStore
+from archivist.store import PostgresStore
 
 FAST = DatabaseTimeouts(lock_ms=400, statement_ms=60_000)
 

@@ -14,8 +14,8 @@ from conftest import HASH_768
 
 from archivist.config import Settings
 from archivist.errors import StoreError
+from archivist.store import EmbeddingConfig, PostgresStore
 from archivist.store.migrate import functions_checksum, load_definitions, load_migrations
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -26,7 +26,7 @@ from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest
-from archivist.store.postgres import SessionSelection
+from archivist.store import SessionSelection
 
 TALK = [
     "Should we move the billing API from Redis to Memcached?",

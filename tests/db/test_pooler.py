@@ -9,7 +9,8 @@ import pytest
 from support.sources import SourceDB, run_cli
 
 from archivist.config import Settings
-from archivist.store.connection import connect, looks_like_pooler, uses_pooler
+from archivist.store import connect
+from archivist.store.connection import looks_like_pooler, uses_pooler
 
 POOLER = "postgresql://postgres.abcdefgh:pw@aws-0-eu-central-1.pooler.supabase.com:6543/postgres"
 

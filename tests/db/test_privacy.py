@@ -23,7 +23,7 @@ from archivist.app import archive
 from archivist.config import Settings
 from archivist.doctor import run_doctor
 from archivist.pipeline import ArchiveRequest
-from archivist.store.postgres import PostgresStore
+from archivist.store import PostgresStore
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 API_ROLES = ("anon", "authenticated")

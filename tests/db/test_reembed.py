@@ -14,7 +14,7 @@ from support.sources import SourceDB, run_archivist, run_cli
 
 from archivist.chunking import chunk_id
 from archivist.config import Settings
-from archivist.store.postgres import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore
 
 BATCH = 4
 TOPICS = ["Vercel deployment", "Redis cache eviction", "OAuth refresh tokens", "Lisbon trip"]

@@ -148,7 +148,7 @@ def test_memory_search_limit_is_clamped_and_said_so(source: SourceDB, settings: 
 
 
 def _all() -> Any:
-    from archivist.store.postgres import SessionSelection
+    from archivist.store import SessionSelection
 
     return SessionSelection(limit=100)
 

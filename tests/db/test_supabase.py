@@ -19,9 +19,8 @@ from archivist.doctor import run_doctor
 from archivist.errors import StoreError
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest
+from archivist.store import RpcError, SessionSelection
 from archivist.store.migrate import load_migrations
-from archivist.store.postgres import SessionSelection
-from archivist.store.rpc import RpcError
 
 CHAT = ["We will deploy the olive frontend on Vercel.", "OK, Vercel it is.", "Ship it Friday."]
 SEARCH_FUNCTIONS = (

@@ -22,7 +22,7 @@ from archivist.app import archive
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.pipeline import ArchiveRequest
-from archivist.store.postgres import EmbeddingConfig, PostgresStore, SessionSelection
+from archivist.store import EmbeddingConfig, PostgresStore, SessionSelection
 
 SESSIONS = 120
 

@@ -77,7 +77,7 @@ from archivist.errors import ArchivistError
 from archivist.pipeline import ArchiveRequest
 from archivist.search import Searcher
 from archivist.source_tables import source_tables_sql
-from archivist.store.postgres import EmbeddingConfig, SessionSelection
+from archivist.store import EmbeddingConfig, SessionSelection
 
 from . import retrieval_set as rs
 

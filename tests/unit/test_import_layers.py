@@ -71,15 +71,37 @@ def test_models_and_state_know_their_place() -> None:
     assert "state" not in edges["models"] and "extract" not in edges["state"]
 
 
+def _imports(path: Path) -> list[str]:
+    """The modules a file imports (absolute imports only)."""
+    modules: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            modules += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules.append(node.module)
+    return modules
+
+
 def test_only_the_store_talks_psycopg() -> None:
-    """Database errors are mapped at the store's edge (archivist.store.rpc); above it only the
-    settings parse a connection string with psycopg's conninfo."""
+    """Database errors are mapped at the store's edge (archivist.store.psycopg_rpc); above it
+    only the settings parse a connection string with psycopg's conninfo. Inside the store, the
+    transport-neutral modules leave psycopg to the direct transport."""
     importers = set()
     for path in PACKAGE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.module:
-                modules = [node.module]
-            if any(m.split(".")[0] in ("psycopg", "psycopg_pool") for m in modules):
-                importers.add(path.relative_to(PACKAGE).parts[0])
-    assert importers == {"store", "config.py"}
+        if any(m.split(".")[0] in ("psycopg", "psycopg_pool") for m in _imports(path)):
+            importers.add(path.relative_to(PACKAGE).as_posix())
+    assert {p for p in importers if not p.startswith("store/")} == {"config.py"}
+    assert not importers & {"store/store.py", "store/protocol.py", "store/rest.py"}
+
+
+def test_above_the_store_its_names_come_from_the_package() -> None:
+    """Code above the store imports `archivist.store`, not its modules; the REST transport is
+    the exception (imported only when used: supabase-py is an optional extra)."""
+    reached = {
+        f"{path.relative_to(PACKAGE).as_posix()}: {module}"
+        for path in PACKAGE.rglob("*.py")
+        if path.relative_to(PACKAGE).parts[0] != "store"
+        for module in _imports(path)
+        if module.startswith("archivist.store.") and module != "archivist.store.rest"
+    }
+    assert not reached

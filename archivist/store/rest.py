@@ -32,7 +32,7 @@ from archivist.store.migrate import (
     SchemaRecords,
     no_access,
 )
-from archivist.store.rpc import (
+from archivist.store.protocol import (
     Json,
     MissingFunctionError,
     QueryTimeoutError,
