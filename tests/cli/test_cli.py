@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
+import support.cli
+from support.cli import invoke
 from support.sources import SourceDB, run_archivist
-from typer.testing import CliRunner
 
-from archivist.cli import cli
+env = support.cli.env  # the wide terminal's, for every test here
 
 COMMANDS = [
     "init",
@@ -30,17 +30,6 @@ COMMANDS = [
     "conflicts",
     "resolve",
 ]
-
-
-@pytest.fixture
-def env(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """conftest's, on a wide terminal: tables keep whole ids on one line."""
-    monkeypatch.setenv("COLUMNS", "200")
-    return {**env, "COLUMNS": "200"}
-
-
-def invoke(*args: str) -> Any:
-    return CliRunner().invoke(cli, list(args))
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -7,14 +7,10 @@ from typing import Any
 
 import psycopg
 import pytest
+from support.archiving import CountingEmbedder, run
 from support.sources import T0, SourceDB
 
-from archivist.app import archive
 from archivist.config import Settings
-from archivist.embed.hashing import HashEmbedder
-from archivist.models import RunReport
-from archivist.pipeline import ArchiveRequest
-from archivist.store import SessionSelection
 
 DEPLOY_CHAT = [
     "We need to ship the olive frontend this week. Should we use Netlify or Vercel?",
@@ -24,26 +20,6 @@ DEPLOY_CHAT = [
     "Next: phase 2 tasks for the olive deep work.",
     "I'll draft the phase 2 task list tomorrow.",
 ]
-
-
-class CountingEmbedder(HashEmbedder):
-    """The hash embedder, counting calls and texts (a real embedder, not a mock)."""
-
-    def __init__(self) -> None:
-        super().__init__(dimension=768)
-        self.calls = 0
-        self.texts: list[str] = []
-
-    def embed_batch(self, texts: Any) -> Any:
-        self.calls += 1
-        self.texts.extend(texts)
-        return super().embed_batch(texts)
-
-
-def run(settings: Settings, embedder: CountingEmbedder | None = None, **kw: Any) -> RunReport:
-    selection = SessionSelection(session_ids=kw.pop("session_ids", ()), limit=kw.pop("limit", 50))
-    request = ArchiveRequest(selection=selection, delay_ms=0, **kw)
-    return archive(settings, request, embedder=embedder or CountingEmbedder())
 
 
 def chunk_rows(source: SourceDB, session_id: str) -> list[tuple[Any, ...]]:

@@ -3,8 +3,8 @@ text was taken from; the bot's own summary none (it was written from the whole s
 
 from __future__ import annotations
 
+from support.archiving import run
 from support.sources import T0, SourceDB
-from test_archive import run
 
 from archivist import archive_search, memory_search
 from archivist.config import Settings

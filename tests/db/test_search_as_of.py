@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from support.archiving import run
 from support.sources import T0, SourceDB, run_archivist
-from test_archive import run
 from typer.testing import CliRunner
 
 from archivist import memory_search

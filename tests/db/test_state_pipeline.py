@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support.archiving import CountingEmbedder, run
 from support.sources import T0, SourceDB
-from test_archive import CountingEmbedder, run
 
 from archivist.config import Settings
 from archivist.errors import EmbedError

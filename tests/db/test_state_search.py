@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.archiving import run
+from support.cli import env, invoke  # noqa: F401  (env is a fixture)
 from support.sources import SourceDB
-from test_archive import run
-from test_cli import env, invoke  # noqa: F401  (env is a fixture)
 
 from archivist import archive_search
 from archivist.config import Settings

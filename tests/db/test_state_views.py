@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from support.archiving import run
+from support.cli import env, invoke  # noqa: F401  (env is a fixture)
 from support.sources import T0, SourceDB
-from test_archive import run
-from test_cli import env, invoke  # noqa: F401  (env is a fixture)
 
 from archivist.config import Settings
 from archivist.state.items import StateItem, compute_uid
