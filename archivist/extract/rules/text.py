@@ -13,10 +13,12 @@ _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
 _FENCED = re.compile(r"```.*?```", re.S)
 _EMPHASIS = re.compile(r"\*\*|__|~~|`")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
-# No break after a title or a common abbreviation ("Dr. Patel", "e.g. Redis").
+# No break after a title or a common abbreviation ("Dr. Patel", "e.g. Redis"). The cheap
+# lookbehind (a sentence mark) comes first: the abbreviations are only tried after one, not at
+# every character (same matches, the lookarounds all test the same position).
 _SENTENCE_BREAK = re.compile(
-    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bvs\.)(?<!\be\.g\.)"
-    r"(?<!\bi\.e\.)(?<=[.!?\u2026])\s+"
+    r"(?<=[.!?\u2026])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bvs\.)"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)\s+"
 )
 _LINE_PREFIX = re.compile(r"^(?:>+\s*|#{1,6}\s+)")
 _LIST_ITEM = re.compile(r"^(?:[-*\u2022+]|\d{1,2}[.)])\s+(?P<body>\S.*)$")
