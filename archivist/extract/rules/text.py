@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Literal
 
 MAX_ANALYSED_CHARS = 20_000
@@ -76,7 +77,16 @@ def _units(text: str) -> Iterator[tuple[str, Literal["planned", "done"] | None]]
 
 def units(text: str) -> list[tuple[str, Literal["planned", "done"] | None]]:
     """The sentences of a message's prose, each with its task-list outcome (see `_units`)."""
-    return list(_units(prepare(text)))
+    if len(text) > MAX_ANALYSED_CHARS:
+        return list(_units(prepare(text)))  # not cached: the cache holds its keys
+    return list(_cached_units(text))
+
+
+@lru_cache(maxsize=1024)
+def _cached_units(text: str) -> tuple[tuple[str, Literal["planned", "done"] | None], ...]:
+    """`units`, cached: the rules read a message's sentences for its extraction, for its
+    candidate items and (the user's) for contradicting experiences."""
+    return tuple(_units(prepare(text)))
 
 
 def ascii_fold(text: str) -> str:
