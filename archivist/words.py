@@ -49,8 +49,7 @@ _TOKEN = re.compile(r"[a-z0-9][a-z0-9+#.'-]*")
 
 def tokens(text: str) -> list[str]:
     """Lowercase word tokens, without trailing punctuation or possessive `'s`."""
-    found = (t.rstrip(".'-").removesuffix("'s") for t in _TOKEN.findall(text.lower()))
-    return [t for t in found if t]
+    return [w for t in _TOKEN.findall(text.lower()) if (w := t.rstrip(".'-").removesuffix("'s"))]
 
 
 @lru_cache(maxsize=65536)
