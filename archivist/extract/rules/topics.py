@@ -73,7 +73,13 @@ class TopicCounts:
     def _add_clause(self, found: list[str], said: dict[str, None]) -> None:
         content = [t if t not in TOPIC_STOPWORDS else "" for t in found]
         for first, second in zip(content, content[1:], strict=False):
-            if _bigram_word(first, head=True) and _bigram_word(second, head=False):
+            # A bigram starts with a word of 3+ characters, not a number; the second word may
+            # be a number ("phase 2").
+            if (
+                len(first) > 2
+                and not first.isdigit()
+                and (len(second) > 2 or any(c.isdigit() for c in second))
+            ):
                 key = f"{stem(first)} {stem(second)}"
                 self._count(self.bigrams, key, f"{first} {second}")
         for token in content:
@@ -113,13 +119,6 @@ class TopicCounts:
             or (p not in phrase_words and DOMAINS.get(p) not in scored)
         ]
         return sorted(kept, key=lambda p: (-scored[p], order[p]))
-
-
-def _bigram_word(token: str, *, head: bool) -> bool:
-    """Bigrams start with a word of 3+ letters; the second word may be a number ("phase 2")."""
-    if head:
-        return len(token) > 2 and not token.isdigit()
-    return len(token) > 2 or any(c.isdigit() for c in token)
 
 
 def merge_topics(previous: Sequence[str], new: Sequence[str]) -> list[str]:
