@@ -49,8 +49,7 @@ _TOKEN = re.compile(r"[a-z0-9][a-z0-9+#.'-]*")
 
 def tokens(text: str) -> list[str]:
     """Lowercase word tokens, without trailing punctuation or possessive `'s`."""
-    found = (t.rstrip(".'-").removesuffix("'s") for t in _TOKEN.findall(text.lower()))
-    return [t for t in found if t]
+    return [w for t in _TOKEN.findall(text.lower()) if (w := t.rstrip(".'-").removesuffix("'s"))]
 
 
 @lru_cache(maxsize=65536)
@@ -112,11 +111,15 @@ CHOICE_STEMS = frozenset(
 _NEGATION = re.compile(r"\b(?:not|never|no|don't|doesn't|won't|can't|cannot)\b|n't\b", re.I)
 
 
+@lru_cache(maxsize=8192)
 def identity(text: str) -> frozenset[str]:
     """What makes two short item texts the same item: their content stems without time words
     and choosing verbs ("I'll write the migration script tomorrow" = "Write the migration
     script"; "Go with Postgres" = "Use Postgres"), plus a mark when the text is negated, so
-    that "Do not use X" never equals "Use X". Empty when nothing is left to compare."""
+    that "Do not use X" never equals "Use X". Empty when nothing is left to compare.
+
+    Cached: reconciliation compares each new item's identity with every item of its session,
+    and the rules key each candidate by it."""
     stems = {stem(t) for t in tokens(text) if t not in TIME_WORDS} & content_stems(text)
     stems -= CHOICE_STEMS
     if stems and _NEGATION.search(text):

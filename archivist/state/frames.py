@@ -1316,8 +1316,10 @@ def choice_text(found: Frame) -> str | None:
     return text + (f" instead of {found.old}" if found.old else "")
 
 
+@lru_cache(maxsize=8192)
 def key(phrase: str | None) -> tuple[str, ...]:
-    """A phrase's comparable form: its content-word stems, sorted (`subject_key` in SQL)."""
+    """A phrase's comparable form: its content-word stems, sorted (`subject_key` in SQL).
+    Cached: subjects and values are compared pairwise, each read many times."""
     if not phrase:
         return ()
     words = [stem(t) for t in tokens(phrase) if t not in FUNCTION_WORDS]

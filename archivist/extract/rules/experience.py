@@ -106,6 +106,8 @@ def contradictions(sentences: Sequence[str]) -> list[Contradiction]:
     another of them affirms, with the affirmed ones (the closest of the strongest first)."""
     found: list[Contradiction] = []
     for i, sentence in enumerate(sentences):
+        if "ever" not in sentence.lower():
+            continue  # both patterns need "never" or "ever": spare their scans of the rest
         match = _WHICH_NEVER.search(sentence) or _NEVER.search(sentence)
         if match is None:
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Literal
 
 MAX_ANALYSED_CHARS = 20_000
@@ -13,10 +14,12 @@ _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
 _FENCED = re.compile(r"```.*?```", re.S)
 _EMPHASIS = re.compile(r"\*\*|__|~~|`")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
-# No break after a title or a common abbreviation ("Dr. Patel", "e.g. Redis").
+# No break after a title or a common abbreviation ("Dr. Patel", "e.g. Redis"). The cheap
+# lookbehind (a sentence mark) comes first: the abbreviations are only tried after one, not at
+# every character (same matches, the lookarounds all test the same position).
 _SENTENCE_BREAK = re.compile(
-    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bvs\.)(?<!\be\.g\.)"
-    r"(?<!\bi\.e\.)(?<=[.!?\u2026])\s+"
+    r"(?<=[.!?\u2026])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bvs\.)"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)\s+"
 )
 _LINE_PREFIX = re.compile(r"^(?:>+\s*|#{1,6}\s+)")
 _LIST_ITEM = re.compile(r"^(?:[-*\u2022+]|\d{1,2}[.)])\s+(?P<body>\S.*)$")
@@ -74,7 +77,16 @@ def _units(text: str) -> Iterator[tuple[str, Literal["planned", "done"] | None]]
 
 def units(text: str) -> list[tuple[str, Literal["planned", "done"] | None]]:
     """The sentences of a message's prose, each with its task-list outcome (see `_units`)."""
-    return list(_units(prepare(text)))
+    if len(text) > MAX_ANALYSED_CHARS:
+        return list(_units(prepare(text)))  # not cached: the cache holds its keys
+    return list(_cached_units(text))
+
+
+@lru_cache(maxsize=1024)
+def _cached_units(text: str) -> tuple[tuple[str, Literal["planned", "done"] | None], ...]:
+    """`units`, cached: the rules read a message's sentences for its extraction, for its
+    candidate items and (the user's) for contradicting experiences."""
+    return tuple(_units(prepare(text)))
 
 
 def ascii_fold(text: str) -> str:

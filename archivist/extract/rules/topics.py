@@ -58,11 +58,11 @@ class TopicCounts:
         for finding in analysis.findings:
             if isinstance(finding, EntityHit) and finding.type in _TOPIC_TYPES:
                 self.entities[finding.name.lower()] += 1
-        before = Counter(self.words)
+        said: dict[str, None] = {}  # the words this message counted, in counting order
         for sentence in analysis.sentences:
             for clause in topic_clauses(sentence):
-                self._add_clause(clause)
-        self.word_messages.update(k for k in self.words if self.words[k] > before[k])
+                self._add_clause(clause, said)
+        self.word_messages.update(said.keys())
 
     def _count(self, counter: Counter[str], key: str, surface: str) -> None:
         counter[key] += 1
@@ -70,15 +70,23 @@ class TopicCounts:
         if known is None or len(surface) < len(known):
             self.shown[key] = surface
 
-    def _add_clause(self, found: list[str]) -> None:
+    def _add_clause(self, found: list[str], said: dict[str, None]) -> None:
         content = [t if t not in TOPIC_STOPWORDS else "" for t in found]
         for first, second in zip(content, content[1:], strict=False):
-            if _bigram_word(first, head=True) and _bigram_word(second, head=False):
+            # A bigram starts with a word of 3+ characters, not a number; the second word may
+            # be a number ("phase 2").
+            if (
+                len(first) > 2
+                and not first.isdigit()
+                and (len(second) > 2 or any(c.isdigit() for c in second))
+            ):
                 key = f"{stem(first)} {stem(second)}"
                 self._count(self.bigrams, key, f"{first} {second}")
         for token in content:
             if token.isalpha() and len(token) >= 4 and token not in _NOT_TOPIC_WORDS:
-                self._count(self.words, stem(token), token)
+                key = stem(token)
+                self._count(self.words, key, token)
+                said[key] = None
             if token in DOMAINS:
                 self.domains[DOMAINS[token]] += 1
 
@@ -111,13 +119,6 @@ class TopicCounts:
             or (p not in phrase_words and DOMAINS.get(p) not in scored)
         ]
         return sorted(kept, key=lambda p: (-scored[p], order[p]))
-
-
-def _bigram_word(token: str, *, head: bool) -> bool:
-    """Bigrams start with a word of 3+ letters; the second word may be a number ("phase 2")."""
-    if head:
-        return len(token) > 2 and not token.isdigit()
-    return len(token) > 2 or any(c.isdigit() for c in token)
 
 
 def merge_topics(previous: Sequence[str], new: Sequence[str]) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from archivist.models import EntityType
 from archivist.words import FUNCTION_WORDS, tokens, word_set
@@ -245,10 +246,35 @@ for _entry in KNOWN_NAMES:
     for _alias in _entry.aliases:
         _KNOWN_BY_ALIAS.setdefault(_alias.lower(), []).append(_entry)
 KNOWN_ALIASES = frozenset(_KNOWN_BY_ALIAS)
+
+
+def _trie_pattern(words: frozenset[str]) -> str:
+    """An alternation of `words` as a trie ("post(?:gres(?:ql)?|hog)"): it matches what the
+    flat alternation longest first matches, the longest word that the text goes on with first
+    and a shorter one where what follows fails (the same backtracking), but reads each
+    character once instead of trying every word at every word start."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, Any]) -> str:
+        ends = "" in node
+        branches = [re.escape(c) + pattern(node[c]) for c in sorted(node) if c]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:
+            return body + "?" if len(branches) == 1 and len(body) == 1 else f"(?:{body})?"
+        return body
+
+    return pattern(trie)
+
+
 KNOWN_RE = re.compile(
-    r"(?<![\w.@/#-])("
-    + "|".join(re.escape(a) for a in sorted(KNOWN_ALIASES, key=lambda a: (-len(a), a)))
-    + r")(?![\w@/-]|\.\w)",
+    r"(?<![\w.@/#-])(" + _trie_pattern(KNOWN_ALIASES) + r")(?![\w@/-]|\.\w)",
     re.I,
 )
 
