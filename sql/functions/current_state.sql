@@ -166,19 +166,46 @@ AS $$
         JOIN subject_stems st ON st.k = a.subject_key[1] AND st.scope_key = a.scope_key
         JOIN chosen b ON b.rid = st.rid
         WHERE a.rid <> b.rid AND cardinality(a.subject_key) > 0 AND a.subject_key <@ b.subject_key
+    ), same_subject AS MATERIALIZED (
+        SELECT a AS x, b AS y FROM within
+        UNION ALL
+        SELECT b, a FROM within
+    ), anchored AS MATERIALIZED (
+        -- (z, y): y a change without a subject that names z's value as its own (see related)
+        SELECT DISTINCT z.rid AS z, y.rid AS y, y.value_key
+        FROM chosen y
+        CROSS JOIN LATERAL unnest(y.value_key) v(stem)
+        JOIN value_stems st ON st.k = v.stem AND st.scope_key = y.scope_key
+        JOIN chosen z ON z.rid = st.rid
+        WHERE y.change IN ('replace', 'reverse', 'update') AND cardinality(y.subject_key) = 0
+          AND cardinality(y.value_key) > 0 AND cardinality(z.subject_key) > 0
+          AND z.session_id <> y.session_id AND z.became_at < y.became_at
+          AND archivist_same_key(z.value_key, y.value_key)
     ), related AS MATERIALIZED (
         -- (x, y): on the same subject; or y a change without a subject that replaces x's value
-        SELECT a AS x, b AS y FROM within
+        SELECT x, y FROM same_subject
         UNION
-        SELECT b, a FROM within
-        UNION
+        -- (any stem of what y replaces: x's value may be within it without its first stem)
         SELECT st.rid, y.rid
         FROM chosen y
-        JOIN value_stems st ON st.k = y.old_key[1] AND st.scope_key = y.scope_key
+        CROSS JOIN LATERAL unnest(y.old_key) o(stem)
+        JOIN value_stems st ON st.k = o.stem AND st.scope_key = y.scope_key
         JOIN chosen x ON x.rid = st.rid
         WHERE y.change IS NOT NULL AND cardinality(y.subject_key) = 0
           AND cardinality(y.old_key) > 0 AND x.rid <> y.rid
           AND archivist_same_key(x.value_key, y.old_key)
+        UNION
+        -- y a change without a subject ("back to 15 GB", "switch to Redis instead") whose
+        -- value is the value of z, an item with a subject said before y in another session:
+        -- y is on z's subject, paired both ways with the items on it (z included) whose value
+        -- differs from y's
+        SELECT o.rid, a.y FROM anchored a JOIN same_subject w ON w.x = a.z
+        JOIN chosen o ON o.rid = w.y
+        WHERE o.rid <> a.y AND NOT archivist_same_key(o.value_key, a.value_key)
+        UNION
+        SELECT a.y, o.rid FROM anchored a JOIN same_subject w ON w.x = a.z
+        JOIN chosen o ON o.rid = w.y
+        WHERE o.rid <> a.y AND NOT archivist_same_key(o.value_key, a.value_key)
     ), later AS MATERIALIZED (
         SELECT DISTINCT ON (r.x) r.x, y.uid, y.session_id, y.became_at,
                coalesce(y.change, 'restated') AS trigger
@@ -261,7 +288,9 @@ AS $$
     WITH x AS (
         SELECT i.id, i.subject_key, i.value_key, i.old_key, i.became_at,
                '@' || coalesce(i.user_id, '') AS mark,
-               i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops
+               i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops,
+               i.change IN ('replace', 'reverse', 'update') AND cardinality(i.subject_key) = 0
+               AND cardinality(i.value_key) > 0 AS anchored
         FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
     ), subjects AS (
         -- one subject within the other
@@ -302,15 +331,136 @@ AS $$
               AND y.type IN ('decision', 'constraint')
               AND (q.key <@ y.value_key OR y.value_key <@ q.key)
             OFFSET 0) n
+    ), anchors AS (
+        -- Pairs through an anchor (related's last two): a change without a subject Y, Z an
+        -- item with a subject whose value Y names, X an item on Z's subject. They go both
+        -- ways, and Z's row makes them: for X, the changes Y through each Z on its subject
+        -- (and, deciding, through X itself as Z); for such a change, the X on the subjects of
+        -- the Z whose value it names. Z itself is added by archivist_state_anchors.
+        SELECT DISTINCT x.id AS of_id, z.value_key AS key, x.mark
+        FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
+        JOIN jarvis_state_items z ON z.id = n.id
+        WHERE cardinality(z.value_key) > 0 AND cardinality(z.subject_key) > 0
+        UNION
+        SELECT x.id, x.value_key, x.mark FROM x
+        WHERE NOT p_needed AND cardinality(x.subject_key) > 0 AND cardinality(x.value_key) > 0
+    ), anchor_values AS (
+        SELECT DISTINCT a.key, a.mark FROM anchors a
+    ), by_anchor AS (
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM anchor_values q CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
+              AND y.change IN ('replace', 'reverse', 'update')
+              AND cardinality(y.subject_key) = 0
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.value_key OR y.value_key <@ q.key)
+            OFFSET 0) n
+    ), named AS MATERIALIZED (
+        -- for a change without a subject: the subjects of the items whose value it names
+        SELECT DISTINCT x.id AS of_id, z.subject_key AS key, x.mark
+        FROM x CROSS JOIN LATERAL unnest(x.value_key) k
+        CROSS JOIN LATERAL (
+            SELECT y.subject_key FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
+              AND cardinality(y.subject_key) > 0
+              AND y.type IN ('decision', 'constraint')
+              AND (x.value_key <@ y.value_key OR y.value_key <@ x.value_key)
+            OFFSET 0) z
+        WHERE x.anchored
+    ), named_subjects AS (
+        SELECT DISTINCT q.key, q.mark FROM named q
+    ), by_named AS (
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM named_subjects q CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
+                      @> ARRAY[k, q.mark]
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
+            OFFSET 0) n
+    ), named_of AS (
+        SELECT DISTINCT q.of_id, n.id, n.became_at, n.stopped_at, n.current
+        FROM named q JOIN by_named n ON n.key = q.key AND n.mark = q.mark
     )
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
+    UNION ALL
+    -- (of_at NULL: a pair through an anchor holds whatever the times of X and Z)
+    SELECT n.id, a.of_id, NULL, n.became_at, n.stopped_at, n.current
+    FROM anchors a JOIN by_anchor n ON n.key = a.key AND n.mark = a.mark
+    UNION ALL
+    SELECT n.id, n.of_id, NULL, n.became_at, n.stopped_at, n.current FROM named_of n
+    UNION ALL
+    -- deciding, X an anchor of some change: what the items on its subject were paired with
+    -- through it may have stopped them at any time
+    SELECT n.id, x.id, NULL, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
+    WHERE NOT p_needed
+      AND EXISTS (SELECT 1 FROM by_anchor b WHERE b.key = x.value_key AND b.mark = x.mark)
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_value n ON n.key = x.value_key AND n.mark = x.mark
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark WHERE x.drops
+$$;
+
+-- The anchors of p_items' pairs through an anchor (archivist_reconcile_state's related, its last
+-- two): the items Z, with a subject, whose value a change without a subject names. For such a
+-- change of p_items, every Z whose value it names; for an item X with a subject, each Z on
+-- X's subject whose value some such change names. archivist_reconcile_state sees a pair
+-- through Z only with Z among its items, whatever Z's times: archivist_store_results adds these.
+CREATE OR REPLACE FUNCTION archivist_state_anchors(p_items jarvis_state_items[])
+RETURNS TABLE (id bigint)
+LANGUAGE sql STABLE
+ROWS 20
+AS $$
+    WITH x AS (
+        SELECT i.subject_key, i.value_key, '@' || coalesce(i.user_id, '') AS mark,
+               i.change IN ('replace', 'reverse', 'update') AND cardinality(i.subject_key) = 0
+               AND cardinality(i.value_key) > 0 AS anchored
+        FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
+    ), by_value AS (
+        SELECT DISTINCT n.id
+        FROM (SELECT DISTINCT x.value_key AS key, x.mark FROM x WHERE x.anchored) q
+        CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
+              AND cardinality(y.subject_key) > 0
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.value_key OR y.value_key <@ q.key)
+            OFFSET 0) n
+    ), on_subject AS (
+        SELECT DISTINCT n.id, n.value_key, q.mark
+        FROM (SELECT DISTINCT x.subject_key AS key, x.mark FROM x
+              WHERE cardinality(x.subject_key) > 0) q
+        CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.value_key FROM jarvis_state_items y
+            WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
+                      @> ARRAY[k, q.mark]
+              AND y.type IN ('decision', 'constraint') AND cardinality(y.value_key) > 0
+              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
+            OFFSET 0) n
+    )
+    SELECT b.id FROM by_value b
+    UNION
+    SELECT z.id FROM on_subject z
+    WHERE EXISTS (
+        SELECT 1 FROM unnest(z.value_key) k
+        CROSS JOIN LATERAL (
+            SELECT 1 FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, ''))
+                      @> ARRAY[k, z.mark]
+              AND y.change IN ('replace', 'reverse', 'update')
+              AND cardinality(y.subject_key) = 0
+              AND y.type IN ('decision', 'constraint')
+              AND (z.value_key <@ y.value_key OR y.value_key <@ z.value_key)
+            LIMIT 1) y)
 $$;
 
 -- Stores what archivist_reconcile_state says now of every item whose result p_changed can have
@@ -357,7 +507,7 @@ BEGIN
                     WHERE s.id = ANY (ARRAY(SELECT i.id FROM unnest(p_changed) i))
                     UNION
                     SELECT n.id FROM archivist_state_neighbours(p_changed, false) n
-                    WHERE n.current IS NULL OR n.stopped_at IS NULL
+                    WHERE n.current IS NULL OR n.stopped_at IS NULL OR n.of_at IS NULL
                        OR (n.became_at <= n.of_at AND n.stopped_at >= n.of_at));
     -- (a third pass finds nothing to do; were that wrong, it would go on until it did)
     WHILE cardinality(v_todo) > 0 LOOP
@@ -392,7 +542,17 @@ AS $$
         SELECT x.*, x.current IS NULL OR x.stopped_at IS NULL
                     OR EXISTS (SELECT 1 FROM unnest(p_changed) c
                                WHERE c.session_id = x.superseded_by_session
-                                 AND c.uid = x.superseded_by) AS open
+                                 AND c.uid = x.superseded_by)
+                    -- a pair through an anchor (a change without a subject, W, and an item
+                    -- whose value it names): it goes with the anchor, which may be changed
+                    OR EXISTS (SELECT 1 FROM jarvis_state_items w, unnest(p_changed) c
+                               WHERE ((w.session_id = x.session_id AND w.uid = x.uid)
+                                      OR (w.session_id = x.superseded_by_session
+                                          AND w.uid = x.superseded_by))
+                                 AND w.change IN ('replace', 'reverse', 'update')
+                                 AND cardinality(w.subject_key) = 0
+                                 AND cardinality(c.subject_key) > 0
+                                 AND archivist_same_key(c.value_key, w.value_key)) AS open
         FROM jarvis_state_items x WHERE x.id = ANY (p_ids)
     ), known AS (
         SELECT n.id
@@ -406,6 +566,9 @@ AS $$
         FROM todo x
         JOIN jarvis_state_items o ON o.session_id = x.session_id AND o.uid = x.replaced_by
         WHERE x.status = 'superseded'
+        UNION
+        SELECT a.id FROM archivist_state_anchors(ARRAY(SELECT s FROM jarvis_state_items s
+                                                      WHERE s.id = ANY (p_ids))) a
     ), r AS MATERIALIZED (
         SELECT * FROM archivist_reconcile_state(NULL, NULL, p_ids, ARRAY(SELECT id FROM known))
     ), diff AS MATERIALIZED (
@@ -448,7 +611,7 @@ BEGIN
       AND p.proname IN ('archivist_reconcile_state', 'archivist_same_key',
                         'archivist_state_neighbours', 'archivist_store_state',
                         'archivist_store_results', 'archivist_index_state',
-                        'archivist_state_item_rows');
+                        'archivist_state_item_rows', 'archivist_state_anchors');
     IF NOT coalesce(p_force, false)
        AND v_rules = (SELECT m.value FROM archivist_meta m WHERE m.key = 'state_rules')
        AND NOT EXISTS (SELECT 1 FROM jarvis_state_items s WHERE s.current IS NULL) THEN
