@@ -233,6 +233,52 @@ def test_a_change_said_of_a_kind_of_thing_or_a_name_replaces_the_earlier_one(
     ], items
 
 
+def test_a_later_change_that_names_only_a_value_is_on_the_subject_that_value_was_chosen_for(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """A "back to Redis" a session later names no subject: it is on the subject Redis was chosen
+    for, and replaces what replaced it there, but not a choice of Redis for another subject,
+    nor a choice of another value on that one. "Never mind the Fully desk" replaces "Fully"
+    across sessions (what it replaces has more words than the value it names)."""
+    source.add(
+        "a",
+        [
+            "Let's use Redis for the session cache.",
+            "Ok.",
+            "Keep Redis for the job queue.",
+            "Ok.",
+            "Let's order the standing desk from Fully.",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b", ["We're moving the session cache from Redis to Memcached.", "Ok."], start=T0 + DAY
+    )
+    source.add(
+        "c",
+        [
+            "On second thought, back to Redis.",
+            "Ok.",
+            "Never mind the Fully desk, we're getting the Uplift one instead.",
+            "Ok.",
+        ],
+        start=T0 + 2 * DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    current = {(i["session_id"], i["value"]) for i in items if i["type"] == "decision"}
+    assert current == {("a", "Redis"), ("c", "Redis"), ("c", "Uplift one")}, items
+    job_queue = next(i for i in items if i["session_id"] == "a")
+    assert job_queue["subject"] == "job queue" and job_queue["superseded_by"] is None
+    history = as_json("state", "--current", "--subject", "session cache")["items"]
+    memcached = next(i for i in history if i["value"] == "Memcached")
+    back = next(i for i in items if i["session_id"] == "c" and i["value"] == "Redis")
+    assert memcached["current"] is False and memcached["superseded_by"] == back["uid"]
+    assert memcached["trigger"] == "reverse" and back["supersedes"] == [memcached["uid"]]
+    assert as_json("conflicts")["items"] == []
+
+
 def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
     source: SourceDB, env: dict[str, str]
 ) -> None:
