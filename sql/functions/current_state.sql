@@ -109,6 +109,23 @@ CREATE OR REPLACE FUNCTION archivist_same_key(a text[], b text[]) RETURNS boolea
 LANGUAGE sql IMMUTABLE
 AS $$ SELECT cardinality(a) > 0 AND cardinality(b) > 0 AND (a <@ b OR b <@ a) $$;
 
+-- Whether a value is a time: a day, a date, a clock time, a quarter ("Wednesdays", "July 15",
+-- "the 17th", "3:30", "Q2", "next week"), said first. On one subject a time and a thing are
+-- two sides of it ("the onboarding revamp ships in Q2" and "its owner is Dan"): neither
+-- replaces nor contradicts the other.
+CREATE OR REPLACE FUNCTION archivist_value_is_time(p_value text) RETURNS boolean
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT coalesce(p_value, '') ~* ('^(?:(?:on|at|by|in|from|until|the)\s+)*(?:'
+        || '(?:mon|tues|wednes|thurs|fri|satur|sun)days?\M'
+        || '|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d'
+        || '|(?:january|february|march|april|june|july|august|september|october|november'
+        || '|december)\M|\d{1,2}(?:st|nd|rd|th)\M|\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)'
+        || '|\d{1,2}:\d{2}\M|q[1-4]\M|\d{4}-\d{2}-\d{2}|noon\M|midnight\M|tomorrow\M'
+        || '|tonight\M|today\M|(?:next|this|last)\s+(?:week|month|year|quarter|sprint)\M'
+        || '|(?:early|mid|late|end of)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))')
+$$;
+
 -- Every item of the scope known at p_as_of (all when NULL), with what the reconciliation across
 -- sessions says of it. superseded_by / superseded_by_session name the item that replaced it
 -- (in its session or a later one); stopped_at is when (that item's time); trigger the change
@@ -143,7 +160,8 @@ AS $$
         SELECT s.id AS rid, s.session_id, s.user_id, s.uid, s.type, s.text, s.status, s.subject,
                s.subject_key, s.value, s.value_key, s.change, s.old_key, s.replaced_by,
                s.conflict, s.refs, s.became_at, s.last_seen_at, rs.action AS resolution,
-               coalesce(s.user_id, '') AS scope_key, s.known, s.stopped_at AS known_stop
+               coalesce(s.user_id, '') AS scope_key, s.known, s.stopped_at AS known_stop,
+               archivist_value_is_time(s.value) AS value_time
         FROM (SELECT a.*, false AS known FROM jarvis_state_items a
               WHERE p_ids IS NULL AND (p_user_id IS NULL OR a.user_id = p_user_id)
                 AND (p_as_of IS NULL OR a.became_at IS NULL OR a.became_at <= p_as_of)
@@ -214,6 +232,8 @@ AS $$
           AND (y.became_at, y.session_id) > (x.became_at, x.session_id)
           AND y.resolution IS DISTINCT FROM 'drop'
           AND (y.change IS NOT NULL OR archivist_same_key(x.value_key, y.value_key))
+          -- a time and a thing are two sides of one subject (a cancel drops either)
+          AND (y.change = 'cancel' OR x.value_time = y.value_time)
         ORDER BY r.x, y.became_at, y.session_id, y.uid
     ), live AS MATERIALIZED (
         SELECT x.*, t.own_stop, l.uid AS later_uid, l.session_id AS later_session,
@@ -237,7 +257,7 @@ AS $$
         FROM related r JOIN live l ON l.rid = r.x JOIN live o ON o.rid = r.y
         WHERE l.stop IS NULL AND o.stop IS NULL AND o.session_id <> l.session_id
           AND cardinality(l.value_key) > 0 AND cardinality(o.value_key) > 0
-          AND NOT archivist_same_key(l.value_key, o.value_key)
+          AND NOT archivist_same_key(l.value_key, o.value_key) AND l.value_time = o.value_time
     ), judged AS (
         SELECT l.*, coalesce(d.uids, '{}') AS conflict_uids, coalesce(d.kept_away, false)
                                                                AND l.resolution IS DISTINCT
@@ -609,6 +629,7 @@ BEGIN
     FROM pg_proc p
     WHERE p.pronamespace = current_schema()::regnamespace
       AND p.proname IN ('archivist_reconcile_state', 'archivist_same_key',
+                        'archivist_value_is_time',
                         'archivist_state_neighbours', 'archivist_store_state',
                         'archivist_store_results', 'archivist_index_state',
                         'archivist_state_item_rows', 'archivist_state_anchors');

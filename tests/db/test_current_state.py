@@ -279,6 +279,26 @@ def test_a_later_change_that_names_only_a_value_is_on_the_subject_that_value_was
     assert as_json("conflicts")["items"] == []
 
 
+def test_a_time_and_a_thing_on_one_subject_neither_replace_nor_contradict_each_other(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """Where the offsite is and when it is are two sides of it: a later move of its place
+    leaves its date, a later date replaces the date only."""
+    source.add("a", ["The offsite is on May 3rd.", "Ok."], start=T0)
+    source.add("b", ["The offsite moved to Lakeview Lodge.", "Ok."], start=T0 + DAY)
+    source.add("c", ["The offsite moved to May 10th.", "Ok."], start=T0 + 2 * DAY)
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert sorted(i["value"] for i in items if i["type"] == "decision") == [
+        "Lakeview Lodge",
+        "May 10th",
+    ], items
+    history = as_json("state", "--current", "--subject", "offsite")["items"]
+    first = next(i for i in history if i["value"] == "May 3rd")
+    assert first["superseded_by_session"] == "c" and first["trigger"] == "update"
+    assert as_json("conflicts")["items"] == []
+
+
 def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
     source: SourceDB, env: dict[str, str]
 ) -> None:
