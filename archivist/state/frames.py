@@ -838,8 +838,11 @@ _PLACED = (
     "|stream|print|settle|rest|hang|sleep|train|practic|play|work|study|last|expir|renew|repeat"
     "|recur|belong|point|feed|flow|lead|pass|ride|drive|park|dock|grow|sleep|eat|sing|teach"
 )
+# What a subject is for or of, after it: "the agency for the Q3 campaign", "the team lunch
+# spot on Fridays".
+_OF = r"(?:\s+(?:for|of|on|at|in)\s+DET" + _WORD + r"(?:\s+" + _WORD + r")?)?"
 _COPULA = _rx(
-    r"START DET(?P<subj>NP4)\s+"
+    r"START DET(?P<subj>NP4SUBJECT_OF)\s+"
     r"(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
     r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)(?:[a-z]+ed|PARTS)"
     r"|(?:is|are|will be)\s+due"
@@ -848,7 +851,7 @@ _COPULA = _rx(
     r"|remain|remains|is still|are still|is going to be|gets|get|will have)\s+"
     r"(?:(?:at|on|in|with|from|by|for|to|through|via|into)\s+)?DET(?P<val>NP)END".replace(
         "PLACED", _PLACED
-    )
+    ).replace("SUBJECT_OF", _OF)
 )
 # Subjects that are talk about the conversation, not a thing decided.
 _NOT_TOPIC = frozenset(
@@ -908,6 +911,9 @@ def _copula_of(match: re.Match[str], text: str) -> Frame:
     words = subject.lower().split()
     if words[-1] in _NOT_TOPIC or words[0] in FUNCTION_WORDS or words[0] in _VERBISH:
         return Frame()
+    head = next((n for n, w in enumerate(words) if n and w in _PREPOSITIONS), len(words))
+    if words[head - 1] in _NOT_TOPIC:
+        return Frame()  # "the problem with the API is ...": talk about it, not its value
     return Frame(subject, value)
 
 

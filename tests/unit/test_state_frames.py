@@ -28,6 +28,13 @@ from archivist.state.frames import Frame, aside, choice_text, frame, same_subjec
         ("Response time is now 250 ms.", Frame("Response time", "250 ms", None, "update")),
         ("We'll go with Meilisearch for product search.", Frame("product search", "Meilisearch")),
         ("I think the meeting went well", Frame()),
+        # a subject with what it is for, longer than four words
+        (
+            "The agency for the Q3 campaign is Northwind Creative.",
+            Frame("agency for the Q3 campaign", "Northwind Creative"),
+        ),
+        ("Our savings goal for the year is $15k.", Frame("savings goal for the year", "$15k")),
+        ("The problem with the API is the timeout.", Frame()),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
