@@ -227,11 +227,20 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?:\s+(?:for|in|on|as)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
-        # the new value named as what it now is: "Lumen Studio is the new agency"
+        # the new value named as what it now is: "Lumen Studio is the new agency", "Priya is
+        # the new designer for the website" (what it is for is part of the subject)
         (
             r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are"
-            r"|will be|becomes)\s+(?:the|our|my)\s+new\s+(?P<subj>NP4)END",
+            r"|will be|becomes)\s+(?:the|our|my)\s+new\s+(?P<subj>NP4(?:\s+for\s+DET"
+            r"[\w'-]+(?:\s+[\w'-]+)?)?)END",
             "update",
+        ),
+        # a name said first as what something is for: "Sarah is the designer for the app"
+        (
+            r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are"
+            r"|will be)\s+the\s+(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+for\s+DET"
+            r"[\w'-]+(?:\s+[\w'-]+)?)END",
+            None,
         ),
         # a name said first as what a subject is: "Notion is our wiki"
         (

@@ -35,6 +35,12 @@ from archivist.state.frames import Frame, aside, choice_text, frame, same_subjec
         ),
         ("Our savings goal for the year is $15k.", Frame("savings goal for the year", "$15k")),
         ("The problem with the API is the timeout.", Frame()),
+        # a name said first as what something is for, the subject keeping what it is for
+        ("Sarah is the designer for the app.", Frame("designer for the app", "Sarah")),
+        (
+            "Tom is leaving, Priya is the new designer for the website.",
+            Frame("designer for the website", "Priya", None, "update"),
+        ),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
