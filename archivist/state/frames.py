@@ -93,7 +93,9 @@ _CANCEL = re.compile(
     r"\b(?:no longer (?:use|using|need|run|running|rely on|have|want)|stop(?:ped)? using"
     r"|(?:are|is|'re|'s) not using|aren't using|isn't using|not using|drop(?:ping|ped)?"
     r"|get(?:ting)? rid of|got rid of|ditch(?:ing|ed)?|retir(?:e|ing|ed)|sunset(?:ting)?"
-    r"|kill(?:ing|ed)? off|remov(?:e|ing|ed)|cancel(?:l?ing|l?ed)?|scrap(?:ping|ped)?)\b",
+    r"|kill(?:ing|ed)? off|remov(?:e|ing|ed)|cancel(?:l?ing|l?ed)?|scrap(?:ping|ped)?"
+    r"|ax(?:e|ed|ing)|discontinu(?:e|ed|ing)|pull(?:ed|ing)? the plug"
+    r"|(?:we're|we are|we'll|we will)\s+(?:be\s+)?killing)\b",
     re.I,
 )
 _UPDATE_VERBS = (
@@ -386,6 +388,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"\b(?:drop(?:s|ped|ping)?|ditch(?:es|ed|ing)?|scrap(?:s|ped|ping)?|retir(?:e|es|ed|ing)"
             r"|kill(?:s|ed|ing)? off|get(?:ting)? rid of|got rid of|stop(?:ped|ping)? using"
             r"|cancel(?:s|led|ling|ed|ing)?|skip(?:s|ped|ping)?|nix(?:es|ed|ing)?|forget about"
+            r"|ax(?:e|es|ed|ing)|discontinu(?:e|es|ed|ing)|pull(?:s|ed|ing)? the plug on"
+            r"|(?:we're|we are|we'll|we will)\s+(?:be\s+)?kill(?:ing)?"
             r"|forget)\s+DET(?P<old>NP)(?:\s+(?:for|from)\s+DET(?P<subj>NP))?END",
             "cancel",
         ),
@@ -1339,11 +1343,44 @@ def key(phrase: str | None) -> tuple[str, ...]:
     return tuple(sorted({w for w in words if w}))
 
 
+# Words that name which side of a subject is decided, not what it is: "offsite venue" and
+# "team offsite" are one subject (`is_time` tells a time from a thing).
+_SIDES = frozenset(stem(w) for w in ("time", "date", "day", "venue", "location", "place"))
+
+
+def subject_key(phrase: str | None) -> tuple[str, ...]:
+    """A subject's comparable form: `key` without the words that name a side of it, when
+    others are left (archivist_subject_key in SQL)."""
+    words = key(phrase)
+    rest = tuple(w for w in words if w not in _SIDES)
+    return rest or words
+
+
 def same_subject(a: str | None, b: str | None) -> bool:
     """Two subjects are one when the words of one are all words of the other ("sessions" and
-    "session cache"); "job queue" and "session cache" are not."""
-    ka, kb = set(key(a)), set(key(b))
+    "session cache", "pickup time" and "school pickup"); "job queue" and "session cache" are
+    not."""
+    ka, kb = set(subject_key(a)), set(subject_key(b))
     return bool(ka and kb) and (ka <= kb or kb <= ka)
+
+
+_IS_TIME = re.compile(
+    r"^(?:(?:on|at|by|in|from|until|the)\s+)*(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d"
+    r"|(?:january|february|march|april|june|july|august|september|october|november|december)\b"
+    r"|\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}\b"
+    r"|q[1-4]\b|\d{4}-\d{2}-\d{2}|noon\b|midnight\b|tomorrow\b|tonight\b|today\b"
+    r"|(?:next|this|last)\s+(?:week|month|year|quarter|sprint)\b"
+    r"|(?:early|mid|late|end of)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
+    re.I,
+)
+
+
+def is_time(value: str | None) -> bool:
+    """Whether a value is a time, said first ("Wednesdays", "July 15", "3:30", "Q2"): on one
+    subject a time and a thing are two sides of it, and neither replaces the other
+    (archivist_value_is_time in SQL)."""
+    return bool(value and _IS_TIME.match(value))
 
 
 def same_value(a: str | None, b: str | None) -> bool:

@@ -81,6 +81,21 @@ BEGIN
 END;
 $$;
 
+-- A subject's key: the stems of its words, but for the words that name which side of it is
+-- decided (time, date, day, venue, location, place) when others are left: "offsite venue" and
+-- "team offsite" are one subject, "pickup time" and "Emma's school pickup" another; which side
+-- a value gives is told apart by its kind (archivist_value_is_time). sql/067 gave the rows
+-- stored before it this key; archivist/state/frames.py `subject_key` is the same in Python.
+CREATE OR REPLACE FUNCTION archivist_subject_key(p_subject text) RETURNS text[]
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT CASE WHEN k <@ ARRAY['time', 'date', 'day', 'venu', 'locat', 'place'] THEN k
+                ELSE ARRAY(SELECT u.s FROM unnest(k) WITH ORDINALITY u(s, n)
+                           WHERE u.s <> ALL (ARRAY['time', 'date', 'day', 'venu', 'locat', 'place'])
+                           ORDER BY u.n) END
+    FROM tsvector_to_array(to_tsvector('english', coalesce(p_subject, ''))) k
+$$;
+
 -- A version's state items (extraction.state_items) as rows of jarvis_state_items: the stems of
 -- subject, value and what a change replaces (keys); the first of two with one uid.
 CREATE OR REPLACE FUNCTION archivist_state_item_rows(p_items jsonb)
@@ -92,7 +107,7 @@ LANGUAGE sql STABLE
 AS $$
     SELECT DISTINCT ON (i ->> 'uid')
            i ->> 'uid', i ->> 'type', i ->> 'text', i ->> 'status', i ->> 'subject',
-           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'subject', ''))),
+           archivist_subject_key(i ->> 'subject'),
            i ->> 'value',
            tsvector_to_array(to_tsvector('english', coalesce(i ->> 'value', ''))),
            i ->> 'change', i ->> 'replaces',
@@ -629,7 +644,7 @@ BEGIN
     FROM pg_proc p
     WHERE p.pronamespace = current_schema()::regnamespace
       AND p.proname IN ('archivist_reconcile_state', 'archivist_same_key',
-                        'archivist_value_is_time',
+                        'archivist_value_is_time', 'archivist_subject_key',
                         'archivist_state_neighbours', 'archivist_store_state',
                         'archivist_store_results', 'archivist_index_state',
                         'archivist_state_item_rows', 'archivist_state_anchors');

@@ -299,6 +299,30 @@ def test_a_time_and_a_thing_on_one_subject_neither_replace_nor_contradict_each_o
     assert as_json("conflicts")["items"] == []
 
 
+def test_a_change_of_one_side_of_a_subject_replaces_that_side_only(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """A "the retreat location changed" a day later is about the team retreat (the word naming the
+    side is no part of the subject) and replaces where it is held, not its date; in one session
+    the date said after the place does not replace the place either."""
+    source.add(
+        "a",
+        ["The team retreat will be held at Pine Hollow.", "Ok.", "The team retreat is on May 3rd."],
+        start=T0,
+    )
+    source.add("b", ["The retreat location changed to Bayside Hall.", "Ok."], start=T0 + DAY)
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert sorted(i["value"] for i in items if i["type"] == "decision") == [
+        "Bayside Hall",
+        "May 3rd",
+    ], items
+    history = as_json("state", "--current", "--subject", "team retreat")["items"]
+    pine = next(i for i in history if i["value"] == "Pine Hollow")
+    assert pine["superseded_by_session"] == "b" and pine["trigger"] == "update"
+    assert as_json("conflicts")["items"] == []
+
+
 def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
     source: SourceDB, env: dict[str, str]
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from archivist.state.frames import Frame, aside, choice_text, frame, same_subject
+from archivist.state.frames import Frame, aside, choice_text, frame, is_time, same_subject
 
 
 @pytest.mark.parametrize(
@@ -35,6 +35,12 @@ from archivist.state.frames import Frame, aside, choice_text, frame, same_subjec
         ),
         ("Our savings goal for the year is $15k.", Frame("savings goal for the year", "$15k")),
         ("The problem with the API is the timeout.", Frame()),
+        (
+            "We're killing the weekly digest, nobody opens it.",
+            Frame(None, None, "weekly digest", "cancel"),
+        ),
+        ("We axed the Friday standup.", Frame(None, None, "Friday standup", "cancel")),
+        ("I killed the server process.", Frame()),
         # a name said first as what something is for, the subject keeping what it is for
         ("Sarah is the designer for the app.", Frame("designer for the app", "Sarah")),
         (
@@ -56,6 +62,16 @@ def test_an_update_in_passing_is_read_even_in_a_question() -> None:
 def test_subjects_are_the_same_only_when_the_words_of_one_are_all_in_the_other() -> None:
     assert same_subject("sessions", "the session cache")
     assert not same_subject("job queue", "session cache")
+    # the word naming which side of a subject is decided is no part of it
+    assert same_subject("offsite venue", "team offsite")
+    assert same_subject("Pickup time", "Emma's school pickup")
+    assert not same_subject("start time", "end time")
+    assert same_subject("time", "times")
+
+
+def test_a_time_is_told_from_a_thing_by_how_the_value_starts() -> None:
+    assert all(map(is_time, ["Q2", "July 15", "3:30", "Wednesdays", "the 17th", "10am"]))
+    assert not any(map(is_time, ["Dan", "15 GB", "Mint 15 GB", "Lakeview Lodge", None]))
     assert not same_subject(None, "session cache")
 
 
