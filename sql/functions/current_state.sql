@@ -204,8 +204,10 @@ AS $$
         UNION ALL
         SELECT b, a FROM within
     ), anchored AS MATERIALIZED (
-        -- (z, y): y a change without a subject that names z's value as its own (see related)
-        SELECT DISTINCT z.rid AS z, y.rid AS y, y.value_key
+        -- (z, y): y a change without a subject that names z's value as its own (see related);
+        -- of the z on one subject, one stands for all (the items on a subject depend on its
+        -- key alone). archivist_same_key written out: a call costs more than the test.
+        SELECT min(z.rid) AS z, y.rid AS y, y.value_key
         FROM chosen y
         CROSS JOIN LATERAL unnest(y.value_key) v(stem)
         JOIN value_stems st ON st.k = v.stem AND st.scope_key = y.scope_key
@@ -213,7 +215,8 @@ AS $$
         WHERE y.change IN ('replace', 'reverse', 'update') AND cardinality(y.subject_key) = 0
           AND cardinality(y.value_key) > 0 AND cardinality(z.subject_key) > 0
           AND z.session_id <> y.session_id AND z.became_at < y.became_at
-          AND archivist_same_key(z.value_key, y.value_key)
+          AND (z.value_key <@ y.value_key OR y.value_key <@ z.value_key)
+        GROUP BY y.rid, y.value_key, z.subject_key
     ), related AS MATERIALIZED (
         -- (x, y): on the same subject; or y a change without a subject that replaces x's value
         SELECT x, y FROM same_subject
@@ -230,15 +233,15 @@ AS $$
         UNION
         -- y a change without a subject ("back to 15 GB", "switch to Redis instead") whose
         -- value is the value of z, an item with a subject said before y in another session:
-        -- y is on z's subject, paired both ways with the items on it (z included) whose value
-        -- differs from y's
-        SELECT o.rid, a.y FROM anchored a JOIN same_subject w ON w.x = a.z
-        JOIN chosen o ON o.rid = w.y
-        WHERE o.rid <> a.y AND NOT archivist_same_key(o.value_key, a.value_key)
-        UNION
-        SELECT a.y, o.rid FROM anchored a JOIN same_subject w ON w.x = a.z
-        JOIN chosen o ON o.rid = w.y
-        WHERE o.rid <> a.y AND NOT archivist_same_key(o.value_key, a.value_key)
+        -- y replaces the items on z's subject said before it whose value differs from y's (not
+        -- z: its value is y's). One way only: what y's own stop or conflicts depend on stays
+        -- as for any change without a subject (a pair the other way would tie y to every
+        -- later item on the subjects of every item with its value).
+        SELECT DISTINCT o.rid, a.y FROM anchored a JOIN same_subject w ON w.x = a.z
+        JOIN chosen o ON o.rid = w.y JOIN chosen y ON y.rid = a.y
+        WHERE o.rid <> a.y AND (o.became_at, o.session_id) < (y.became_at, y.session_id)
+          AND NOT (cardinality(o.value_key) > 0
+                   AND (o.value_key <@ a.value_key OR a.value_key <@ o.value_key))
     ), later AS MATERIALIZED (
         SELECT DISTINCT ON (r.x) r.x, y.uid, y.session_id, y.became_at,
                coalesce(y.change, 'restated') AS trigger
@@ -367,20 +370,21 @@ AS $$
               AND (q.key <@ y.value_key OR y.value_key <@ q.key)
             OFFSET 0) n
     ), anchors AS (
-        -- Pairs through an anchor (related's last two): a change without a subject Y, Z an
-        -- item with a subject whose value Y names, X an item on Z's subject. They go both
-        -- ways, and Z's row makes them: for X, the changes Y through each Z on its subject
-        -- (and, deciding, through X itself as Z); for such a change, the X on the subjects of
-        -- the Z whose value it names. Z itself is added by archivist_state_anchors.
+        -- Pairs (X, Y) through an anchor (related's last): Y a change without a subject, Z an
+        -- item with a subject whose value Y names, X an item on Z's subject said before Y.
+        -- They decide X alone, and Z's row makes them: needed, for X the changes Y through
+        -- each Z on its subject (Z itself is added by archivist_state_anchors); deciding, for
+        -- such a change Y the X on the subjects of the Z whose value it names, and for X as Z
+        -- the items on its subject, each paired with the changes naming its value.
         SELECT DISTINCT x.id AS of_id, z.value_key AS key, x.mark
         FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
         JOIN jarvis_state_items z ON z.id = n.id
-        WHERE cardinality(z.value_key) > 0 AND cardinality(z.subject_key) > 0
-        UNION
-        SELECT x.id, x.value_key, x.mark FROM x
-        WHERE NOT p_needed AND cardinality(x.subject_key) > 0 AND cardinality(x.value_key) > 0
+        WHERE p_needed AND cardinality(z.value_key) > 0 AND cardinality(z.subject_key) > 0
     ), anchor_values AS (
         SELECT DISTINCT a.key, a.mark FROM anchors a
+        UNION
+        SELECT DISTINCT x.value_key, x.mark FROM x
+        WHERE NOT p_needed AND cardinality(x.subject_key) > 0 AND cardinality(x.value_key) > 0
     ), by_anchor AS (
         SELECT DISTINCT q.key, q.mark, n.*
         FROM anchor_values q CROSS JOIN LATERAL unnest(q.key) k
@@ -403,7 +407,7 @@ AS $$
               AND y.type IN ('decision', 'constraint')
               AND (x.value_key <@ y.value_key OR y.value_key <@ x.value_key)
             OFFSET 0) z
-        WHERE x.anchored
+        WHERE x.anchored AND NOT p_needed
     ), named_subjects AS (
         SELECT DISTINCT q.key, q.mark FROM named q
     ), by_named AS (
@@ -423,18 +427,21 @@ AS $$
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
     UNION ALL
-    -- (of_at NULL: a pair through an anchor holds whatever the times of X and Z)
-    SELECT n.id, a.of_id, NULL, n.became_at, n.stopped_at, n.current
+    -- (a pair through an anchor holds whatever the anchor's time: of_at is the time of the
+    -- pair's other item)
+    SELECT n.id, a.of_id, o.became_at, n.became_at, n.stopped_at, n.current
     FROM anchors a JOIN by_anchor n ON n.key = a.key AND n.mark = a.mark
+    JOIN x o ON o.id = a.of_id
     UNION ALL
-    SELECT n.id, n.of_id, NULL, n.became_at, n.stopped_at, n.current FROM named_of n
+    SELECT n.id, n.of_id, o.became_at, n.became_at, n.stopped_at, n.current
+    FROM named_of n JOIN x o ON o.id = n.of_id
     UNION ALL
-    -- deciding, X an anchor of some change: what the items on its subject were paired with
-    -- through it may have stopped them at any time
-    SELECT n.id, x.id, NULL, n.became_at, n.stopped_at, n.current
-    FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
-    WHERE NOT p_needed
-      AND EXISTS (SELECT 1 FROM by_anchor b WHERE b.key = x.value_key AND b.mark = x.mark)
+    -- deciding, X an anchor of changes Y: the items on its subject, paired with each Y through
+    -- it (whether one is decided by Y is a matter of Y's time)
+    SELECT n.id, x.id, b.became_at, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_anchor b ON b.key = x.value_key AND b.mark = x.mark
+    JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
+    WHERE NOT p_needed AND cardinality(x.subject_key) > 0
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_value n ON n.key = x.value_key AND n.mark = x.mark
@@ -443,32 +450,18 @@ AS $$
     FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark WHERE x.drops
 $$;
 
--- The anchors of p_items' pairs through an anchor (archivist_reconcile_state's related, its last
--- two): the items Z, with a subject, whose value a change without a subject names. For such a
--- change of p_items, every Z whose value it names; for an item X with a subject, each Z on
--- X's subject whose value some such change names. archivist_reconcile_state sees a pair
--- through Z only with Z among its items, whatever Z's times: archivist_store_results adds these.
+-- The anchors of p_items' pairs through an anchor (archivist_reconcile_state's related, its
+-- last): for an item X with a subject, each Z on X's subject whose value a change without a
+-- subject names. archivist_reconcile_state sees a pair through Z only with Z among its items,
+-- whatever Z's times: archivist_store_results adds these.
 CREATE OR REPLACE FUNCTION archivist_state_anchors(p_items jarvis_state_items[])
 RETURNS TABLE (id bigint)
 LANGUAGE sql STABLE
 ROWS 20
 AS $$
     WITH x AS (
-        SELECT i.subject_key, i.value_key, '@' || coalesce(i.user_id, '') AS mark,
-               i.change IN ('replace', 'reverse', 'update') AND cardinality(i.subject_key) = 0
-               AND cardinality(i.value_key) > 0 AS anchored
+        SELECT i.subject_key, '@' || coalesce(i.user_id, '') AS mark
         FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
-    ), by_value AS (
-        SELECT DISTINCT n.id
-        FROM (SELECT DISTINCT x.value_key AS key, x.mark FROM x WHERE x.anchored) q
-        CROSS JOIN LATERAL unnest(q.key) k
-        CROSS JOIN LATERAL (
-            SELECT y.id FROM jarvis_state_items y
-            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
-              AND cardinality(y.subject_key) > 0
-              AND y.type IN ('decision', 'constraint')
-              AND (q.key <@ y.value_key OR y.value_key <@ q.key)
-            OFFSET 0) n
     ), on_subject AS (
         SELECT DISTINCT n.id, n.value_key, q.mark
         FROM (SELECT DISTINCT x.subject_key AS key, x.mark FROM x
@@ -482,8 +475,6 @@ AS $$
               AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
             OFFSET 0) n
     )
-    SELECT b.id FROM by_value b
-    UNION
     SELECT z.id FROM on_subject z
     WHERE EXISTS (
         SELECT 1 FROM unnest(z.value_key) k
@@ -542,7 +533,7 @@ BEGIN
                     WHERE s.id = ANY (ARRAY(SELECT i.id FROM unnest(p_changed) i))
                     UNION
                     SELECT n.id FROM archivist_state_neighbours(p_changed, false) n
-                    WHERE n.current IS NULL OR n.stopped_at IS NULL OR n.of_at IS NULL
+                    WHERE n.current IS NULL OR n.stopped_at IS NULL
                        OR (n.became_at <= n.of_at AND n.stopped_at >= n.of_at));
     -- (a third pass finds nothing to do; were that wrong, it would go on until it did)
     WHILE cardinality(v_todo) > 0 LOOP
@@ -573,20 +564,25 @@ CREATE OR REPLACE FUNCTION archivist_store_results(
 ) RETURNS TABLE (written integer, changed bigint[])
 LANGUAGE sql
 AS $$
-    WITH todo AS MATERIALIZED (
+    WITH anchors AS MATERIALIZED (
+        -- the changed items that may have been anchors, and are gone: with a subject and a
+        -- value (a new anchor only adds pairs, which stop an item sooner if at all)
+        SELECT c.value_key FROM unnest(p_changed) c
+        WHERE cardinality(c.subject_key) > 0 AND cardinality(c.value_key) > 0
+          AND c.type IN ('decision', 'constraint')
+          AND NOT EXISTS (SELECT 1 FROM jarvis_state_items s WHERE s.id = c.id)
+    ), todo AS MATERIALIZED (
         SELECT x.*, x.current IS NULL OR x.stopped_at IS NULL
                     OR EXISTS (SELECT 1 FROM unnest(p_changed) c
                                WHERE c.session_id = x.superseded_by_session
                                  AND c.uid = x.superseded_by)
-                    -- a pair through an anchor (a change without a subject, W, and an item
-                    -- whose value it names): it goes with the anchor, which may be changed
-                    OR EXISTS (SELECT 1 FROM jarvis_state_items w, unnest(p_changed) c
-                               WHERE ((w.session_id = x.session_id AND w.uid = x.uid)
-                                      OR (w.session_id = x.superseded_by_session
-                                          AND w.uid = x.superseded_by))
+                    -- stopped through an anchor (a change without a subject, W, and an item
+                    -- whose value it names): that pair goes with the anchor, maybe one gone
+                    OR EXISTS (SELECT 1 FROM jarvis_state_items w, anchors c
+                               WHERE w.session_id = x.superseded_by_session
+                                 AND w.uid = x.superseded_by
                                  AND w.change IN ('replace', 'reverse', 'update')
                                  AND cardinality(w.subject_key) = 0
-                                 AND cardinality(c.subject_key) > 0
                                  AND archivist_same_key(c.value_key, w.value_key)) AS open
         FROM jarvis_state_items x WHERE x.id = ANY (p_ids)
     ), known AS (
