@@ -358,6 +358,23 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|till)\s+DET(?P<val>NP)END",
             "update",
         ),
+        # a subject decided on, then its value: "we finally decided on the paint for the living
+        # room, it's going to be Swiss Coffee", "we changed our minds on the paint, going with
+        # Alabaster"
+        (
+            r"\b(?:changed\s+(?:our|my)\s+minds?|chang(?:e|ed|ing)\s+(?:the|our|my)\s+plans?)"
+            r"\s+(?:on|about|for)\s+DET(?P<subj>NP)\s*[,:;\u2014-]\s*(?:and\s+|so\s+|now\s+)?"
+            r"(?:(?:it's|it is|it'll be|it will be|we're|we are|i'm|we'll|we will|i'll)\s+)?"
+            r"(?:going to be|going with|go with|getting|taking|picking|choosing|using)\s+DET"
+            r"(?P<val>NP)END",
+            "replace",
+        ),
+        (
+            r"\b(?:decided|settled|agreed)\s+on\s+DET(?P<subj>NP)\s*[,:;\u2014-]\s*"
+            r"(?:it's|it is|it'll be|it will be|it's going to be|it is going to be|we're going with"
+            r"|we are going with|we're getting|we're taking|we're using)\s+DET(?P<val>NP)END",
+            None,
+        ),
         # a changed subject, then its new value: "we change the hotel, now is Hotel Sacher"
         (
             r"\b(?:chang|switch|swap)\w*\s+DET(?P<subj>NP)\s*[,:;\u2014-]\s*(?:(?:it|it's|it is"

@@ -41,6 +41,16 @@ from archivist.state.frames import Frame, aside, choice_text, frame, is_time, sa
         ),
         ("We axed the Friday standup.", Frame(None, None, "Friday standup", "cancel")),
         ("I killed the server process.", Frame()),
+        # a subject decided on, then its value; a change of mind on it
+        (
+            "We decided on the paint for the living room, it's going to be Swiss Coffee.",
+            Frame("paint for the living room", "Swiss Coffee"),
+        ),
+        (
+            "I changed my mind about the laptop, getting the ThinkPad.",
+            Frame("laptop", "ThinkPad", None, "replace"),
+        ),
+        ("We decided on the name, it is great.", Frame()),
         # a name said first as what something is for, the subject keeping what it is for
         ("Sarah is the designer for the app.", Frame("designer for the app", "Sarah")),
         (
