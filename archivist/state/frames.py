@@ -371,7 +371,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (
             r"\b(?:decided|settled|agreed)\s+on\s+DET(?P<subj>NP)\s*[,:;\u2014-]\s*"
-            r"(?:it's|it is|it'll be|it will be|it's going to be|it is going to be|we're going with"
+            r"(?:it's going to be|it is going to be|it's|it is|it'll be|it will be|we're going with"
             r"|we are going with|we're getting|we're taking|we're using)\s+DET(?P<val>NP)END",
             None,
         ),
