@@ -93,7 +93,9 @@ _CANCEL = re.compile(
     r"\b(?:no longer (?:use|using|need|run|running|rely on|have|want)|stop(?:ped)? using"
     r"|(?:are|is|'re|'s) not using|aren't using|isn't using|not using|drop(?:ping|ped)?"
     r"|get(?:ting)? rid of|got rid of|ditch(?:ing|ed)?|retir(?:e|ing|ed)|sunset(?:ting)?"
-    r"|kill(?:ing|ed)? off|remov(?:e|ing|ed)|cancel(?:l?ing|l?ed)?|scrap(?:ping|ped)?)\b",
+    r"|kill(?:ing|ed)? off|remov(?:e|ing|ed)|cancel(?:l?ing|l?ed)?|scrap(?:ping|ped)?"
+    r"|ax(?:e|ed|ing)|discontinu(?:e|ed|ing)|pull(?:ed|ing)? the plug"
+    r"|(?:we're|we are|we'll|we will)\s+(?:be\s+)?killing)\b",
     re.I,
 )
 _UPDATE_VERBS = (
@@ -227,11 +229,20 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?:\s+(?:for|in|on|as)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
-        # the new value named as what it now is: "Lumen Studio is the new agency"
+        # the new value named as what it now is: "Lumen Studio is the new agency", "Priya is
+        # the new designer for the website" (what it is for is part of the subject)
         (
             r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are"
-            r"|will be|becomes)\s+(?:the|our|my)\s+new\s+(?P<subj>NP4)END",
+            r"|will be|becomes)\s+(?:the|our|my)\s+new\s+(?P<subj>NP4(?:\s+for\s+DET"
+            r"[\w'-]+(?:\s+[\w'-]+)?)?)END",
             "update",
+        ),
+        # a name said first as what something is for: "Sarah is the designer for the app"
+        (
+            r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are"
+            r"|will be)\s+the\s+(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+for\s+DET"
+            r"[\w'-]+(?:\s+[\w'-]+)?)END",
+            None,
         ),
         # a name said first as what a subject is: "Notion is our wiki"
         (
@@ -347,6 +358,23 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|till)\s+DET(?P<val>NP)END",
             "update",
         ),
+        # a subject decided on, then its value: "we finally decided on the paint for the living
+        # room, it's going to be Swiss Coffee", "we changed our minds on the paint, going with
+        # Alabaster"
+        (
+            r"\b(?:changed\s+(?:our|my)\s+minds?|chang(?:e|ed|ing)\s+(?:the|our|my)\s+plans?)"
+            r"\s+(?:on|about|for)\s+DET(?P<subj>NP)\s*[,:;\u2014-]\s*(?:and\s+|so\s+|now\s+)?"
+            r"(?:(?:it's|it is|it'll be|it will be|we're|we are|i'm|we'll|we will|i'll)\s+)?"
+            r"(?:going to be|going with|go with|getting|taking|picking|choosing|using)\s+DET"
+            r"(?P<val>NP)END",
+            "replace",
+        ),
+        (
+            r"\b(?:decided|settled|agreed)\s+on\s+DET(?P<subj>NP)\s*[,:;\u2014-]\s*"
+            r"(?:it's going to be|it is going to be|it's|it is|it'll be|it will be|we're going with"
+            r"|we are going with|we're getting|we're taking|we're using)\s+DET(?P<val>NP)END",
+            None,
+        ),
         # a changed subject, then its new value: "we change the hotel, now is Hotel Sacher"
         (
             r"\b(?:chang|switch|swap)\w*\s+DET(?P<subj>NP)\s*[,:;\u2014-]\s*(?:(?:it|it's|it is"
@@ -377,6 +405,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"\b(?:drop(?:s|ped|ping)?|ditch(?:es|ed|ing)?|scrap(?:s|ped|ping)?|retir(?:e|es|ed|ing)"
             r"|kill(?:s|ed|ing)? off|get(?:ting)? rid of|got rid of|stop(?:ped|ping)? using"
             r"|cancel(?:s|led|ling|ed|ing)?|skip(?:s|ped|ping)?|nix(?:es|ed|ing)?|forget about"
+            r"|ax(?:e|es|ed|ing)|discontinu(?:e|es|ed|ing)|pull(?:s|ed|ing)? the plug on"
+            r"|(?:we're|we are|we'll|we will)\s+(?:be\s+)?kill(?:ing)?"
             r"|forget)\s+DET(?P<old>NP)(?:\s+(?:for|from)\s+DET(?P<subj>NP))?END",
             "cancel",
         ),
@@ -838,8 +868,11 @@ _PLACED = (
     "|stream|print|settle|rest|hang|sleep|train|practic|play|work|study|last|expir|renew|repeat"
     "|recur|belong|point|feed|flow|lead|pass|ride|drive|park|dock|grow|sleep|eat|sing|teach"
 )
+# What a subject is for or of, after it: "the agency for the Q3 campaign", "the team lunch
+# spot on Fridays".
+_OF = r"(?:\s+(?:for|of|on|at|in)\s+DET" + _WORD + r"(?:\s+" + _WORD + r")?)?"
 _COPULA = _rx(
-    r"START DET(?P<subj>NP4)\s+"
+    r"START DET(?P<subj>NP4SUBJECT_OF)\s+"
     r"(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
     r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)(?:[a-z]+ed|PARTS)"
     r"|(?:is|are|will be)\s+due"
@@ -848,7 +881,7 @@ _COPULA = _rx(
     r"|remain|remains|is still|are still|is going to be|gets|get|will have)\s+"
     r"(?:(?:at|on|in|with|from|by|for|to|through|via|into)\s+)?DET(?P<val>NP)END".replace(
         "PLACED", _PLACED
-    )
+    ).replace("SUBJECT_OF", _OF)
 )
 # Subjects that are talk about the conversation, not a thing decided.
 _NOT_TOPIC = frozenset(
@@ -908,6 +941,9 @@ def _copula_of(match: re.Match[str], text: str) -> Frame:
     words = subject.lower().split()
     if words[-1] in _NOT_TOPIC or words[0] in FUNCTION_WORDS or words[0] in _VERBISH:
         return Frame()
+    head = next((n for n, w in enumerate(words) if n and w in _PREPOSITIONS), len(words))
+    if words[head - 1] in _NOT_TOPIC:
+        return Frame()  # "the problem with the API is ...": talk about it, not its value
     return Frame(subject, value)
 
 
@@ -1326,11 +1362,44 @@ def key(phrase: str | None) -> tuple[str, ...]:
     return tuple(sorted({w for w in words if w}))
 
 
+# Words that name which side of a subject is decided, not what it is: "offsite venue" and
+# "team offsite" are one subject (`is_time` tells a time from a thing).
+_SIDES = frozenset(stem(w) for w in ("time", "date", "day", "venue", "location", "place"))
+
+
+def subject_key(phrase: str | None) -> tuple[str, ...]:
+    """A subject's comparable form: `key` without the words that name a side of it, when
+    others are left (archivist_subject_key in SQL)."""
+    words = key(phrase)
+    rest = tuple(w for w in words if w not in _SIDES)
+    return rest or words
+
+
 def same_subject(a: str | None, b: str | None) -> bool:
     """Two subjects are one when the words of one are all words of the other ("sessions" and
-    "session cache"); "job queue" and "session cache" are not."""
-    ka, kb = set(key(a)), set(key(b))
+    "session cache", "pickup time" and "school pickup"); "job queue" and "session cache" are
+    not."""
+    ka, kb = set(subject_key(a)), set(subject_key(b))
     return bool(ka and kb) and (ka <= kb or kb <= ka)
+
+
+_IS_TIME = re.compile(
+    r"^(?:(?:on|at|by|in|from|until|the)\s+)*(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d"
+    r"|(?:january|february|march|april|june|july|august|september|october|november|december)\b"
+    r"|\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}\b"
+    r"|q[1-4]\b|\d{4}-\d{2}-\d{2}|noon\b|midnight\b|tomorrow\b|tonight\b|today\b"
+    r"|(?:next|this|last)\s+(?:week|month|year|quarter|sprint)\b"
+    r"|(?:early|mid|late|end of)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
+    re.I,
+)
+
+
+def is_time(value: str | None) -> bool:
+    """Whether a value is a time, said first ("Wednesdays", "July 15", "3:30", "Q2"): on one
+    subject a time and a thing are two sides of it, and neither replaces the other
+    (archivist_value_is_time in SQL)."""
+    return bool(value and _IS_TIME.match(value))
 
 
 def same_value(a: str | None, b: str | None) -> bool:

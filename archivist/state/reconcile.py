@@ -41,7 +41,7 @@ import numpy as np
 from archivist.embed.base import Vector
 from archivist.models import USER_ROLES, Message
 from archivist.state.change import Cue, change_cue
-from archivist.state.frames import same_subject, same_value, value_kind
+from archivist.state.frames import is_time, same_subject, same_value, value_kind
 from archivist.state.items import (
     CandidateItem,
     ChangeKind,
@@ -232,7 +232,12 @@ def _by_subject(
         and (new.change == "cancel" or not same_value(i.value, new.value))
     ]
     if subject is not None:
-        live = [i for i in others if same_subject(i.subject, subject)]
+        live = [
+            i
+            for i in others
+            if same_subject(i.subject, subject)
+            and (new.change == "cancel" or is_time(i.value) == is_time(new.value))
+        ]
     else:
         target = _target(new, others, result.items)
         live = [target] if target is not None else []

@@ -81,6 +81,21 @@ BEGIN
 END;
 $$;
 
+-- A subject's key: the stems of its words, but for the words that name which side of it is
+-- decided (time, date, day, venue, location, place) when others are left: "offsite venue" and
+-- "team offsite" are one subject, "pickup time" and "Emma's school pickup" another; which side
+-- a value gives is told apart by its kind (archivist_value_is_time). sql/067 gave the rows
+-- stored before it this key; archivist/state/frames.py `subject_key` is the same in Python.
+CREATE OR REPLACE FUNCTION archivist_subject_key(p_subject text) RETURNS text[]
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT CASE WHEN k <@ ARRAY['time', 'date', 'day', 'venu', 'locat', 'place'] THEN k
+                ELSE ARRAY(SELECT u.s FROM unnest(k) WITH ORDINALITY u(s, n)
+                           WHERE u.s <> ALL (ARRAY['time', 'date', 'day', 'venu', 'locat', 'place'])
+                           ORDER BY u.n) END
+    FROM tsvector_to_array(to_tsvector('english', coalesce(p_subject, ''))) k
+$$;
+
 -- A version's state items (extraction.state_items) as rows of jarvis_state_items: the stems of
 -- subject, value and what a change replaces (keys); the first of two with one uid.
 CREATE OR REPLACE FUNCTION archivist_state_item_rows(p_items jsonb)
@@ -92,7 +107,7 @@ LANGUAGE sql STABLE
 AS $$
     SELECT DISTINCT ON (i ->> 'uid')
            i ->> 'uid', i ->> 'type', i ->> 'text', i ->> 'status', i ->> 'subject',
-           tsvector_to_array(to_tsvector('english', coalesce(i ->> 'subject', ''))),
+           archivist_subject_key(i ->> 'subject'),
            i ->> 'value',
            tsvector_to_array(to_tsvector('english', coalesce(i ->> 'value', ''))),
            i ->> 'change', i ->> 'replaces',
@@ -108,6 +123,23 @@ $$;
 CREATE OR REPLACE FUNCTION archivist_same_key(a text[], b text[]) RETURNS boolean
 LANGUAGE sql IMMUTABLE
 AS $$ SELECT cardinality(a) > 0 AND cardinality(b) > 0 AND (a <@ b OR b <@ a) $$;
+
+-- Whether a value is a time: a day, a date, a clock time, a quarter ("Wednesdays", "July 15",
+-- "the 17th", "3:30", "Q2", "next week"), said first. On one subject a time and a thing are
+-- two sides of it ("the onboarding revamp ships in Q2" and "its owner is Dan"): neither
+-- replaces nor contradicts the other.
+CREATE OR REPLACE FUNCTION archivist_value_is_time(p_value text) RETURNS boolean
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT coalesce(p_value, '') ~* ('^(?:(?:on|at|by|in|from|until|the)\s+)*(?:'
+        || '(?:mon|tues|wednes|thurs|fri|satur|sun)days?\M'
+        || '|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d'
+        || '|(?:january|february|march|april|june|july|august|september|october|november'
+        || '|december)\M|\d{1,2}(?:st|nd|rd|th)\M|\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)'
+        || '|\d{1,2}:\d{2}\M|q[1-4]\M|\d{4}-\d{2}-\d{2}|noon\M|midnight\M|tomorrow\M'
+        || '|tonight\M|today\M|(?:next|this|last)\s+(?:week|month|year|quarter|sprint)\M'
+        || '|(?:early|mid|late|end of)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))')
+$$;
 
 -- Every item of the scope known at p_as_of (all when NULL), with what the reconciliation across
 -- sessions says of it. superseded_by / superseded_by_session name the item that replaced it
@@ -143,7 +175,8 @@ AS $$
         SELECT s.id AS rid, s.session_id, s.user_id, s.uid, s.type, s.text, s.status, s.subject,
                s.subject_key, s.value, s.value_key, s.change, s.old_key, s.replaced_by,
                s.conflict, s.refs, s.became_at, s.last_seen_at, rs.action AS resolution,
-               coalesce(s.user_id, '') AS scope_key, s.known, s.stopped_at AS known_stop
+               coalesce(s.user_id, '') AS scope_key, s.known, s.stopped_at AS known_stop,
+               archivist_value_is_time(s.value) AS value_time
         FROM (SELECT a.*, false AS known FROM jarvis_state_items a
               WHERE p_ids IS NULL AND (p_user_id IS NULL OR a.user_id = p_user_id)
                 AND (p_as_of IS NULL OR a.became_at IS NULL OR a.became_at <= p_as_of)
@@ -166,19 +199,49 @@ AS $$
         JOIN subject_stems st ON st.k = a.subject_key[1] AND st.scope_key = a.scope_key
         JOIN chosen b ON b.rid = st.rid
         WHERE a.rid <> b.rid AND cardinality(a.subject_key) > 0 AND a.subject_key <@ b.subject_key
+    ), same_subject AS MATERIALIZED (
+        SELECT a AS x, b AS y FROM within
+        UNION ALL
+        SELECT b, a FROM within
+    ), anchored AS MATERIALIZED (
+        -- (z, y): y a change without a subject that names z's value as its own (see related);
+        -- of the z on one subject, one stands for all (the items on a subject depend on its
+        -- key alone). archivist_same_key written out: a call costs more than the test.
+        SELECT min(z.rid) AS z, y.rid AS y, y.value_key
+        FROM chosen y
+        CROSS JOIN LATERAL unnest(y.value_key) v(stem)
+        JOIN value_stems st ON st.k = v.stem AND st.scope_key = y.scope_key
+        JOIN chosen z ON z.rid = st.rid
+        WHERE y.change IN ('replace', 'reverse', 'update') AND cardinality(y.subject_key) = 0
+          AND cardinality(y.value_key) > 0 AND cardinality(z.subject_key) > 0
+          AND z.session_id <> y.session_id AND z.became_at < y.became_at
+          AND (z.value_key <@ y.value_key OR y.value_key <@ z.value_key)
+        GROUP BY y.rid, y.value_key, z.subject_key
     ), related AS MATERIALIZED (
         -- (x, y): on the same subject; or y a change without a subject that replaces x's value
-        SELECT a AS x, b AS y FROM within
+        SELECT x, y FROM same_subject
         UNION
-        SELECT b, a FROM within
-        UNION
+        -- (any stem of what y replaces: x's value may be within it without its first stem)
         SELECT st.rid, y.rid
         FROM chosen y
-        JOIN value_stems st ON st.k = y.old_key[1] AND st.scope_key = y.scope_key
+        CROSS JOIN LATERAL unnest(y.old_key) o(stem)
+        JOIN value_stems st ON st.k = o.stem AND st.scope_key = y.scope_key
         JOIN chosen x ON x.rid = st.rid
         WHERE y.change IS NOT NULL AND cardinality(y.subject_key) = 0
           AND cardinality(y.old_key) > 0 AND x.rid <> y.rid
           AND archivist_same_key(x.value_key, y.old_key)
+        UNION
+        -- y a change without a subject ("back to 15 GB", "switch to Redis instead") whose
+        -- value is the value of z, an item with a subject said before y in another session:
+        -- y replaces the items on z's subject said before it whose value differs from y's (not
+        -- z: its value is y's). One way only: what y's own stop or conflicts depend on stays
+        -- as for any change without a subject (a pair the other way would tie y to every
+        -- later item on the subjects of every item with its value).
+        SELECT DISTINCT o.rid, a.y FROM anchored a JOIN same_subject w ON w.x = a.z
+        JOIN chosen o ON o.rid = w.y JOIN chosen y ON y.rid = a.y
+        WHERE o.rid <> a.y AND (o.became_at, o.session_id) < (y.became_at, y.session_id)
+          AND NOT (cardinality(o.value_key) > 0
+                   AND (o.value_key <@ a.value_key OR a.value_key <@ o.value_key))
     ), later AS MATERIALIZED (
         SELECT DISTINCT ON (r.x) r.x, y.uid, y.session_id, y.became_at,
                coalesce(y.change, 'restated') AS trigger
@@ -187,6 +250,8 @@ AS $$
           AND (y.became_at, y.session_id) > (x.became_at, x.session_id)
           AND y.resolution IS DISTINCT FROM 'drop'
           AND (y.change IS NOT NULL OR archivist_same_key(x.value_key, y.value_key))
+          -- a time and a thing are two sides of one subject (a cancel drops either)
+          AND (y.change = 'cancel' OR x.value_time = y.value_time)
         ORDER BY r.x, y.became_at, y.session_id, y.uid
     ), live AS MATERIALIZED (
         SELECT x.*, t.own_stop, l.uid AS later_uid, l.session_id AS later_session,
@@ -210,7 +275,7 @@ AS $$
         FROM related r JOIN live l ON l.rid = r.x JOIN live o ON o.rid = r.y
         WHERE l.stop IS NULL AND o.stop IS NULL AND o.session_id <> l.session_id
           AND cardinality(l.value_key) > 0 AND cardinality(o.value_key) > 0
-          AND NOT archivist_same_key(l.value_key, o.value_key)
+          AND NOT archivist_same_key(l.value_key, o.value_key) AND l.value_time = o.value_time
     ), judged AS (
         SELECT l.*, coalesce(d.uids, '{}') AS conflict_uids, coalesce(d.kept_away, false)
                                                                AND l.resolution IS DISTINCT
@@ -261,7 +326,9 @@ AS $$
     WITH x AS (
         SELECT i.id, i.subject_key, i.value_key, i.old_key, i.became_at,
                '@' || coalesce(i.user_id, '') AS mark,
-               i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops
+               i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops,
+               i.change IN ('replace', 'reverse', 'update') AND cardinality(i.subject_key) = 0
+               AND cardinality(i.value_key) > 0 AS anchored
         FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
     ), subjects AS (
         -- one subject within the other
@@ -302,15 +369,124 @@ AS $$
               AND y.type IN ('decision', 'constraint')
               AND (q.key <@ y.value_key OR y.value_key <@ q.key)
             OFFSET 0) n
+    ), anchors AS (
+        -- Pairs (X, Y) through an anchor (related's last): Y a change without a subject, Z an
+        -- item with a subject whose value Y names, X an item on Z's subject said before Y.
+        -- They decide X alone, and Z's row makes them: needed, for X the changes Y through
+        -- each Z on its subject (Z itself is added by archivist_state_anchors); deciding, for
+        -- such a change Y the X on the subjects of the Z whose value it names, and for X as Z
+        -- the items on its subject, each paired with the changes naming its value.
+        SELECT DISTINCT x.id AS of_id, z.value_key AS key, x.mark
+        FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
+        JOIN jarvis_state_items z ON z.id = n.id
+        WHERE p_needed AND cardinality(z.value_key) > 0 AND cardinality(z.subject_key) > 0
+    ), anchor_values AS (
+        SELECT DISTINCT a.key, a.mark FROM anchors a
+        UNION
+        SELECT DISTINCT x.value_key, x.mark FROM x
+        WHERE NOT p_needed AND cardinality(x.subject_key) > 0 AND cardinality(x.value_key) > 0
+    ), by_anchor AS (
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM anchor_values q CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
+              AND y.change IN ('replace', 'reverse', 'update')
+              AND cardinality(y.subject_key) = 0
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.value_key OR y.value_key <@ q.key)
+            OFFSET 0) n
+    ), named AS MATERIALIZED (
+        -- for a change without a subject: the subjects of the items whose value it names
+        SELECT DISTINCT x.id AS of_id, z.subject_key AS key, x.mark
+        FROM x CROSS JOIN LATERAL unnest(x.value_key) k
+        CROSS JOIN LATERAL (
+            SELECT y.subject_key FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
+              AND cardinality(y.subject_key) > 0
+              AND y.type IN ('decision', 'constraint')
+              AND (x.value_key <@ y.value_key OR y.value_key <@ x.value_key)
+            OFFSET 0) z
+        WHERE x.anchored AND NOT p_needed
+    ), named_subjects AS (
+        SELECT DISTINCT q.key, q.mark FROM named q
+    ), by_named AS (
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM named_subjects q CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
+                      @> ARRAY[k, q.mark]
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
+            OFFSET 0) n
+    ), named_of AS (
+        SELECT DISTINCT q.of_id, n.id, n.became_at, n.stopped_at, n.current
+        FROM named q JOIN by_named n ON n.key = q.key AND n.mark = q.mark
     )
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
+    UNION ALL
+    -- (a pair through an anchor holds whatever the anchor's time: of_at is the time of the
+    -- pair's other item)
+    SELECT n.id, a.of_id, o.became_at, n.became_at, n.stopped_at, n.current
+    FROM anchors a JOIN by_anchor n ON n.key = a.key AND n.mark = a.mark
+    JOIN x o ON o.id = a.of_id
+    UNION ALL
+    SELECT n.id, n.of_id, o.became_at, n.became_at, n.stopped_at, n.current
+    FROM named_of n JOIN x o ON o.id = n.of_id
+    UNION ALL
+    -- deciding, X an anchor of changes Y: the items on its subject, paired with each Y through
+    -- it (whether one is decided by Y is a matter of Y's time)
+    SELECT n.id, x.id, b.became_at, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_anchor b ON b.key = x.value_key AND b.mark = x.mark
+    JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
+    WHERE NOT p_needed AND cardinality(x.subject_key) > 0
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_value n ON n.key = x.value_key AND n.mark = x.mark
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark WHERE x.drops
+$$;
+
+-- The anchors of p_items' pairs through an anchor (archivist_reconcile_state's related, its
+-- last): for an item X with a subject, each Z on X's subject whose value a change without a
+-- subject names. archivist_reconcile_state sees a pair through Z only with Z among its items,
+-- whatever Z's times: archivist_store_results adds these.
+CREATE OR REPLACE FUNCTION archivist_state_anchors(p_items jarvis_state_items[])
+RETURNS TABLE (id bigint)
+LANGUAGE sql STABLE
+ROWS 20
+AS $$
+    WITH x AS (
+        SELECT i.subject_key, '@' || coalesce(i.user_id, '') AS mark
+        FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
+    ), on_subject AS (
+        SELECT DISTINCT n.id, n.value_key, q.mark
+        FROM (SELECT DISTINCT x.subject_key AS key, x.mark FROM x
+              WHERE cardinality(x.subject_key) > 0) q
+        CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.value_key FROM jarvis_state_items y
+            WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
+                      @> ARRAY[k, q.mark]
+              AND y.type IN ('decision', 'constraint') AND cardinality(y.value_key) > 0
+              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
+            OFFSET 0) n
+    )
+    SELECT z.id FROM on_subject z
+    WHERE EXISTS (
+        SELECT 1 FROM unnest(z.value_key) k
+        CROSS JOIN LATERAL (
+            SELECT 1 FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, ''))
+                      @> ARRAY[k, z.mark]
+              AND y.change IN ('replace', 'reverse', 'update')
+              AND cardinality(y.subject_key) = 0
+              AND y.type IN ('decision', 'constraint')
+              AND (z.value_key <@ y.value_key OR y.value_key <@ z.value_key)
+            LIMIT 1) y)
 $$;
 
 -- Stores what archivist_reconcile_state says now of every item whose result p_changed can have
@@ -388,11 +564,26 @@ CREATE OR REPLACE FUNCTION archivist_store_results(
 ) RETURNS TABLE (written integer, changed bigint[])
 LANGUAGE sql
 AS $$
-    WITH todo AS MATERIALIZED (
+    WITH anchors AS MATERIALIZED (
+        -- the changed items that may have been anchors, and are gone: with a subject and a
+        -- value (a new anchor only adds pairs, which stop an item sooner if at all)
+        SELECT c.value_key FROM unnest(p_changed) c
+        WHERE cardinality(c.subject_key) > 0 AND cardinality(c.value_key) > 0
+          AND c.type IN ('decision', 'constraint')
+          AND NOT EXISTS (SELECT 1 FROM jarvis_state_items s WHERE s.id = c.id)
+    ), todo AS MATERIALIZED (
         SELECT x.*, x.current IS NULL OR x.stopped_at IS NULL
                     OR EXISTS (SELECT 1 FROM unnest(p_changed) c
                                WHERE c.session_id = x.superseded_by_session
-                                 AND c.uid = x.superseded_by) AS open
+                                 AND c.uid = x.superseded_by)
+                    -- stopped through an anchor (a change without a subject, W, and an item
+                    -- whose value it names): that pair goes with the anchor, maybe one gone
+                    OR EXISTS (SELECT 1 FROM jarvis_state_items w, anchors c
+                               WHERE w.session_id = x.superseded_by_session
+                                 AND w.uid = x.superseded_by
+                                 AND w.change IN ('replace', 'reverse', 'update')
+                                 AND cardinality(w.subject_key) = 0
+                                 AND archivist_same_key(c.value_key, w.value_key)) AS open
         FROM jarvis_state_items x WHERE x.id = ANY (p_ids)
     ), known AS (
         SELECT n.id
@@ -406,6 +597,9 @@ AS $$
         FROM todo x
         JOIN jarvis_state_items o ON o.session_id = x.session_id AND o.uid = x.replaced_by
         WHERE x.status = 'superseded'
+        UNION
+        SELECT a.id FROM archivist_state_anchors(ARRAY(SELECT s FROM jarvis_state_items s
+                                                      WHERE s.id = ANY (p_ids))) a
     ), r AS MATERIALIZED (
         SELECT * FROM archivist_reconcile_state(NULL, NULL, p_ids, ARRAY(SELECT id FROM known))
     ), diff AS MATERIALIZED (
@@ -446,9 +640,10 @@ BEGIN
     FROM pg_proc p
     WHERE p.pronamespace = current_schema()::regnamespace
       AND p.proname IN ('archivist_reconcile_state', 'archivist_same_key',
+                        'archivist_value_is_time', 'archivist_subject_key',
                         'archivist_state_neighbours', 'archivist_store_state',
                         'archivist_store_results', 'archivist_index_state',
-                        'archivist_state_item_rows');
+                        'archivist_state_item_rows', 'archivist_state_anchors');
     IF NOT coalesce(p_force, false)
        AND v_rules = (SELECT m.value FROM archivist_meta m WHERE m.key = 'state_rules')
        AND NOT EXISTS (SELECT 1 FROM jarvis_state_items s WHERE s.current IS NULL) THEN

@@ -233,6 +233,96 @@ def test_a_change_said_of_a_kind_of_thing_or_a_name_replaces_the_earlier_one(
     ], items
 
 
+def test_a_later_change_that_names_only_a_value_is_on_the_subject_that_value_was_chosen_for(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """A "back to Redis" a session later names no subject: it is on the subject Redis was chosen
+    for, and replaces what replaced it there, but not a choice of Redis for another subject,
+    nor a choice of another value on that one. "Never mind the Fully desk" replaces "Fully"
+    across sessions (what it replaces has more words than the value it names)."""
+    source.add(
+        "a",
+        [
+            "Let's use Redis for the session cache.",
+            "Ok.",
+            "Keep Redis for the job queue.",
+            "Ok.",
+            "Let's order the standing desk from Fully.",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b", ["We're moving the session cache from Redis to Memcached.", "Ok."], start=T0 + DAY
+    )
+    source.add(
+        "c",
+        [
+            "On second thought, back to Redis.",
+            "Ok.",
+            "Never mind the Fully desk, we're getting the Uplift one instead.",
+            "Ok.",
+        ],
+        start=T0 + 2 * DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    current = {(i["session_id"], i["value"]) for i in items if i["type"] == "decision"}
+    assert current == {("a", "Redis"), ("c", "Redis"), ("c", "Uplift one")}, items
+    job_queue = next(i for i in items if i["session_id"] == "a")
+    assert job_queue["subject"] == "job queue" and job_queue["superseded_by"] is None
+    history = as_json("state", "--current", "--subject", "session cache")["items"]
+    memcached = next(i for i in history if i["value"] == "Memcached")
+    back = next(i for i in items if i["session_id"] == "c" and i["value"] == "Redis")
+    assert memcached["current"] is False and memcached["superseded_by"] == back["uid"]
+    assert memcached["trigger"] == "reverse" and back["supersedes"] == [memcached["uid"]]
+    assert as_json("conflicts")["items"] == []
+
+
+def test_a_time_and_a_thing_on_one_subject_neither_replace_nor_contradict_each_other(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """Where the offsite is and when it is are two sides of it: a later move of its place
+    leaves its date, a later date replaces the date only."""
+    source.add("a", ["The offsite is on May 3rd.", "Ok."], start=T0)
+    source.add("b", ["The offsite moved to Lakeview Lodge.", "Ok."], start=T0 + DAY)
+    source.add("c", ["The offsite moved to May 10th.", "Ok."], start=T0 + 2 * DAY)
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert sorted(i["value"] for i in items if i["type"] == "decision") == [
+        "Lakeview Lodge",
+        "May 10th",
+    ], items
+    history = as_json("state", "--current", "--subject", "offsite")["items"]
+    first = next(i for i in history if i["value"] == "May 3rd")
+    assert first["superseded_by_session"] == "c" and first["trigger"] == "update"
+    assert as_json("conflicts")["items"] == []
+
+
+def test_a_change_of_one_side_of_a_subject_replaces_that_side_only(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """A "the retreat location changed" a day later is about the team retreat (the word naming the
+    side is no part of the subject) and replaces where it is held, not its date; in one session
+    the date said after the place does not replace the place either."""
+    source.add(
+        "a",
+        ["The team retreat will be held at Pine Hollow.", "Ok.", "The team retreat is on May 3rd."],
+        start=T0,
+    )
+    source.add("b", ["The retreat location changed to Bayside Hall.", "Ok."], start=T0 + DAY)
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert sorted(i["value"] for i in items if i["type"] == "decision") == [
+        "Bayside Hall",
+        "May 3rd",
+    ], items
+    history = as_json("state", "--current", "--subject", "team retreat")["items"]
+    pine = next(i for i in history if i["value"] == "Pine Hollow")
+    assert pine["superseded_by_session"] == "b" and pine["trigger"] == "update"
+    assert as_json("conflicts")["items"] == []
+
+
 def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
     source: SourceDB, env: dict[str, str]
 ) -> None:

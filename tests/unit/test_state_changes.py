@@ -160,7 +160,7 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ),
         (
             "Lumen Studio is the new agency for the campaign.",
-            "agency",
+            "agency for the campaign",
             "Lumen Studio",
             None,
             "update",

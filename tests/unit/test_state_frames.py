@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from archivist.state.frames import Frame, aside, choice_text, frame, same_subject
+from archivist.state.frames import Frame, aside, choice_text, frame, is_time, same_subject
 
 
 @pytest.mark.parametrize(
@@ -28,6 +28,35 @@ from archivist.state.frames import Frame, aside, choice_text, frame, same_subjec
         ("Response time is now 250 ms.", Frame("Response time", "250 ms", None, "update")),
         ("We'll go with Meilisearch for product search.", Frame("product search", "Meilisearch")),
         ("I think the meeting went well", Frame()),
+        # a subject with what it is for, longer than four words
+        (
+            "The agency for the Q3 campaign is Northwind Creative.",
+            Frame("agency for the Q3 campaign", "Northwind Creative"),
+        ),
+        ("Our savings goal for the year is $15k.", Frame("savings goal for the year", "$15k")),
+        ("The problem with the API is the timeout.", Frame()),
+        (
+            "We're killing the weekly digest, nobody opens it.",
+            Frame(None, None, "weekly digest", "cancel"),
+        ),
+        ("We axed the Friday standup.", Frame(None, None, "Friday standup", "cancel")),
+        ("I killed the server process.", Frame()),
+        # a subject decided on, then its value; a change of mind on it
+        (
+            "We decided on the paint for the living room, it's going to be Swiss Coffee.",
+            Frame("paint for the living room", "Swiss Coffee"),
+        ),
+        (
+            "I changed my mind about the laptop, getting the ThinkPad.",
+            Frame("laptop", "ThinkPad", None, "replace"),
+        ),
+        ("We decided on the name, it is great.", Frame()),
+        # a name said first as what something is for, the subject keeping what it is for
+        ("Sarah is the designer for the app.", Frame("designer for the app", "Sarah")),
+        (
+            "Tom is leaving, Priya is the new designer for the website.",
+            Frame("designer for the website", "Priya", None, "update"),
+        ),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
@@ -43,6 +72,16 @@ def test_an_update_in_passing_is_read_even_in_a_question() -> None:
 def test_subjects_are_the_same_only_when_the_words_of_one_are_all_in_the_other() -> None:
     assert same_subject("sessions", "the session cache")
     assert not same_subject("job queue", "session cache")
+    # the word naming which side of a subject is decided is no part of it
+    assert same_subject("offsite venue", "team offsite")
+    assert same_subject("Pickup time", "Emma's school pickup")
+    assert not same_subject("start time", "end time")
+    assert same_subject("time", "times")
+
+
+def test_a_time_is_told_from_a_thing_by_how_the_value_starts() -> None:
+    assert all(map(is_time, ["Q2", "July 15", "3:30", "Wednesdays", "the 17th", "10am"]))
+    assert not any(map(is_time, ["Dan", "15 GB", "Mint 15 GB", "Lakeview Lodge", None]))
     assert not same_subject(None, "session cache")
 
 
