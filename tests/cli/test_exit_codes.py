@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from support.faults import start_interruptible
 from support.ollama_server import OllamaTestServer
 from support.sources import SourceDB, run_archivist
 
@@ -185,12 +185,9 @@ def test_exit_130_interrupted(source: SourceDB) -> None:
     for n in range(300):
         source.add(f"s{n:03d}", [f"message {n}", "reply"])
     env = env_for(source, ARCHIVIST_EMBEDDER="hash", ARCHIVIST_DELAY_MS="50")
-    process = subprocess.Popen(
+    process = start_interruptible(
         [sys.executable, "-m", "archivist", "archive", "--quiet"],
-        env={**_inherited(), **env, "ARCHIVIST_CONFIG": ""},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        {**_inherited(), **env, "ARCHIVIST_CONFIG": ""},
     )
     deadline = time.monotonic() + 60
     while source.count("jarvis_archive") == 0 and time.monotonic() < deadline:

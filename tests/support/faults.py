@@ -52,13 +52,22 @@ def archivist_env(db_url: str, workdir: Path, **settings: str) -> dict[str, str]
 
 def start_archive(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
     """Start `python -m archivist archive --json ARGS` in the background."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "archivist", "archive", "--json", *args],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return start_interruptible([sys.executable, "-m", "archivist", "archive", "--json", *args], env)
+
+
+def start_interruptible(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    """Start `args` (output piped, as text) so that Ctrl-C (SIGINT) reaches it even when this
+    process ignores the signal, as a background job of a shell script does (`pytest &`): an
+    ignored signal stays ignored across exec, a handled one is the default again. Tests run in
+    the main thread, the only one that may set a handler."""
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(
+            args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def run_archive(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
