@@ -199,27 +199,33 @@ AS $$
         JOIN subject_stems st ON st.k = a.subject_key[1] AND st.scope_key = a.scope_key
         JOIN chosen b ON b.rid = st.rid
         WHERE a.rid <> b.rid AND cardinality(a.subject_key) > 0 AND a.subject_key <@ b.subject_key
-    ), same_subject AS MATERIALIZED (
-        SELECT a AS x, b AS y FROM within
-        UNION ALL
-        SELECT b, a FROM within
     ), anchored AS MATERIALIZED (
-        -- (z, y): y a change without a subject that names z's value as its own (see related);
-        -- of the z on one subject, one stands for all (the items on a subject depend on its
-        -- key alone). archivist_same_key written out: a call costs more than the test.
-        SELECT min(z.rid) AS z, y.rid AS y, y.value_key
-        FROM chosen y
+        -- (y, key): y a change without a subject ("back to 15 GB", "switch to Redis instead")
+        -- and the subject (key) of an item with y's value said before y in another session.
+        -- Looked up in the table, not among the chosen items (they need not be chosen,
+        -- whatever their subject), and only for a y said after an item to decide here.
+        SELECT DISTINCT y.rid AS y, y.value_key, z.subject_key AS key
+        FROM (SELECT * FROM chosen y
+              WHERE y.change IN ('replace', 'reverse', 'update')
+                AND cardinality(y.subject_key) = 0 AND cardinality(y.value_key) > 0
+                AND EXISTS (SELECT 1 FROM chosen x
+                            WHERE NOT x.known AND cardinality(x.subject_key) > 0
+                              AND (x.became_at, x.session_id) < (y.became_at, y.session_id))
+              OFFSET 0) y
         CROSS JOIN LATERAL unnest(y.value_key) v(stem)
-        JOIN value_stems st ON st.k = v.stem AND st.scope_key = y.scope_key
-        JOIN chosen z ON z.rid = st.rid
-        WHERE y.change IN ('replace', 'reverse', 'update') AND cardinality(y.subject_key) = 0
-          AND cardinality(y.value_key) > 0 AND cardinality(z.subject_key) > 0
-          AND z.session_id <> y.session_id AND z.became_at < y.became_at
-          AND (z.value_key <@ y.value_key OR y.value_key <@ z.value_key)
-        GROUP BY y.rid, y.value_key, z.subject_key
+        CROSS JOIN LATERAL (
+            SELECT z.subject_key FROM jarvis_state_items z
+            WHERE array_append(z.value_key, '@' || coalesce(z.user_id, ''))
+                      @> ARRAY[v.stem, '@' || y.scope_key]
+              AND cardinality(z.subject_key) > 0 AND z.type IN ('decision', 'constraint')
+              AND z.session_id <> y.session_id AND z.became_at < y.became_at
+              AND (z.value_key <@ y.value_key OR y.value_key <@ z.value_key)
+            OFFSET 0) z
     ), related AS MATERIALIZED (
         -- (x, y): on the same subject; or y a change without a subject that replaces x's value
-        SELECT x, y FROM same_subject
+        SELECT a AS x, b AS y FROM within
+        UNION
+        SELECT b, a FROM within
         UNION
         -- (any stem of what y replaces: x's value may be within it without its first stem)
         SELECT st.rid, y.rid
@@ -231,15 +237,15 @@ AS $$
           AND cardinality(y.old_key) > 0 AND x.rid <> y.rid
           AND archivist_same_key(x.value_key, y.old_key)
         UNION
-        -- y a change without a subject ("back to 15 GB", "switch to Redis instead") whose
-        -- value is the value of z, an item with a subject said before y in another session:
-        -- y replaces the items on z's subject said before it whose value differs from y's (not
-        -- z: its value is y's). One way only: what y's own stop or conflicts depend on stays
-        -- as for any change without a subject (a pair the other way would tie y to every
-        -- later item on the subjects of every item with its value).
-        SELECT DISTINCT o.rid, a.y FROM anchored a JOIN same_subject w ON w.x = a.z
-        JOIN chosen o ON o.rid = w.y JOIN chosen y ON y.rid = a.y
+        -- y such a change and a key of it (anchored): y replaces the items on that subject
+        -- said before it whose value differs from y's. One way only: what y's own stop or
+        -- conflicts depend on stays as for any change without a subject (a pair the other way
+        -- would tie y to every later item on the subjects of every item with its value).
+        SELECT DISTINCT o.rid, a.y FROM anchored a JOIN chosen y ON y.rid = a.y
+        JOIN chosen o ON o.scope_key = y.scope_key
         WHERE o.rid <> a.y AND (o.became_at, o.session_id) < (y.became_at, y.session_id)
+          AND cardinality(o.subject_key) > 0
+          AND (o.subject_key <@ a.key OR a.key <@ o.subject_key)
           AND NOT (cardinality(o.value_key) > 0
                    AND (o.value_key <@ a.value_key OR a.value_key <@ o.value_key))
     ), later AS MATERIALIZED (
@@ -321,10 +327,11 @@ ROWS 50
 AS $$
     -- Items of p_items with the same key share their lookups. Each lookup is a LATERAL
     -- subquery kept apart (OFFSET 0), so that it is an index scan per stem: flattened, the
-    -- planner guesses unnest's rows low and scans the table instead. The neighbour's times
+    -- planner guesses unnest's rows low and scans the table instead; and each runs once
+    -- (MATERIALIZED: inlined, a join can run it again for every row of its other side). The neighbour's times
     -- come along, so that callers need not read its row again.
     WITH x AS (
-        SELECT i.id, i.subject_key, i.value_key, i.old_key, i.became_at,
+        SELECT i.id, i.session_id, i.subject_key, i.value_key, i.old_key, i.became_at,
                '@' || coalesce(i.user_id, '') AS mark,
                i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops,
                i.change IN ('replace', 'reverse', 'update') AND cardinality(i.subject_key) = 0
@@ -346,7 +353,7 @@ AS $$
     ), values_ AS (
         -- needed: y a change without a subject that replaces x's value
         SELECT DISTINCT x.value_key AS key, x.mark FROM x WHERE p_needed
-    ), by_value AS (
+    ), by_value AS MATERIALIZED (
         SELECT DISTINCT q.key, q.mark, n.*
         FROM values_ q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
@@ -359,7 +366,7 @@ AS $$
     ), drops AS (
         -- deciding: x such a change, y an item whose value it replaces
         SELECT DISTINCT x.old_key AS key, x.mark FROM x WHERE NOT p_needed AND x.drops
-    ), by_drop AS (
+    ), by_drop AS MATERIALIZED (
         SELECT DISTINCT q.key, q.mark, n.*
         FROM drops q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
@@ -370,26 +377,32 @@ AS $$
               AND (q.key <@ y.value_key OR y.value_key <@ q.key)
             OFFSET 0) n
     ), anchors AS (
-        -- Pairs (X, Y) through an anchor (related's last): Y a change without a subject, Z an
-        -- item with a subject whose value Y names, X an item on Z's subject said before Y.
-        -- They decide X alone, and Z's row makes them: needed, for X the changes Y through
-        -- each Z on its subject (Z itself is added by archivist_state_anchors); deciding, for
-        -- such a change Y the X on the subjects of the Z whose value it names, and for X as Z
-        -- the items on its subject, each paired with the changes naming its value.
-        SELECT DISTINCT x.id AS of_id, z.value_key AS key, x.mark
-        FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
-        JOIN jarvis_state_items z ON z.id = n.id
-        WHERE p_needed AND cardinality(z.value_key) > 0 AND cardinality(z.subject_key) > 0
+        -- Pairs (X, Y) through a key (archivist_reconcile_state's anchored, related's last): Y
+        -- a change without a subject, Z an earlier item with a subject whose value Y names, X
+        -- an item on Z's subject said before Y. Needed, for X: every such change of its scope
+        -- said after it (Z is looked up in the table, whatever items are known). Deciding,
+        -- for a change Y: the items on the subjects of the items whose value it names (named);
+        -- for an item Z with a subject and a value, inserted or gone: the items on its subject,
+        -- each paired with the later changes Y naming its value (at Y's time: Y stopped those
+        -- it stopped through Z then).
+        SELECT q.mark, n.*
+        FROM (SELECT DISTINCT x.mark FROM x WHERE p_needed AND cardinality(x.subject_key) > 0) q
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[q.mark]
+              AND y.change IN ('replace', 'reverse', 'update')
+              AND cardinality(y.subject_key) = 0
+              AND y.type IN ('decision', 'constraint')
+            OFFSET 0) n
     ), anchor_values AS (
-        SELECT DISTINCT a.key, a.mark FROM anchors a
-        UNION
-        SELECT DISTINCT x.value_key, x.mark FROM x
+        SELECT DISTINCT x.value_key AS key, x.mark FROM x
         WHERE NOT p_needed AND cardinality(x.subject_key) > 0 AND cardinality(x.value_key) > 0
-    ), by_anchor AS (
+    ), by_anchor AS MATERIALIZED (
         SELECT DISTINCT q.key, q.mark, n.*
         FROM anchor_values q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
-            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            SELECT y.id, y.session_id, y.became_at, y.stopped_at, y.current
+            FROM jarvis_state_items y
             WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
               AND y.change IN ('replace', 'reverse', 'update')
               AND cardinality(y.subject_key) = 0
@@ -410,7 +423,7 @@ AS $$
         WHERE x.anchored AND NOT p_needed
     ), named_subjects AS (
         SELECT DISTINCT q.key, q.mark FROM named q
-    ), by_named AS (
+    ), by_named AS MATERIALIZED (
         SELECT DISTINCT q.key, q.mark, n.*
         FROM named_subjects q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
@@ -427,11 +440,10 @@ AS $$
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
     UNION ALL
-    -- (a pair through an anchor holds whatever the anchor's time: of_at is the time of the
-    -- pair's other item)
-    SELECT n.id, a.of_id, o.became_at, n.became_at, n.stopped_at, n.current
-    FROM anchors a JOIN by_anchor n ON n.key = a.key AND n.mark = a.mark
-    JOIN x o ON o.id = a.of_id
+    -- needed: the changes of X's scope after it that may have X's subject as their key
+    SELECT a.id, x.id, x.became_at, a.became_at, a.stopped_at, a.current
+    FROM x JOIN anchors a ON a.mark = x.mark
+    WHERE cardinality(x.subject_key) > 0 AND a.became_at > x.became_at
     UNION ALL
     SELECT n.id, n.of_id, o.became_at, n.became_at, n.stopped_at, n.current
     FROM named_of n JOIN x o ON o.id = n.of_id
@@ -442,51 +454,13 @@ AS $$
     FROM x JOIN by_anchor b ON b.key = x.value_key AND b.mark = x.mark
     JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
     WHERE NOT p_needed AND cardinality(x.subject_key) > 0
+      AND b.became_at > x.became_at AND b.session_id <> x.session_id
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_value n ON n.key = x.value_key AND n.mark = x.mark
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark WHERE x.drops
-$$;
-
--- The anchors of p_items' pairs through an anchor (archivist_reconcile_state's related, its
--- last): for an item X with a subject, each Z on X's subject whose value a change without a
--- subject names. archivist_reconcile_state sees a pair through Z only with Z among its items,
--- whatever Z's times: archivist_store_results adds these.
-CREATE OR REPLACE FUNCTION archivist_state_anchors(p_items jarvis_state_items[])
-RETURNS TABLE (id bigint)
-LANGUAGE sql STABLE
-ROWS 20
-AS $$
-    WITH x AS (
-        SELECT i.subject_key, '@' || coalesce(i.user_id, '') AS mark
-        FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
-    ), on_subject AS (
-        SELECT DISTINCT n.id, n.value_key, q.mark
-        FROM (SELECT DISTINCT x.subject_key AS key, x.mark FROM x
-              WHERE cardinality(x.subject_key) > 0) q
-        CROSS JOIN LATERAL unnest(q.key) k
-        CROSS JOIN LATERAL (
-            SELECT y.id, y.value_key FROM jarvis_state_items y
-            WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
-                      @> ARRAY[k, q.mark]
-              AND y.type IN ('decision', 'constraint') AND cardinality(y.value_key) > 0
-              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
-            OFFSET 0) n
-    )
-    SELECT z.id FROM on_subject z
-    WHERE EXISTS (
-        SELECT 1 FROM unnest(z.value_key) k
-        CROSS JOIN LATERAL (
-            SELECT 1 FROM jarvis_state_items y
-            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, ''))
-                      @> ARRAY[k, z.mark]
-              AND y.change IN ('replace', 'reverse', 'update')
-              AND cardinality(y.subject_key) = 0
-              AND y.type IN ('decision', 'constraint')
-              AND (z.value_key <@ y.value_key OR y.value_key <@ z.value_key)
-            LIMIT 1) y)
 $$;
 
 -- Stores what archivist_reconcile_state says now of every item whose result p_changed can have
@@ -567,7 +541,7 @@ AS $$
     WITH anchors AS MATERIALIZED (
         -- the changed items that may have been anchors, and are gone: with a subject and a
         -- value (a new anchor only adds pairs, which stop an item sooner if at all)
-        SELECT c.value_key FROM unnest(p_changed) c
+        SELECT c.value_key, c.became_at, c.session_id FROM unnest(p_changed) c
         WHERE cardinality(c.subject_key) > 0 AND cardinality(c.value_key) > 0
           AND c.type IN ('decision', 'constraint')
           AND NOT EXISTS (SELECT 1 FROM jarvis_state_items s WHERE s.id = c.id)
@@ -576,11 +550,12 @@ AS $$
                     OR EXISTS (SELECT 1 FROM unnest(p_changed) c
                                WHERE c.session_id = x.superseded_by_session
                                  AND c.uid = x.superseded_by)
-                    -- stopped through an anchor (a change without a subject, W, and an item
-                    -- whose value it names): that pair goes with the anchor, maybe one gone
+                    -- stopped by a change without a subject, W, through an anchor said
+                    -- before it in another session: that pair goes with the anchor, maybe gone
                     OR EXISTS (SELECT 1 FROM jarvis_state_items w, anchors c
                                WHERE w.session_id = x.superseded_by_session
                                  AND w.uid = x.superseded_by
+                                 AND w.became_at > c.became_at AND w.session_id <> c.session_id
                                  AND w.change IN ('replace', 'reverse', 'update')
                                  AND cardinality(w.subject_key) = 0
                                  AND archivist_same_key(c.value_key, w.value_key)) AS open
@@ -597,9 +572,6 @@ AS $$
         FROM todo x
         JOIN jarvis_state_items o ON o.session_id = x.session_id AND o.uid = x.replaced_by
         WHERE x.status = 'superseded'
-        UNION
-        SELECT a.id FROM archivist_state_anchors(ARRAY(SELECT s FROM jarvis_state_items s
-                                                      WHERE s.id = ANY (p_ids))) a
     ), r AS MATERIALIZED (
         SELECT * FROM archivist_reconcile_state(NULL, NULL, p_ids, ARRAY(SELECT id FROM known))
     ), diff AS MATERIALIZED (
@@ -643,7 +615,7 @@ BEGIN
                         'archivist_value_is_time', 'archivist_subject_key',
                         'archivist_state_neighbours', 'archivist_store_state',
                         'archivist_store_results', 'archivist_index_state',
-                        'archivist_state_item_rows', 'archivist_state_anchors');
+                        'archivist_state_item_rows');
     IF NOT coalesce(p_force, false)
        AND v_rules = (SELECT m.value FROM archivist_meta m WHERE m.key = 'state_rules')
        AND NOT EXISTS (SELECT 1 FROM jarvis_state_items s WHERE s.current IS NULL) THEN
