@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
-from archivist.search.newest import LEAST_SHARE, LEAST_WORDS
+from archivist.search.newest import LEAST_SHARE, LEAST_WORDS, hit_time
 from archivist.search.results import MemoryHit, memory_hit
 from archivist.snippets import matched_terms, query_terms
 
@@ -46,7 +45,7 @@ def current_first(
         item = memory_hit(row)
         values = _numbers(str(row.get("value") or ""))
         subject = [w for w in query_terms(str(row.get("subject") or "")) if w not in QUANTITY]
-        at = _time(item, "first_at")
+        at = hit_time(item, "first_at")
         if not values or not subject or at is None:
             continue
         refs = set(item.message_ids)
@@ -56,7 +55,7 @@ def current_first(
         )
         for place, hit in enumerate(ordered[:shown]):
             said = _said_of(hit.content, subject, terms, least)
-            before = _time(hit, "last_at")
+            before = hit_time(hit)
             if said and not values <= said and before is not None and before < at:
                 if shown is None:  # the update goes in; the last hit makes room
                     newer = item.model_copy(update={"score": hit.score, "relevance": hit.relevance})
@@ -82,16 +81,6 @@ def _said_of(text: str, subject: list[str], terms: list[str], least: float) -> f
 
 def _numbers(text: str) -> frozenset[str]:
     return frozenset(n.replace(",", "") for n in _NUMBER.findall(text))
-
-
-def _time(hit: MemoryHit, key: str) -> datetime | None:
-    value = hit.metadata.get(key) or hit.metadata.get("first_at")
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
 
 
 def _trimmed(hits: list[MemoryHit], size: int) -> list[MemoryHit]:

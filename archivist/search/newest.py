@@ -75,7 +75,7 @@ class _Said:
         words = matched_terms(hit.content, terms)
         if len(words) < least:
             return cls(hit, frozenset(), frozenset(), None)
-        return cls(hit, words, _values(hit.content, terms), _covered_at(hit))
+        return cls(hit, words, _values(hit.content, terms), hit_time(hit))
 
     def restates(self, older: _Said) -> bool:
         """Whether this hit gives `older`'s subject another value, at a later time."""
@@ -98,9 +98,9 @@ def _values(text: str, terms: list[str]) -> frozenset[str]:
     return frozenset(v for n, s in sentences if n == most for v in _NUMBER.findall(s))
 
 
-def _covered_at(hit: MemoryHit) -> datetime | None:
-    """When the conversation a hit shows took place: its last message's time."""
-    value = hit.metadata.get("last_at") or hit.metadata.get("first_at")
+def hit_time(hit: MemoryHit, key: str = "last_at") -> datetime | None:
+    """A time of the conversation a hit shows (by default its last message's), else its first."""
+    value = hit.metadata.get(key) or hit.metadata.get("first_at")
     if not isinstance(value, str):
         return None
     try:
