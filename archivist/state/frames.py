@@ -63,7 +63,7 @@ _NOT_SUBJECT = frozenset(
     """it this that we i you they he she we're i'm let's lets we'll i'll they're you're
     i'd we'd you'd they'd it's that's there's me us him her them my our your
     everything something anything nothing one which
-    what who there here thing stuff all both either away""".split()
+    what who there here thing stuff all both either away how why where when whether""".split()
 )
 _NOT_VALUE = frozenset(
     """it this that them those these one something anything everything nothing stuff things
@@ -295,7 +295,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"\b(?:we|i)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+(?P<subj>launch|ship|release|start"
             r"|begin|leave|fly out|fly|arrive|move in|move out|meet|close|open|go live|present|demo"
             r"|depart|return|wrap up|kick off|check in|check out)(?:ing)?\s+(?:on|at|in|by)\s+"
-            r"DET(?P<val>NP)END",
+            r"(?![a-z]+ing\b)DET(?P<val>NP)END",
             None,
         ),
         # reversals that name the subject or the value
@@ -713,7 +713,9 @@ _FRONTED = re.compile(
 _ABSTRACT = frozenset(
     """look break care sure time moment note step chance risk decision call stab shot pass
     picture question problem issue point idea guess deal try go bit while second minute sec
-    mistake difference sense effort progress notes look-see peek walk seat rest lot""".split()
+    mistake difference sense effort progress notes look-see peek walk seat rest lot trouble
+    error errors difficulty difficulties issues problems doubt doubts concern concerns
+    headache feeling""".split()
 )
 # A lowercase head followed by a name ("the hotel Krone"): the head says what is chosen.
 _HEAD_NAME = re.compile(r"^(?P<head>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s+(?=[A-Z0-9])")

@@ -854,3 +854,14 @@ def test_an_entity_keeps_the_first_message_that_named_it_and_the_latest_three() 
     first = extend_extraction(None, "s", chat(("user", "We run Vercel and Kubernetes."))[:1], None)
     later = chat(("user", "We run Vercel and Kubernetes."), *turns)[1:]
     assert extend_extraction(first, "s", later, None).entities == e.entities
+
+
+def test_a_question_asked_after_a_clause_is_a_question_not_a_choice() -> None:
+    """ "..., so how do I get started with X" asks; it chooses nothing (BEAM's help requests
+    were read as "Use managing my citations for how do I")."""
+    text = (
+        "I've never used any citation management software, like Zotero, so how do I get"
+        " started with managing my citations for these articles"
+    )
+    types = [c.type for c in rules_candidates(chat(("user", text)))]
+    assert "question" in types and "decision" not in types

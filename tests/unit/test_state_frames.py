@@ -57,6 +57,12 @@ from archivist.state.frames import Frame, aside, choice_text, frame, is_time, sa
             "Tom is leaving, Priya is the new designer for the website.",
             Frame("designer for the website", "Priya", None, "update"),
         ),
+        # what went wrong, how one starts, a question asked after a clause: no choice (BEAM's
+        # help requests said them as "Have trouble getting ..." and "Use talking to ... for start")
+        ("I have trouble getting the modals to display correctly.", Frame()),
+        ("I get an error message that says the key is invalid.", Frame()),
+        ("I think I'll start by talking to Michael about it.", Frame()),
+        ("We launch on March 3.", Frame("launch", "March 3")),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:

@@ -14,6 +14,12 @@ _QUESTION_START = re.compile(
     r"|do you think|any (?:thoughts|ideas|suggestions)|is it|are we|are you)\b",
     re.I,
 )
+# A question asked after a clause, without its mark: "..., so how do I get started with X".
+_ASKED_AFTER = re.compile(
+    r"(?:[,;:]\s*|\b(?:so|but|and|now)\s+)(?:how|what|which|where|why)\s+(?:do|does|can|could"
+    r"|should|would|will|shall)\s+(?:i|we|you)\b",
+    re.I,
+)
 CONDITIONAL = re.compile(r"\b(?:if|whether|unless|what if|suppose|supposing|in case)\b", re.I)
 _HEDGE = re.compile(
     r"\b(?:maybe|perhaps|might|could|would|should|considering|consider|thinking about|not|never"
@@ -28,11 +34,12 @@ NOT_YET = re.compile(
 
 
 def is_question(sentence: str) -> bool:
-    """A question mark (not a tag question like ", ok?") or a question word first."""
+    """A question mark (not a tag question like ", ok?"), a question word first, or a question
+    asked after a clause."""
     text = sentence.rstrip()
     if text.endswith("?") and not _TAG_QUESTION.search(text):
         return True
-    return bool(_QUESTION_START.match(strip_fillers(text)))
+    return bool(_QUESTION_START.match(strip_fillers(text)) or _ASKED_AFTER.search(text))
 
 
 def clause_before(text: str, end: int) -> str:
