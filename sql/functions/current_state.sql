@@ -193,12 +193,24 @@ AS $$
     ), value_stems AS MATERIALIZED (
         SELECT c.rid, c.scope_key, k FROM chosen c, unnest(c.value_key) k
     ), within AS MATERIALIZED (
-        -- (a, b): a's subject is within b's
-        SELECT a.rid AS a, st.rid AS b
+        -- (a, b): a's subject is within b's, and one of them an item to decide. A pair is used
+        -- only for its first item (related's x), and a known item's result is its stored one:
+        -- the pairs of two known items would be most of them (every item on a subject the
+        -- decided ones share) and decide nothing. Joined once from each side, so that they
+        -- are never made.
+        SELECT a.rid AS a, b.rid AS b, a.known AS a_known, b.known AS b_known
         FROM chosen a
         JOIN subject_stems st ON st.k = a.subject_key[1] AND st.scope_key = a.scope_key
         JOIN chosen b ON b.rid = st.rid
-        WHERE a.rid <> b.rid AND cardinality(a.subject_key) > 0 AND a.subject_key <@ b.subject_key
+        WHERE NOT a.known AND a.rid <> b.rid AND cardinality(a.subject_key) > 0
+          AND a.subject_key <@ b.subject_key
+        UNION
+        SELECT a.rid, b.rid, a.known, b.known
+        FROM chosen b
+        JOIN subject_stems st ON st.rid = b.rid
+        JOIN chosen a ON a.subject_key[1] = st.k AND a.scope_key = b.scope_key
+        WHERE NOT b.known AND a.rid <> b.rid AND cardinality(a.subject_key) > 0
+          AND a.subject_key <@ b.subject_key
     ), anchored AS MATERIALIZED (
         -- (y, key): y a change without a subject ("back to 15 GB", "switch to Redis instead")
         -- and the subject (key) of an item with y's value said before y in another session.
@@ -222,10 +234,11 @@ AS $$
               AND (z.value_key <@ y.value_key OR y.value_key <@ z.value_key)
             OFFSET 0) z
     ), related AS MATERIALIZED (
-        -- (x, y): on the same subject; or y a change without a subject that replaces x's value
-        SELECT a AS x, b AS y FROM within
+        -- (x, y), x an item to decide: on the same subject; or y a change without a subject
+        -- that replaces x's value
+        SELECT a AS x, b AS y FROM within WHERE NOT a_known
         UNION
-        SELECT b, a FROM within
+        SELECT b, a FROM within WHERE NOT b_known
         UNION
         -- (any stem of what y replaces: x's value may be within it without its first stem)
         SELECT st.rid, y.rid
@@ -233,7 +246,7 @@ AS $$
         CROSS JOIN LATERAL unnest(y.old_key) o(stem)
         JOIN value_stems st ON st.k = o.stem AND st.scope_key = y.scope_key
         JOIN chosen x ON x.rid = st.rid
-        WHERE y.change IS NOT NULL AND cardinality(y.subject_key) = 0
+        WHERE NOT x.known AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
           AND cardinality(y.old_key) > 0 AND x.rid <> y.rid
           AND archivist_same_key(x.value_key, y.old_key)
         UNION
@@ -243,7 +256,7 @@ AS $$
         -- would tie y to every later item on the subjects of every item with its value).
         SELECT DISTINCT o.rid, a.y FROM anchored a JOIN chosen y ON y.rid = a.y
         JOIN chosen o ON o.scope_key = y.scope_key
-        WHERE o.rid <> a.y AND (o.became_at, o.session_id) < (y.became_at, y.session_id)
+        WHERE NOT o.known AND o.rid <> a.y AND (o.became_at, o.session_id) < (y.became_at, y.session_id)
           AND cardinality(o.subject_key) > 0
           AND (o.subject_key <@ a.key OR a.key <@ o.subject_key)
           AND NOT (cardinality(o.value_key) > 0
