@@ -256,7 +256,8 @@ AS $$
         -- would tie y to every later item on the subjects of every item with its value).
         SELECT DISTINCT o.rid, a.y FROM anchored a JOIN chosen y ON y.rid = a.y
         JOIN chosen o ON o.scope_key = y.scope_key
-        WHERE NOT o.known AND o.rid <> a.y AND (o.became_at, o.session_id) < (y.became_at, y.session_id)
+        WHERE NOT o.known AND o.rid <> a.y
+          AND (o.became_at, o.session_id) < (y.became_at, y.session_id)
           AND cardinality(o.subject_key) > 0
           AND (o.subject_key <@ a.key OR a.key <@ o.subject_key)
           AND NOT (cardinality(o.value_key) > 0
@@ -341,8 +342,8 @@ AS $$
     -- Items of p_items with the same key share their lookups. Each lookup is a LATERAL
     -- subquery kept apart (OFFSET 0), so that it is an index scan per stem: flattened, the
     -- planner guesses unnest's rows low and scans the table instead; and each runs once
-    -- (MATERIALIZED: inlined, a join can run it again for every row of its other side). The neighbour's times
-    -- come along, so that callers need not read its row again.
+    -- (MATERIALIZED: inlined, a join can run it again for every row of its other side). The
+    -- neighbour's times come along, so that callers need not read its row again.
     WITH x AS (
         SELECT i.id, i.session_id, i.subject_key, i.value_key, i.old_key, i.became_at,
                '@' || coalesce(i.user_id, '') AS mark,
