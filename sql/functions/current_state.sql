@@ -351,9 +351,23 @@ AS $$
                i.change IN ('replace', 'reverse', 'update') AND cardinality(i.subject_key) = 0
                AND cardinality(i.value_key) > 0 AS anchored
         FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
+    ), named AS MATERIALIZED (
+        -- for a change without a subject: the subjects of the items whose value it names
+        SELECT DISTINCT x.id AS of_id, z.subject_key AS key, x.mark
+        FROM x CROSS JOIN LATERAL unnest(x.value_key) k
+        CROSS JOIN LATERAL (
+            SELECT y.subject_key FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
+              AND cardinality(y.subject_key) > 0
+              AND y.type IN ('decision', 'constraint')
+              AND (x.value_key <@ y.value_key OR y.value_key <@ x.value_key)
+            OFFSET 0) z
+        WHERE x.anchored AND NOT p_needed
     ), subjects AS (
-        -- one subject within the other
+        -- one subject within the other; and, deciding, the subjects named (named_of)
         SELECT DISTINCT x.subject_key AS key, x.mark FROM x
+        UNION
+        SELECT q.key, q.mark FROM named q
     ), by_subject AS (
         SELECT DISTINCT q.key, q.mark, n.*
         FROM subjects q CROSS JOIN LATERAL unnest(q.key) k
@@ -423,33 +437,9 @@ AS $$
               AND y.type IN ('decision', 'constraint')
               AND (q.key <@ y.value_key OR y.value_key <@ q.key)
             OFFSET 0) n
-    ), named AS MATERIALIZED (
-        -- for a change without a subject: the subjects of the items whose value it names
-        SELECT DISTINCT x.id AS of_id, z.subject_key AS key, x.mark
-        FROM x CROSS JOIN LATERAL unnest(x.value_key) k
-        CROSS JOIN LATERAL (
-            SELECT y.subject_key FROM jarvis_state_items y
-            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, x.mark]
-              AND cardinality(y.subject_key) > 0
-              AND y.type IN ('decision', 'constraint')
-              AND (x.value_key <@ y.value_key OR y.value_key <@ x.value_key)
-            OFFSET 0) z
-        WHERE x.anchored AND NOT p_needed
-    ), named_subjects AS (
-        SELECT DISTINCT q.key, q.mark FROM named q
-    ), by_named AS MATERIALIZED (
-        SELECT DISTINCT q.key, q.mark, n.*
-        FROM named_subjects q CROSS JOIN LATERAL unnest(q.key) k
-        CROSS JOIN LATERAL (
-            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
-            WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
-                      @> ARRAY[k, q.mark]
-              AND y.type IN ('decision', 'constraint')
-              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
-            OFFSET 0) n
     ), named_of AS (
         SELECT DISTINCT q.of_id, n.id, n.became_at, n.stopped_at, n.current
-        FROM named q JOIN by_named n ON n.key = q.key AND n.mark = q.mark
+        FROM named q JOIN by_subject n ON n.key = q.key AND n.mark = q.mark
     )
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_subject n ON n.key = x.subject_key AND n.mark = x.mark
