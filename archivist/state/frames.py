@@ -74,6 +74,13 @@ _VERBISH = frozenset(
     """to with them need needs want let go do does did is are was were be have has had can
     could should would will shall may might must not no don't didn't isn't""".split()
 )
+# Words that say how or how much, not what: a value that starts or ends with one is a manner
+# or a comparison ("more compelling", "currently taking 500ms", "the API correctly").
+_HOW = frozenset(
+    """more less better worse easier harder faster slower bigger smaller currently actually
+    really probably definitely correctly properly efficiently effectively smoothly accurately
+    based""".split()
+)
 
 # Verbs that make a captured phrase a clause rather than a value.
 _CLAUSE_VERBS = frozenset(
@@ -804,8 +811,8 @@ def _commitment(text: str) -> Frame:
         if value is None or value.lower().split()[0] in _ABSTRACT:
             continue
         imperative = not re.match(r"\s*(?:we|i|they|the team|let)", match.group(0), re.I)
-        if imperative and match.group("verb").lower().endswith("ing"):
-            continue  # "hosting stays Vercel": a gerund first is the subject, not a command
+        if imperative and match.group("verb").lower().endswith(("ing", "en")):
+            continue  # "hosting stays Vercel", "given my workload": a gerund or a participle
         if imperative and not concrete(value):
             continue
         named = _HEAD_NAME.match(_ARTICLE.sub("", value))
@@ -966,6 +973,12 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
     if not words or len(words) > 5:
         return None
     phrase = phrase.rstrip(".,") if value else phrase
+    if value and (
+        all(w in FUNCTION_WORDS for w in words)
+        or words[0] in _HOW
+        or words[-1].rstrip(".,") in _HOW
+    ):
+        return None  # "register for the", "make it more compelling", "using the API correctly"
     counted = bool(re.search(r"\d", phrase)) or (words[0] in _NUMBER_WORDS and len(words) > 1)
     if value and not counted:
         if phrase.lower() in _NOT_VALUE or words[0] in _NOT_SUBJECT or words[0] in _VERBISH:

@@ -865,3 +865,41 @@ def test_a_question_asked_after_a_clause_is_a_question_not_a_choice() -> None:
     )
     types = [c.type for c in rules_candidates(chat(("user", text)))]
     assert "question" in types and "decision" not in types
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll also include some charts and testimonials to make it more compelling.",
+        "I want to make sure I'm using the API correctly and handling errors properly.",
+        "This query is currently taking around 500ms to execute.",
+        "I want to make sure that my virtual environment is set up correctly.",
+        "I want the UI/UX to be improved based on user feedback.",
+        "Given my current workload, I can't take on additional responsibilities.",
+    ],
+)
+def test_a_manner_or_a_comparison_is_not_a_chosen_value(text: str) -> None:
+    """How or how much ("more compelling", "correctly") chooses nothing (BEAM, tuning half)."""
+    assert [c.text for c in rules_candidates(chat(("user", text))) if c.type == "decision"] == []
+
+
+def test_a_schedule_pasted_into_a_message_is_a_table_not_decisions() -> None:
+    schedule = (
+        "Here's my schedule for April 22:\n"
+        "1. **Time**: 9:00 AM - 10:00 AM **Activity**: Meeting with Laura\n"
+        "2. **Time**: 10:30 AM **Activity**: Team meeting\n"
+        "3. **Time**: 1:00 PM **Activity**: One-on-one with Greg"
+    )
+    assert [c for c in rules_candidates(chat(("user", schedule))) if c.type == "decision"] == []
+    chosen = rules_candidates(chat(("user", "Let's use Redis for the session cache.")))
+    assert [c.value for c in chosen if c.type == "decision"] == ["Redis"]
+
+
+def test_an_offered_option_written_as_a_heading_is_named_by_its_heading() -> None:
+    offer = (
+        "A few ways to go:\n"
+        "- **Time zones**: since the call is in CET, convert it first.\n"
+        "- **Calendar check**: look at everyone's calendars."
+    )
+    items = rules_candidates(chat(("assistant", offer), ("user", "Ok, the first one.")))
+    assert [c.value for c in items if c.type == "decision"] == ["Time zones"]

@@ -12,6 +12,7 @@ message says so. Nothing here knows the previous items: that is reconciliation's
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -36,6 +37,7 @@ from archivist.state.frames import (
     same_subject,
     same_value,
     statement,
+    subject_key,
     tentative,
 )
 from archivist.state.items import (
@@ -97,6 +99,7 @@ _PROPOSAL = re.compile(
 # More options than this is a guide to follow (a long list of tips or steps), not a choice
 # offered: a word of the user's next sentence that one of them shares chooses nothing.
 MAX_OPTIONS = 8
+TABLE_VALUES = 3  # values of one subject in one message that make it a table
 _OPTION_SPLIT = re.compile(r"\s*,\s*or\s+|\s+or\s+|\s*;\s*|\s*,\s*(?=[A-Z0-9$])")
 _ENUMERATOR = re.compile(r"^\s*(?:(?:\d{1,2}|[a-e])[.)]\s*|(?:a|an|the)\s+)", re.I)
 _LISTED = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+(?P<what>\S.{1,120})$", re.M)
@@ -170,7 +173,7 @@ class Offer:
         listed = [m.group("what") for m in _LISTED.finditer(message.content)]
         found = _PROPOSAL.search(text)
         parts = listed or (_OPTION_SPLIT.split(found.group("what")) if found else [])
-        options = [tidy(_ENUMERATOR.sub("", clause_of(p)), 10) for p in parts]
+        options = [tidy(_ENUMERATOR.sub("", clause_of(_heading(p))), 10) for p in parts]
         offered = tuple(o for o in options if concrete(o))
         return cls(offered if len(offered) <= MAX_OPTIONS else ())
 
@@ -248,6 +251,12 @@ class Wanted:
         return cls(" ".join(words[:3])) if words else None
 
 
+def _heading(option: str) -> str:
+    """A listed option's name where it is a heading ("**Time zones**: since you ...")."""
+    bold = re.match(r"\s*\*\*(?P<name>[^*]{1,60})\*\*", option)
+    return bold.group("name").rstrip(" :") if bold else option
+
+
 def clause_of(text: str) -> str:
     """An option's own words: before "which", "because", "it's ...", a dash or a parenthesis."""
     return re.split(
@@ -269,8 +278,10 @@ def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
         if not user:
             found.acknowledged(message)
             found.offer = Offer.of(message)
+        first = len(found.items)
         for sentence, list_outcome in units(message.content):
             found.sentence(message, sentence, list_outcome, user=user)
+        found.drop_tables(first)
     found.facts(messages)
     return found.items
 
@@ -324,6 +335,28 @@ class _Found:
         ).with_context(sentence)
         self._keys[key] = len(self.items)
         self.items.append(candidate)
+
+    def drop_tables(self, first: int) -> None:
+        """Drop the decisions a message added from `first` on when TABLE_VALUES or more of
+        them give one subject different values with no change between them: that is a
+        table or a schedule pasted into the message ("Activity: team meeting", "Activity:
+        one-on-one with Greg", ...), not a choice."""
+        values: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        for item in self.items[first:]:
+            if item.type == "decision" and item.subject and item.value and not item.change:
+                values[subject_key(item.subject)].add(item.value.lower())
+        tables = {k for k, v in values.items() if len(v) >= TABLE_VALUES}
+        if not tables:
+            return
+        kept = [
+            n
+            for n, i in enumerate(self.items)
+            if n < first
+            or not (i.type == "decision" and i.subject and subject_key(i.subject) in tables)
+        ]
+        moved = {old: new for new, old in enumerate(kept)}
+        self.items = [self.items[n] for n in kept]
+        self._keys = {k: moved[n] for k, n in self._keys.items() if n in moved}
 
     def facts(self, messages: Sequence[Message]) -> None:
         """The user's experience facts that contradict each other in the batch ("I've never
