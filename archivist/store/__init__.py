@@ -18,6 +18,7 @@ from archivist.store.embedded import (
 from archivist.store.migrate import (
     AUTHENTICATED,
     PRIVATE,
+    Conn,
     EditedMigrationError,
     migration_script,
 )
@@ -35,7 +36,7 @@ from archivist.store.protocol import (
     parse_vector,
     vector_text,
 )
-from archivist.store.psycopg_rpc import Conn, DatabaseError, PsycopgRpc, database_error_line
+from archivist.store.psycopg_rpc import DatabaseError, PsycopgRpc, database_error_line
 from archivist.store.reembed import ReembedStore, StoredChunk
 from archivist.store.store import (
     Claim,

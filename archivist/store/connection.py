@@ -20,9 +20,8 @@ from psycopg.types.json import set_json_loads
 
 from archivist.config import Settings, redact, redact_url
 from archivist.errors import ConfigError, StoreError
+from archivist.store.migrate import Conn
 from archivist.store.psycopg_rpc import set_timeouts
-
-Conn = psycopg.Connection[tuple[Any, ...]]
 
 POOLER_PORT = "6543"
 POOLER_HOST_SUFFIX = ".pooler.supabase.com"

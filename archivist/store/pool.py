@@ -22,8 +22,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from archivist.config import Settings
 from archivist.errors import StoreError
-from archivist.store.connection import CONNECT_OPTIONS, Conn, connect, prepare
-from archivist.store.migrate import SchemaRecords, schema_records
+from archivist.store.connection import CONNECT_OPTIONS, connect, prepare
+from archivist.store.migrate import Conn, SchemaRecords, schema_records
 from archivist.store.protocol import QueryTimeoutError
 from archivist.store.psycopg_rpc import PsycopgRpc
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from archivist.config import DatabaseTimeouts, SourceTables
 from archivist.errors import ConfigError
-from archivist.store.migrate import AUTHENTICATED, apply_schema
-from archivist.store.psycopg_rpc import Conn, PsycopgRpc, mapped_errors
+from archivist.store.migrate import AUTHENTICATED, Conn, apply_schema
+from archivist.store.psycopg_rpc import PsycopgRpc, mapped_errors
 from archivist.store.store import EmbeddingConfig, Store
 
 

@@ -20,7 +20,13 @@ from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 
 from archivist.config import DatabaseTimeouts
-from archivist.store.migrate import INSUFFICIENT_PRIVILEGE, SchemaRecords, no_access, schema_records
+from archivist.store.migrate import (
+    INSUFFICIENT_PRIVILEGE,
+    Conn,
+    SchemaRecords,
+    no_access,
+    schema_records,
+)
 from archivist.store.protocol import (
     Json,
     MissingFunctionError,
@@ -29,9 +35,6 @@ from archivist.store.protocol import (
     Vectors,
     rpc_error,
 )
-
-Conn = psycopg.Connection[tuple[Any, ...]]
-
 
 # A database failure that no call mapped (a connection lost outside a call, a pool that cannot
 # connect): the CLI and the MCP server catch it by this name, so nothing above the store

@@ -10,7 +10,7 @@ import psycopg
 
 from archivist.embed.base import Vector
 from archivist.errors import StoreError
-from archivist.store.psycopg_rpc import Conn
+from archivist.store.migrate import Conn
 
 _LOCK_KEY = "archivist:reembed"
 
