@@ -63,7 +63,8 @@ _NOT_SUBJECT = frozenset(
     """it this that we i you they he she we're i'm let's lets we'll i'll they're you're
     i'd we'd you'd they'd it's that's there's me us him her them my our your
     everything something anything nothing one which
-    what who there here thing stuff all both either away how why where when whether""".split()
+    what who there here thing stuff all both either away how why where when whether
+    mind""".split()
 )
 _NOT_VALUE = frozenset(
     """it this that them those these one something anything everything nothing stuff things
@@ -383,6 +384,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         # a changed subject, then its new value: "we change the hotel, now is Hotel Sacher"
+        # "changed my mind, turkey chili": a new value for what was just chosen
+        (
+            r"\bchang\w*\s+(?:my|our)\s+minds?\s*[,:;\u2014-]\s*(?:(?:let's|we'll|i'll)\s+"
+            r"(?:do|go with|use|get|make)\s+)?DET(?P<val>NP)END",
+            "replace",
+        ),
         (
             r"\b(?:chang|switch|swap)\w*\s+DET(?P<subj>NP)\s*[,:;\u2014-]\s*(?:(?:it|it's|it is"
             r"|now|the new one|new one)\s+)*(?:is|will be|becomes)?\s*DET(?P<val>NP)END",
@@ -452,7 +459,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # "make the font 14px", "set the cap to 20 users", "cap uploads at 25 MB"
         (
             r"\b(?:make|set|keep|cap|limit|fix|peg|hold)\s+DET(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*)"
-            r"{0,2}?)\s+(?:to\s+|at\s+)?(?P<val>[$\u20ac\u00a3]?\d[\w.,:%$-]*(?:\s+[a-zA-Z%]+)?)END",
+            r"{0,2}?)\s+(?:to\s+|at\s+|under\s+|below\s+|at most\s+)?"
+            r"(?P<val>[$\u20ac\u00a3]?\d[\w.,:%$-]*(?:\s+[a-zA-Z%]+)?)END",
             "update",
         ),
         (r"\bno more\s+DET(?P<old>NP)END", "cancel"),
@@ -1127,7 +1135,8 @@ def frame(sentence: str) -> Frame:
         found = _switched(text)
     if found.empty:
         found = next(
-            (f for f in (_commitment(text), _copula(text), _terse(text)) if f.value), found
+            (f for f in (_commitment(text), _copula(text), _terse(text), _plan(text)) if f.value),
+            found,
         )
     if found.empty:
         if _REVERSAL.search(text):
@@ -1154,6 +1163,16 @@ def frame(sentence: str) -> Frame:
     return replace(found, change=change, old=old)
 
 
+def _cut(value: str | None) -> str | None:
+    """A value too long to be one, cut where a clause about it begins ("the Leica SP8 in the
+    core facility" -> "the Leica SP8")."""
+    if value is None or len(value.split()) <= 5:
+        return None
+    cut = _VALUE_CUT.search(" " + value)
+    head = (" " + value)[: cut.start()].strip() if cut else None
+    return head if concrete(head) else None  # "capped at 50 MB per file": no value first
+
+
 def _by_pattern(text: str) -> Frame:
     """The first of `_PATTERNS` that matches with a usable phrase."""
     arrows = _ARROW.search(text) is not None
@@ -1165,6 +1184,8 @@ def _by_pattern(text: str) -> Frame:
             continue
         groups = match.groupdict()
         value = _phrase(groups.get("val"), value=True)
+        if value is None and change in ("update", "replace"):
+            value = _phrase(_cut(groups.get("val")), value=True)  # "moved to X in the lab"
         old = _phrase(groups.get("old"), value=True)
         subject = _phrase(groups.get("subj") or groups.get("subj2"))
         if value is None and (old is None or groups.get("val")):
@@ -1270,6 +1291,14 @@ _TERSE = re.compile(
     r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2})\s*:\s*(?P<val>[\w$\u20ac\u00a3][^:;!?]{0,40}?)"
     r"[.!]*$"
 )
+# A short line that names a subject and what serves it: "payments through Stripe", "session
+# cache on memcached", "deploys go thru github actions", "breakfasts = overnight oats".
+_TERSE_VIA = re.compile(
+    r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2}?)\s+(?:(?:runs?|goes?|go|is|are)\s+)?"
+    r"(?:on|through|thru|via|=)\s+(?P<val>[\w$][\w$' &+-]{0,40}?)[.!]*$",
+    re.I,
+)
+TERSE_WORDS = 8  # the longest line read as a terse "subject via value"
 # A value given as "a NOUN of NUMBER": "with a learning rate of 3e-4", "a budget of 20k".
 _OF_NUMBER = re.compile(
     r"\b(?:a|an|the)\s+(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+of\s+"
@@ -1287,9 +1316,16 @@ _LABELS = frozenset(
 
 def _terse(text: str) -> Frame:
     """A "subject: value" line, or a "NOUN of NUMBER" value."""
-    match = _TERSE.match(text) or _OF_NUMBER.search(text)
+    via = _TERSE_VIA.match(text) if len(text.split()) <= TERSE_WORDS else None
+    match = _TERSE.match(text) or _OF_NUMBER.search(text) or via
     if match is None:
         return Frame()
+    if via is not None and (
+        {w.lower() for w in match.group("subj").split()}
+        & (_NOT_SUBJECT | _VERBISH | FUNCTION_WORDS)
+        or match.group("subj").lower().endswith("ing")
+    ):
+        return Frame()  # "we go on Friday", "it runs on Redis": no subject line
     subject = _phrase(match.group("subj"))
     value = _phrase(match.group("val"), value=True)
     if subject is None or value is None or subject.lower().split()[-1] in _NOT_TOPIC:
@@ -1304,10 +1340,63 @@ def _terse(text: str) -> Frame:
     return Frame(subject, value)
 
 
+# A plan said with any verb, in the speaker's present ("we're imaging on the Zeiss
+# LSM 880", "I'm adding a day trip to Sintra on the 17th"): a choice when its object names
+# something concrete, which is the value.
+_PLAN = re.compile(
+    r"(?:\b(?:we|i)(?:'re|\s+are|'m|\s+am|\s+r)\s+(?:also\s+|now\s+|just\s+|still\s+)*"
+    r"(?P<ing>[a-z]+ing))"
+    r"\s+(?P<obj>[^,;.!?()]{2,120})",
+    re.I,
+)
+# Verbs of talk, thought, effort or feeling: what follows them is no plan.
+_NOT_PLANS = frozenset(
+    """try think wonder look hope plan work struggle have get feel ask go learn read study
+    consider debate lean check wait worry need want make sure be help figure deal start
+    finish stick keep love like enjoy mean say tell guess know see find leaning kind sort
+    curious starting running""".split()
+)
+PLAN_WORDS = 25  # the longest sentence read as a plan with any verb
+_HELP = re.compile(
+    r"\b(?:make sure|ensure|trying|try to|help|how|want|need|wondering|not sure|struggling"
+    r"|having trouble|stuck|can you|could you)\b",
+    re.I,
+)
+# What in a plan's object is concrete: a name, a number with its unit, or a day.
+_CONCRETE = re.compile(
+    r"(?-i:(?<![\w'])[A-Z][\w.&'+-]*(?:\s+(?:(?:of|de|la|the|&)\s+)?[A-Z0-9][\w.&'+-]*){0,3})"
+    r"|(?<![\w.])\d[\d,.:/]*(?:\s*(?:%|(?!(?:a|an|the|per|to|of|in|on|at|and|or)\b)[a-z]{1,8}\b))?|"
+    + _DAY.pattern,
+    re.I,
+)
+
+
+def _plan(text: str) -> Frame:
+    """A plan with any verb whose object names something concrete (see `_PLAN`), said in a
+    sentence of its own: in a long one, or one that asks for help, a verb in -ing tells what
+    the speaker is working on ("I'm handling the 429 errors, can you ...")."""
+    if len(text.split()) > PLAN_WORDS or _HELP.search(text):
+        return Frame()
+    for match in _PLAN.finditer(text):
+        verb = match.group("ing").lower()
+        base = verb[:-3] if verb.endswith("ing") else verb
+        base = base[:-1] if len(base) > 2 and base[-1] == base[-2] else base  # planning: plan
+        if {verb, base, f"{base}e"} & _NOT_PLANS or verb in FUNCTION_WORDS:
+            continue
+        obj = match.group("obj").strip()
+        found = next((m for m in _CONCRETE.finditer(obj) if m.group(0).strip() != "I"), None)
+        value = _phrase(found.group(0), value=True) if found else None
+        if value is not None:
+            said = f"{verb} {' '.join(obj.split()[:10])}"
+            return Frame(value=value, commit=True, said=said)
+    return Frame()
+
+
 _STATEMENT = _rx(
     r"START DET(?P<subj>NP)\s+(?:is|are|will be|must be|has to be|needs to be"
     r"|have to be|should be|must stay|has to stay|needs to stay|can't exceed|cannot exceed"
-    r"|must not exceed|is capped at|are capped at|is set to|are set to|is due|is scheduled for)"
+    r"|must not exceed|is capped at|are capped at|is set to|are set to|is due|is scheduled for"
+    r"|can't go over|cannot go over|not exceed|fits|holds|tops out at)"
     r"\s+(?:at most\s+|at least\s+|under\s+|below\s+|above\s+|on\s+|by\s+|in\s+)?DET"
     r"(?P<val>NP)END"
 )

@@ -903,3 +903,50 @@ def test_an_offered_option_written_as_a_heading_is_named_by_its_heading() -> Non
     )
     items = rules_candidates(chat(("assistant", offer), ("user", "Ok, the first one.")))
     assert [c.value for c in items if c.type == "decision"] == ["Time zones"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "ok so job queue runs on redis, session cache on memcached. deploys go thru github"
+            " actions",
+            [("decision", "redis"), ("decision", "memcached"), ("decision", "github actions")],
+        ),
+        ("payments through Stripe, and pickup only for now", [("decision", "Stripe")]),
+        (
+            "For the study we're imaging on the Zeiss LSM 880 in room 214.",
+            [("decision", "Zeiss LSM 880")],
+        ),
+        ("Guest list can't go over 120, that's the barn's max capacity.", [("constraint", "120")]),
+        ("And no synthetic pesticides, I'm keeping it organic.", [("constraint", None)]),
+        ("the budget for the whole thing is 3000 euros max", [("constraint", "3000 euros max")]),
+        ("eh changed my mind, turkey chili, it freezes better", [("decision", "turkey chili")]),
+        (
+            "so imaging has moved to the Leica SP8 in the core facility.",
+            [("decision", "Leica SP8")],
+        ),
+    ],
+)
+def test_choices_and_limits_said_in_everyday_words(
+    text: str, expected: list[tuple[str, str | None]]
+) -> None:
+    """Conversations written outside the project (a tuning half): several choices in one
+    sentence, a subject with what serves it, a plan with any verb, a limit said plainly."""
+    found = [(c.type, c.value) for c in rules_candidates(chat(("user", text)))]
+    assert found == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm handling the 429 errors with exponential backoff, can you check it?",
+        "I'm planning to test on Chrome 112 and Firefox 110, focusing on layout consistency.",
+        "new_transaction = Transaction(amount, date)",
+        "No regrets here, it was worth it.",
+        "I'll draft the phase 2 task list tomorrow morning.",
+    ],
+)
+def test_work_in_progress_code_and_idioms_choose_nothing(text: str) -> None:
+    found = [c for c in rules_candidates(chat(("user", text))) if c.type == "decision"]
+    assert found == []

@@ -25,6 +25,7 @@ from archivist.extract.rules.phrases import clause, has_substance, strip_fillers
 from archivist.extract.rules.text import units
 from archivist.extract.rules.vocabulary import COMMON_VERBS, TOPIC_STOPWORDS, domain_of
 from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
+from archivist.state.change import change_cue
 from archivist.state.frames import (
     NO_FRAME,
     ChangeKind,
@@ -56,7 +57,23 @@ _CONSTRAINT = re.compile(
     r"|no later than|hard limit|hard requirement|is a requirement|are required|is required"
     r"|not allowed|only allowed|(?:is|are)(?: now)? capped at|budget is|budget of|deadline is"
     r"|(?:limit|quota|cap|maximum|minimum|max|min|allowance)\s+(?:is|of)"
-    r"|has to run|have to run|has to support|have to support|required to|mandatory)\b",
+    r"|has to run|have to run|has to support|have to support|required to|mandatory"
+    r"|can(?:'t|not| not) go (?:over|above|beyond)|not (?:to )?exceed|never exceed"
+    r"|(?:stay|stays|staying|keep|keeps|keeping)\b[^.;!?]{0,40}\b(?:under|below)"
+    r"|\d[\d,.]*\s*(?:[a-z]+\s+)?(?:max|tops)(?!\w))\b"
+    # a prohibition said first: "no synthetic pesticides", "nothing with peanuts"; what the
+    # speaker cannot take or eat
+    r"|^(?:(?:oh|and|also|plus|but)[\s,]+)*(?:no|nothing with)\s+(?!(?:problem|problems"
+    r"|worries|way|idea|rush|need|thanks|one|pressure|stress|doubt|offense|clue|luck|wonder"
+    r"|matter|big|regrets|complaints|excuses|hurry|harm|kidding|chance|choice|comment)\b)"
+    r"[a-z]{3,}|\bi\s+(?:can't|cannot|can not)\s+(?:take|eat|have|drink)\b",
+    re.I,
+)
+# Where a sentence's clauses part: "Redis for the queue; Memcached for sessions", "X, and Y",
+# " - " between listed items.
+_CLAUSE = re.compile(
+    r"\s*;\s*|,\s+(?:and|plus|then|also)\s+|\s+-\s+|\s+and\s+(?=(?:the|our|my|we|i)\b)"
+    r"|,\s+",
     re.I,
 )
 _RISK = re.compile(
@@ -100,6 +117,17 @@ _PROPOSAL = re.compile(
 # offered: a word of the user's next sentence that one of them shares chooses nothing.
 MAX_OPTIONS = 8
 TABLE_VALUES = 3  # values of one subject in one message that make it a table
+CLAUSED_WORDS = 30  # the longest sentence read for a choice in each of its clauses
+CLAUSE_WORDS = 12  # and the longest of its clauses read so
+# Code or markup in a sentence, or a question: its "x = y" and "**Claim**: ..." are no choices.
+_CODE = re.compile(r"[`(){}\[\]<>*]|\w\.\w+\(|\?")
+# A clause led by a gerund, an adverb or a preposition continues the one before it ("...,
+# focusing on layout consistency", "..., especially when it comes to ...").
+_NOT_A_CLAUSE = re.compile(
+    r"[a-z]+(?:ing|ly)$|(?:for|with|to|from|of|in|on|at|by|about|like|as|which|who|that|so"
+    r"|because|since|but|or|if|when|while|then)$",
+    re.I,
+)
 _OPTION_SPLIT = re.compile(r"\s*,\s*or\s+|\s+or\s+|\s*;\s*|\s*,\s*(?=[A-Z0-9$])")
 _ENUMERATOR = re.compile(r"^\s*(?:(?:\d{1,2}|[a-e])[.)]\s*|(?:a|an|the)\s+)", re.I)
 _LISTED = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+(?P<what>\S.{1,120})$", re.M)
@@ -453,7 +481,8 @@ class _Found:
             self._ask(message, sentence)
             self._request(message, sentence)
         takes = user and not is_question(sentence)
-        if takes and (accepted := self.offer.accepted(sentence, choice)) is not None:
+        accepted = self.offer.accepted(sentence, choice) if takes else None
+        if accepted is not None:
             # The user takes what the assistant proposed: the proposal is the choice.
             choice = replace(
                 accepted,
@@ -486,6 +515,15 @@ class _Found:
         if not decided and not limit and is_choice(choice) and (chosen := choice_text(choice)):
             self.add("decision", chosen, message, sentence, choice)
             typed = True
+        if (
+            chose
+            and accepted is None
+            and choice.change is None
+            and len(sentence.split()) <= CLAUSED_WORDS
+            and not _CODE.search(sentence)
+            and change_cue(sentence) is None
+        ):
+            typed = self._other_clauses(message, sentence, choice) or typed
         if typed:
             return
         if blocked and self._block(message, sentence):
@@ -503,6 +541,30 @@ class _Found:
             self.add("constraint", _phrase(sentence), message, sentence, stated)
         elif _RISK.search(sentence) and not _NOT_RISK.search(sentence):
             self.add("risk", _phrase(sentence), message, sentence)
+
+    def _other_clauses(self, message: Message, sentence: str, choice: Frame) -> bool:
+        """The choices of a sentence's other clauses ("job queue runs on Redis; deploys go
+        through GitHub Actions", "standups at 9:30 - 2-week sprints"): a sentence frames
+        as one choice, a list of them says several. Only where no change is said: a change's
+        clauses give its reasons and what it replaces."""
+        added = False
+        for part in _CLAUSE.split(sentence) if _CLAUSE.search(sentence) else []:
+            words = part.split()
+            led = bool(words) and _NOT_A_CLAUSE.match(words[0]) is not None
+            said = frame(part) if len(words) <= CLAUSE_WORDS and not led else NO_FRAME
+            if (
+                not is_choice(said)
+                or said.change is not None
+                or is_question(part)
+                or tentative(part)
+                or same_value(said.value, choice.value)
+                or _CONSTRAINT.search(part)
+            ):
+                continue
+            if chosen := choice_text(said):
+                self.add("decision", chosen, message, part, said)
+                added = True
+        return added
 
     def _complete(self, done: Completion, message: Message, sentence: str) -> bool:
         """Mark the batch's matching planned action done (as the extraction does), or note a
