@@ -46,7 +46,7 @@ _END = (
     r"|anymore|any more|last (?:week|month|year|night)|yesterday"
     r"|this (?:semester|term|season|sprint)"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
-    r"|though|then|which|when|if|until|after|before|while|thanks|due)\b))"
+    r"|though|then|which|when|if|until|after|before|while|thanks|due|bc|cuz|coz)\b))"
 )
 _DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that|his|her)\s+)?"
 _ARTICLE = re.compile(
@@ -111,7 +111,8 @@ _UPDATE_VERBS = (
     r"|raised|lowered|increased|decreased|reduced|cut|dropped|went up|went down|slipped"
     r"|brought forward|moved up|grew|fell|rose|climbed|goes up|goes down|drops|rises|slips"
     r"|increases|decreases|shifts|jumps|falls|grows|extended|upgraded|downgraded|switched"
-    r"|tightened|loosened|relaxed|shortened|lengthened)"
+    r"|tightened|loosened|relaxed|shortened|lengthened|dropping|moving|going up|going down"
+    r"|increasing|decreasing|rising|slipping|shifting|changing|growing|climbing|falling)"
 )
 
 
@@ -384,6 +385,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         # a changed subject, then its new value: "we change the hotel, now is Hotel Sacher"
+        # "give Pathfinder 2e a shot over 5e", "we picked Bellhop over TwoGuys"
+        (
+            r"\b(?:give|giving|gave|picked|picking|pick|chose|choosing|prefer|went with|going with"
+            r"|go with)\s+DET(?P<val>NP4)\s+(?:a\s+(?:shot|try|go|whirl)\s+)?over\s+DET"
+            r"(?P<old>NP)END",
+            "replace",
+        ),
         # "changed my mind, turkey chili": a new value for what was just chosen
         (
             r"\bchang\w*\s+(?:my|our)\s+minds?\s*[,:;\u2014-]\s*(?:(?:let's|we'll|i'll)\s+"
@@ -1423,6 +1431,41 @@ def statement(sentence: str) -> Frame:
     if match is None:
         return Frame()
     return Frame(_phrase(match.group("subj")), _phrase(match.group("val"), value=True))
+
+
+# What a change gives as its reason, naming what it replaces: "the Oak Barn double-booked our
+# date, so we moved to Willow Creek", "twoguys cancelled on us. swapping them for Bellhop",
+# "the oak cabinet quote came back insane, so we're going with maple".
+_FAILED = re.compile(
+    r"(?:^|[.!;,]\s+|\b(?:said|says|say|think|thinks)\s+(?:that\s+)?)"
+    r"(?:(?:so|but|and|ugh|well|ok|okay|oh|hey|again|also|update)\W+)*(?:the\s+|our\s+|my\s+|that\s+)?"
+    r"(?P<old>[\w&'.-]+(?:\s+[\w&'.-]+){0,2}?)(?:'s|\s+(?:is|was|got|has|have|are|were|just))?\s+"
+    r"(?:(?:totally|completely|way|just|also|now)\s+)*(?:double-booked|overbooked|cancell?ed|canceled"
+    r"|fell through|flaked|bailed|backed out|dropped out|sold out|booked up|closed|shut down"
+    r"|down\b|dead|out\b|off the table|axed|scrapped|too\s+\w+|came back\s+(?:insane|too|way)"
+    r"|broke|broken|(?:didn't|doesn't|won't|did not|does not)\s+work|raised (?:their|its) prices"
+    r"|is done|was done|no longer)",
+    re.I,
+)
+
+
+# Words after a thing that name what about it failed: "the oak cabinet quote" is the oak
+# cabinets'.
+_ABOUT_IT = re.compile(
+    r"\s+(?:quote|quotes|price|prices|bill|cost|costs|fee|fees|estimate|booking|reservation"
+    r"|plan|option|idea|thing|one)$",
+    re.I,
+)
+
+
+def failed(text: str) -> str | None:
+    """The thing a message says failed or is out ("the Oak Barn double-booked"), said before a
+    change that does not name what it replaces: that is what it replaces."""
+    for match in _FAILED.finditer(text):
+        old = _phrase(_ABOUT_IT.sub("", match.group("old")))
+        if old and old.lower().split()[0] not in _NOT_SUBJECT | _VERBISH:
+            return old
+    return None
 
 
 def is_choice(found: Frame) -> bool:

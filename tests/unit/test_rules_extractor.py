@@ -950,3 +950,48 @@ def test_choices_and_limits_said_in_everyday_words(
 def test_work_in_progress_code_and_idioms_choose_nothing(text: str) -> None:
     found = [c for c in rules_candidates(chat(("user", text))) if c.type == "decision"]
     assert found == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "replaces", "change"),
+    [
+        (
+            "Okay so bad news, the Oak Barn double-booked our date, so we had to move to Willow"
+            " Creek Farm.",
+            "Willow Creek Farm",
+            "Oak Barn",
+            "replace",
+        ),
+        (
+            "ugh twoguys cancelled on us. swapping them for Bellhop, same date",
+            "Bellhop",
+            "twoguys",
+            "replace",
+        ),
+        (
+            "so the group voted to give Pathfinder 2e a shot over 5e",
+            "Pathfinder 2e",
+            "5e",
+            "replace",
+        ),
+        ("release slipping to june 10, CI on windows is red", "june 10", None, "update"),
+        ("and my calorie target is dropping to 1800", "1800", None, "update"),
+    ],
+)
+def test_a_change_names_what_it_replaces_in_the_words_around_it(
+    text: str, value: str, replaces: str | None, change: str
+) -> None:
+    """What failed, said first, is what a change replaces; a cancel the same message turns into
+    a replacement is not a second decision."""
+    found = [c for c in rules_candidates(chat(("user", text))) if c.type == "decision"]
+    assert [(c.value, c.replaces, c.change) for c in found] == [(value, replaces, change)]
+
+
+def test_a_reason_given_after_a_change_is_not_what_it_replaces() -> None:
+    items = rules_candidates(
+        chat(
+            ("user", "Each config gets 3 seeds."),
+            ("user", "Make it 5 seeds, the variance is too high."),
+        )
+    )
+    assert [c.replaces for c in items if c.type == "decision" and c.value == "5 seeds"] == [None]

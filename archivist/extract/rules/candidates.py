@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from archivist.extract.rules.analysis import analyse
@@ -25,7 +25,6 @@ from archivist.extract.rules.phrases import clause, has_substance, strip_fillers
 from archivist.extract.rules.text import units
 from archivist.extract.rules.vocabulary import COMMON_VERBS, TOPIC_STOPWORDS, domain_of
 from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
-from archivist.state.change import change_cue
 from archivist.state.frames import (
     NO_FRAME,
     ChangeKind,
@@ -33,6 +32,7 @@ from archivist.state.frames import (
     aside,
     choice_text,
     concrete,
+    failed,
     frame,
     is_choice,
     same_subject,
@@ -72,7 +72,7 @@ _CONSTRAINT = re.compile(
 # Where a sentence's clauses part: "Redis for the queue; Memcached for sessions", "X, and Y",
 # " - " between listed items.
 _CLAUSE = re.compile(
-    r"\s*;\s*|,\s+(?:and|plus|then|also)\s+|\s+-\s+|\s+and\s+(?=(?:the|our|my|we|i)\b)"
+    r"\s*;\s*|,\s+(?:and|plus|then|also|so)\s+|\s+-\s+|\s+(?:and|so)\s+(?=(?:the|our|my|we|i)\b)"
     r"|,\s+",
     re.I,
 )
@@ -285,6 +285,18 @@ def _heading(option: str) -> str:
     return bold.group("name").rstrip(" :") if bold else option
 
 
+def _with_what_failed(choice: Frame, text: str, sentence: str) -> Frame:
+    """A choice made because something failed, said before it in the message ("the Oak Barn
+    double-booked our date, so we moved to Willow Creek Farm"), replaces that thing."""
+    start = text.find(sentence)
+    said = text[: start + len(sentence)] if start >= 0 else sentence
+    value = said.lower().rfind((choice.value or "").lower())
+    old = failed(said[:value] if value > 0 else said)  # the reason comes first
+    if old is None or same_value(old, choice.value):
+        return choice
+    return replace(choice, old=old, change=choice.change or "replace")
+
+
 def clause_of(text: str) -> str:
     """An option's own words: before "which", "because", "it's ...", a dash or a parenthesis."""
     return re.split(
@@ -310,6 +322,7 @@ def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
         for sentence, list_outcome in units(message.content):
             found.sentence(message, sentence, list_outcome, user=user)
         found.drop_tables(first)
+        found.fold_cancels(first)
     found.facts(messages)
     return found.items
 
@@ -374,14 +387,34 @@ class _Found:
             if item.type == "decision" and item.subject and item.value and not item.change:
                 values[subject_key(item.subject)].add(item.value.lower())
         tables = {k for k, v in values.items() if len(v) >= TABLE_VALUES}
-        if not tables:
+        if tables:
+            self._drop(
+                first,
+                lambda i: (
+                    i.type == "decision" and bool(i.subject) and subject_key(i.subject) in tables
+                ),
+            )
+
+    def fold_cancels(self, first: int) -> None:
+        """Drop a cancel a message added from `first` on when the message also replaces what
+        it cancels ("twoguys cancelled on us, swapping them for Bellhop"): the replacement
+        says it, and a "Drop twoguys" beside it would be a second current decision."""
+        added = self.items[first:]
+        replaced = [i.replaces for i in added if i.change in ("replace", "update") and i.replaces]
+        self._drop(
+            first,
+            lambda i: (
+                i.change == "cancel"
+                and len(i.refs) == 1
+                and any(same_value(i.replaces or i.value, r) for r in replaced)
+            ),
+        )
+
+    def _drop(self, first: int, gone: Callable[[CandidateItem], bool]) -> None:
+        """Remove the items from `first` on that `gone` says, keeping `_keys` in step."""
+        kept = [n for n, i in enumerate(self.items) if n < first or not gone(i)]
+        if len(kept) == len(self.items):
             return
-        kept = [
-            n
-            for n, i in enumerate(self.items)
-            if n < first
-            or not (i.type == "decision" and i.subject and subject_key(i.subject) in tables)
-        ]
         moved = {old: new for new, old in enumerate(kept)}
         self.items = [self.items[n] for n in kept]
         self._keys = {k: moved[n] for k, n in self._keys.items() if n in moved}
@@ -496,6 +529,8 @@ class _Found:
         elif chose and choice.commit and choice.subject is None and self._wanted.subject:
             choice = replace(choice, subject=self._wanted.subject)
             self._wanted = Wanted()
+        if user and is_choice(choice) and choice.old is None and choice.change != "cancel":
+            choice = _with_what_failed(choice, message.content, sentence)
         if not user:
             findings = [f for f in findings if not self._echoes(f, message)]
         typed = decided = False
@@ -521,7 +556,6 @@ class _Found:
             and choice.change is None
             and len(sentence.split()) <= CLAUSED_WORDS
             and not _CODE.search(sentence)
-            and change_cue(sentence) is None
         ):
             typed = self._other_clauses(message, sentence, choice) or typed
         if typed:
@@ -554,7 +588,6 @@ class _Found:
             said = frame(part) if len(words) <= CLAUSE_WORDS and not led else NO_FRAME
             if (
                 not is_choice(said)
-                or said.change is not None
                 or is_question(part)
                 or tentative(part)
                 or same_value(said.value, choice.value)
