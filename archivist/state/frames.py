@@ -301,7 +301,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # "we launch on March 3", "I fly out on Friday": the act is the subject
         (
-            r"\b(?:we|i)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+(?P<subj>launch|ship|release|start"
+            r"\b(?:we|i|they|he|she)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+"
+            r"(?P<subj>launch|ship|release|start"
             r"|begin|leave|fly out|fly|arrive|move in|move out|meet|close|open|go live|present|demo"
             r"|depart|return|wrap up|kick off|check in|check out)(?:ing)?\s+(?:on|at|in|by)\s+"
             r"(?![a-z]+ing\b)DET(?P<val>NP)END",
@@ -317,7 +318,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         (r"\brevert(?:ing|ed)?\s+(?:DET(?P<subj>NP)\s+)?to\s+DET(?P<val>NP)END", "reverse"),
         # value updates: "the launch moved to the 17th", "response time is now 250 ms"
         (
-            r"START DET(?P<subj>NP)\s+(?:has\s+|have\s+|got\s+|was\s+|is\s+|has"
+            r"START DET(?P<subj>NP)\s+(?:has\s+|have\s+|got\s+|was\s+|is\s+|are\s+|were\s+|has"
             r" been\s+|just\s+)*" + _UPDATE_VERBS + r"\s+(?:(?:us|it|them|me|things)\s+)?"
             r"(?:to|until|till|back to|up to|down to)\s+DET(?P<val>NP)END",
             "update",
@@ -1328,10 +1329,9 @@ def _terse(text: str) -> Frame:
     match = _TERSE.match(text) or _OF_NUMBER.search(text) or via
     if match is None:
         return Frame()
+    first = match.group("subj").split()[0].lower()
     if via is not None and (
-        {w.lower() for w in match.group("subj").split()}
-        & (_NOT_SUBJECT | _VERBISH | FUNCTION_WORDS)
-        or match.group("subj").lower().endswith("ing")
+        first in _NOT_SUBJECT | _VERBISH | FUNCTION_WORDS or first.endswith("ing")
     ):
         return Frame()  # "we go on Friday", "it runs on Redis": no subject line
     subject = _phrase(match.group("subj"))

@@ -995,3 +995,32 @@ def test_a_reason_given_after_a_change_is_not_what_it_replaces() -> None:
         )
     )
     assert [c.replaces for c in items if c.type == "decision" and c.value == "5 seeds"] == [None]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Decisions: keep State Farm for auto, move home insurance to Lemonade, raise the auto"
+            " deductible to $1,000.",
+            {("auto deductible", "$1,000"), ("auto", "State Farm"), ("home insurance", "Lemonade")},
+        ),
+        (
+            "Docs are moving to Mintlify, and the blog is moving to Substack.",
+            {("Docs", "Mintlify"), ("blog", "Substack")},
+        ),
+        (
+            "Never mind the Fully desk, we're getting the Uplift one instead.",
+            {(None, "Uplift one")},
+        ),
+    ],
+)
+def test_the_other_clauses_of_a_change_give_choices_of_their_own(
+    text: str, expected: set[tuple[str | None, str]]
+) -> None:
+    """Beside a change, another change or a choice on its own subject is one more decision;
+    what the change drops ("never mind the Fully desk") is not."""
+    found = {
+        (c.subject, c.value) for c in rules_candidates(chat(("user", text))) if c.type == "decision"
+    }
+    assert found == expected

@@ -285,6 +285,15 @@ def _heading(option: str) -> str:
     return bold.group("name").rstrip(" :") if bold else option
 
 
+def _beside_a_change(said: Frame) -> bool:
+    """A clause said beside a change that is a choice of its own: another replacement or
+    update, or a choice on its own subject of something concrete ("keep State Farm for auto,
+    move home insurance to Lemonade")."""
+    if said.change is not None:
+        return said.change in ("replace", "update")
+    return said.subject is not None and concrete(said.value)
+
+
 def _with_what_failed(choice: Frame, text: str, sentence: str) -> Frame:
     """A choice made because something failed, said before it in the message ("the Oak Barn
     double-booked our date, so we moved to Willow Creek Farm"), replaces that thing."""
@@ -553,7 +562,6 @@ class _Found:
         if (
             chose
             and accepted is None
-            and choice.change is None
             and len(sentence.split()) <= CLAUSED_WORDS
             and not _CODE.search(sentence)
         ):
@@ -579,8 +587,9 @@ class _Found:
     def _other_clauses(self, message: Message, sentence: str, choice: Frame) -> bool:
         """The choices of a sentence's other clauses ("job queue runs on Redis; deploys go
         through GitHub Actions", "standups at 9:30 - 2-week sprints"): a sentence frames
-        as one choice, a list of them says several. Only where no change is said: a change's
-        clauses give its reasons and what it replaces."""
+        as one choice, a list of them says several. Beside a change, only what
+        `_beside_a_change` admits: a change's other clauses give its reasons and what it
+        replaces."""
         added = False
         for part in _CLAUSE.split(sentence) if _CLAUSE.search(sentence) else []:
             words = part.split()
@@ -588,6 +597,7 @@ class _Found:
             said = frame(part) if len(words) <= CLAUSE_WORDS and not led else NO_FRAME
             if (
                 not is_choice(said)
+                or (choice.change is not None and not _beside_a_change(said))
                 or is_question(part)
                 or tentative(part)
                 or same_value(said.value, choice.value)
