@@ -64,7 +64,7 @@ _NOT_SUBJECT = frozenset(
     i'd we'd you'd they'd it's that's there's me us him her them my our your
     everything something anything nothing one which
     what who there here thing stuff all both either away how why where when whether
-    mind""".split()
+    mind is are was were be been""".split()
 )
 _NOT_VALUE = frozenset(
     """it this that them those these one something anything everything nothing stuff things

@@ -1024,3 +1024,34 @@ def test_the_other_clauses_of_a_change_give_choices_of_their_own(
         (c.subject, c.value) for c in rules_candidates(chat(("user", text))) if c.type == "decision"
     }
     assert found == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Podcast plan: hosting on Buzzsprout - weekly - episodes max 45 min", "45 min"),
+        ("docs go on Read the Docs. min supported python is 3.9", "3.9"),
+        ("one-time $2.99 unlock after level 10, NO ads. my cofounder was adamant", None),
+        ("ok here's what I've locked in: under 5 minutes, open with the camping story", None),
+        ("The department has informed me that the page limit is now 100 pages.", None),
+        ("Home deductible stays at $500, my partner won't go any higher on that one.", None),
+    ],
+)
+def test_a_limit_said_inside_a_list_or_plainly_is_a_constraint(
+    text: str, value: str | None
+) -> None:
+    constraints = [c for c in rules_candidates(chat(("user", text))) if c.type == "constraint"]
+    assert len(constraints) == 1
+    assert value is None or value in constraints[0].text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The pairs (1,6), (2,5) and (6,1) all add up to 7, so there are six of them.",
+        "Reduced manual formatting: no longer needing to format citations saves time.",
+        "budget talk later, no idea yet",
+    ],
+)
+def test_sums_and_idioms_are_no_limits(text: str) -> None:
+    assert [c for c in rules_candidates(chat(("user", text))) if c.type == "constraint"] == []

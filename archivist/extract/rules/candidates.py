@@ -55,18 +55,25 @@ _CONSTRAINT = re.compile(
     r"\b(?:must(?:n't| not)?(?! have been)|has to be|have to be|needs to be|need to stay"
     r"|has to stay|have to stay|cannot exceed|can't exceed|can not exceed|no more than|at most"
     r"|no later than|hard limit|hard requirement|is a requirement|are required|is required"
-    r"|not allowed|only allowed|(?:is|are)(?: now)? capped at|budget is|budget of|deadline is"
-    r"|(?:limit|quota|cap|maximum|minimum|max|min|allowance)\s+(?:is|of)"
+    r"|not allowed|only allowed|capped at|budget is|budget of|deadline is|sla is|no exceptions"
+    r"|(?:limit|quota|cap|ceiling|maximum|minimum|max|min|allowance)(?:\s+\w+){0,2}\s+(?:is|of)"
+    r"|(?:max|maximum|min|minimum)\s+\$?\d[\d,.]*|won't go (?:any )?(?:higher|lower|over|above)"
     r"|has to run|have to run|has to support|have to support|required to|mandatory"
     r"|can(?:'t|not| not) go (?:over|above|beyond)|not (?:to )?exceed|never exceed"
-    r"|(?:stay|stays|staying|keep|keeps|keeping)\b[^.;!?]{0,40}\b(?:under|below)"
+    r"|(?:stay|stays|staying|keep|keeps|keeping)\b[^.;!?]{0,40}\b(?:under|below)\s+\$?\d"
     r"|\d[\d,.]*\s*(?:[a-z]+\s+)?(?:max|tops)(?!\w))\b"
     # a prohibition said first: "no synthetic pesticides", "nothing with peanuts"; what the
     # speaker cannot take or eat
     r"|^(?:(?:oh|and|also|plus|but)[\s,]+)*(?:no|nothing with)\s+(?!(?:problem|problems"
     r"|worries|way|idea|rush|need|thanks|one|pressure|stress|doubt|offense|clue|luck|wonder"
     r"|matter|big|regrets|complaints|excuses|hurry|harm|kidding|chance|choice|comment)\b)"
-    r"[a-z]{3,}|\bi\s+(?:can't|cannot|can not)\s+(?:take|eat|have|drink)\b",
+    r"[a-z]{3,}|\bi\s+(?:can't|cannot|can not)\s+(?:take|eat|have|drink)\b"
+    # the same in a list of what was settled: "..., NO ads", "under 5 minutes, ..."
+    r"|(?:^|[,:;\u2014]\s*|\s-\s)(?:under|below|less than)\s+\$?\d"
+    r"|(?:[,:;\u2014]\s*|\s-\s)no\s+(?:mention of\s+)?(?!(?:problem|worries|way|idea|rush"
+    r"|need|longer|thanks|one|pressure|stress|doubt|clue|luck|big|regrets|hurry|harm|kidding"
+    r"|chance)\b)[a-z]{3,}"
+    r"|(?-i:\bNO\s+[a-z]{3,})",
     re.I,
 )
 # Where a sentence's clauses part: "Redis for the queue; Memcached for sessions", "X, and Y",
@@ -565,7 +572,7 @@ class _Found:
             and len(sentence.split()) <= CLAUSED_WORDS
             and not _CODE.search(sentence)
         ):
-            typed = self._other_clauses(message, sentence, choice) or typed
+            typed = self._other_clauses(message, sentence, choice, limits=typed or limit) or typed
         if typed:
             return
         if blocked and self._block(message, sentence):
@@ -584,22 +591,29 @@ class _Found:
         elif _RISK.search(sentence) and not _NOT_RISK.search(sentence):
             self.add("risk", _phrase(sentence), message, sentence)
 
-    def _other_clauses(self, message: Message, sentence: str, choice: Frame) -> bool:
+    def _other_clauses(
+        self, message: Message, sentence: str, choice: Frame, *, limits: bool
+    ) -> bool:
         """The choices of a sentence's other clauses ("job queue runs on Redis; deploys go
         through GitHub Actions", "standups at 9:30 - 2-week sprints"): a sentence frames
         as one choice, a list of them says several. Beside a change, only what
         `_beside_a_change` admits: a change's other clauses give its reasons and what it
-        replaces."""
+        replaces. With `limits` (the sentence chose or limits something), a clause stating a limit
+        is a constraint of its own ("hosting on Buzzsprout - episodes max 45 min")."""
         added = False
         for part in _CLAUSE.split(sentence) if _CLAUSE.search(sentence) else []:
             words = part.split()
             led = bool(words) and _NOT_A_CLAUSE.match(words[0]) is not None
-            said = frame(part) if len(words) <= CLAUSE_WORDS and not led else NO_FRAME
+            if len(words) > CLAUSE_WORDS or led or is_question(part) or tentative(part):
+                continue
+            if limits and _CONSTRAINT.search(part):
+                self.add("constraint", _phrase(part), message, part, statement(part))
+                added = True
+                continue
+            said = frame(part)
             if (
                 not is_choice(said)
                 or (choice.change is not None and not _beside_a_change(said))
-                or is_question(part)
-                or tentative(part)
                 or same_value(said.value, choice.value)
                 or _CONSTRAINT.search(part)
             ):
