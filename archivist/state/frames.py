@@ -112,7 +112,8 @@ _UPDATE_VERBS = (
     r"|brought forward|moved up|grew|fell|rose|climbed|goes up|goes down|drops|rises|slips"
     r"|increases|decreases|shifts|jumps|falls|grows|extended|upgraded|downgraded|switched"
     r"|tightened|loosened|relaxed|shortened|lengthened|dropping|moving|going up|going down"
-    r"|increasing|decreasing|rising|slipping|shifting|changing|growing|climbing|falling)"
+    r"|increasing|decreasing|rising|slipping|shifting|changing|growing|climbing|falling"
+    r"|comes down|came down|comes up|came up)"
 )
 
 
@@ -308,7 +309,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?![a-z]+ing\b)DET(?P<val>NP)END",
             None,
         ),
-        # reversals that name the subject or the value
+        # reversals that name the subject or the value: "home insurance is going back to
+        # State Farm", "go back to Redis for the cache"
+        (
+            r"START DET(?P<subj>NP4)\s+(?:is\s+|are\s+)?(?:going|goes|went|moving|moves|moved"
+            r"|switching|switched)\s+back\s+to\s+DET(?P<val>NP)END",
+            "reverse",
+        ),
         (
             r"\b(?:go(?:ing)?|went|switch(?:ing)?|mov(?:e|ing)|revert(?:ing)?|return(?:ing)?"
             r"|roll(?:ing)?)\s+(?:DET(?P<subj>NP)\s+)?back\s+to\s+DET(?P<val>NP)"
@@ -843,7 +850,7 @@ def _commitment(text: str) -> Frame:
         if subject is None and fronted:
             subject = _phrase(fronted.group("subj"))
         verb = _base(match.group("verb"))
-        when = _SET_FOR.search(obj) if subject is None and verb in _SCHEDULING else None
+        when = _SET_FOR.search(obj) if subject is None and verb in _SETS_A_DATE else None
         source = _SOURCE.search(obj) if subject is None and verb in _SOURCING else None
         if when and _ARTICLE.match(obj) and not concrete(value) and _DAY.search(when[1]):
             # "we booked the flight for May 3rd": the thing is known, its date is chosen
@@ -861,6 +868,10 @@ def _commitment(text: str) -> Frame:
 # The date or time a commitment sets for its object: "the flight to Lisbon for May 3rd".
 _SET_FOR = re.compile(r"\s(?:for|on)\s+(?:the\s+)?([^,;.!?]{1,30})$", re.I)
 _SCHEDULING = frozenset({"book", "reserve", "schedule", "confirm", "pencil in", "lock in"})
+# Verbs whose object is an event and whose "on DATE" is what is chosen: "we're doing the move
+# on March 14", "we're holding the party on Friday" (but "take the train on Friday" takes the
+# train).
+_SETS_A_DATE = _SCHEDULING | {"do", "have", "hold", "host", "throw"}
 # The vendor of a thing acquired: "rent a car from Blue Car Rental", "get groceries
 # delivered by Instacart".
 _SOURCE = re.compile(
@@ -1308,6 +1319,12 @@ _TERSE_VIA = re.compile(
     re.I,
 )
 TERSE_WORDS = 8  # the longest line read as a terse "subject via value"
+# A short clause that names a thing and its number: "Pro $49/mo", "fundraising goal $10k".
+_NAMED_NUMBER = re.compile(
+    r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2}?)\s+"
+    r"(?P<val>[$\u20ac\u00a3]?\d[\w.,:/%$-]*(?:\s+[a-z%]+)?)[.!]*$"
+)
+NAMED_NUMBER_WORDS = 5  # the longest such clause
 # A value given as "a NOUN of NUMBER": "with a learning rate of 3e-4", "a budget of 20k".
 _OF_NUMBER = re.compile(
     r"\b(?:a|an|the)\s+(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+of\s+"
@@ -1326,6 +1343,7 @@ _LABELS = frozenset(
 def _terse(text: str) -> Frame:
     """A "subject: value" line, or a "NOUN of NUMBER" value."""
     via = _TERSE_VIA.match(text) if len(text.split()) <= TERSE_WORDS else None
+    via = via or (_NAMED_NUMBER.match(text) if len(text.split()) <= NAMED_NUMBER_WORDS else None)
     match = _TERSE.match(text) or _OF_NUMBER.search(text) or via
     if match is None:
         return Frame()
@@ -1439,12 +1457,16 @@ def statement(sentence: str) -> Frame:
 _FAILED = re.compile(
     r"(?:^|[.!;,]\s+|\b(?:said|says|say|think|thinks)\s+(?:that\s+)?)"
     r"(?:(?:so|but|and|ugh|well|ok|okay|oh|hey|again|also|update)\W+)*(?:the\s+|our\s+|my\s+|that\s+)?"
-    r"(?P<old>[\w&'.-]+(?:\s+[\w&'.-]+){0,2}?)(?:'s|\s+(?:is|was|got|has|have|are|were|just))?\s+"
-    r"(?:(?:totally|completely|way|just|also|now)\s+)*(?:double-booked|overbooked|cancell?ed|canceled"
-    r"|fell through|flaked|bailed|backed out|dropped out|sold out|booked up|closed|shut down"
-    r"|down\b|dead|out\b|off the table|axed|scrapped|too\s+\w+|came back\s+(?:insane|too|way)"
-    r"|broke|broken|(?:didn't|doesn't|won't|did not|does not)\s+work|raised (?:their|its) prices"
-    r"|is done|was done|no longer)",
+    r"(?P<old>[\w&'.-]+(?:\s+[\w&'.-]+){0,2}?)(?:"
+    # what happened to it
+    r"(?:\s+(?:has|have|had|just|also))?\s+(?:double-booked|overbooked|cancell?ed|canceled"
+    r"|fell through|flaked|bailed|backed out|dropped out|sold out|booked up|shut down|broke"
+    r"|came back\s+(?:insane|too|way)|(?:didn't|doesn't|won't|did not|does not)\s+work"
+    r"|raised (?:their|its) prices|no longer)"
+    # or what it is now
+    r"|(?:'s|\s+(?:is|was|got|are|were))\s+(?:(?:totally|completely|way|just|also|now)\s+)*"
+    r"(?:down\b|dead|out\b|off the table|axed|scrapped|closed|broken|done|full|too\s+\w+)"
+    r"|\s+(?:(?:way|far)\s+)?too\s+\w+)",
     re.I,
 )
 

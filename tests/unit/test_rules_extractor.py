@@ -1055,3 +1055,30 @@ def test_a_limit_said_inside_a_list_or_plainly_is_a_constraint(
 )
 def test_sums_and_idioms_are_no_limits(text: str) -> None:
     assert [c for c in rules_candidates(chat(("user", text))) if c.type == "constraint"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "value", "change"),
+    [
+        ("ok so we're doing the move on march 14.", "move", "march 14", None),
+        (
+            "Lemonade wouldn't cover the older roof, so home insurance is going back to State Farm.",
+            "home insurance",
+            "State Farm",
+            "reverse",
+        ),
+        ("Since that saved a bunch, cap comes down to $3,000.", "cap", "$3,000", "update"),
+    ],
+)
+def test_what_an_event_is_set_to_and_where_a_subject_goes_back(
+    text: str, subject: str, value: str, change: str | None
+) -> None:
+    found = [c for c in rules_candidates(chat(("user", text))) if c.type == "decision"]
+    assert [(c.subject, c.value, c.change, c.replaces) for c in found] == [
+        (subject, value, change, None)
+    ]
+
+
+def test_a_list_of_named_prices_gives_each_its_own_item() -> None:
+    found = rules_candidates(chat(("user", "pricing locked - Starter $19/mo - Pro $49/mo")))
+    assert {(c.subject, c.value) for c in found} >= {("Pro", "$49/mo")}
