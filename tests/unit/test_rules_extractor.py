@@ -1062,7 +1062,8 @@ def test_sums_and_idioms_are_no_limits(text: str) -> None:
     [
         ("ok so we're doing the move on march 14.", "move", "march 14", None),
         (
-            "Lemonade wouldn't cover the older roof, so home insurance is going back to State Farm.",
+            "Lemonade wouldn't cover the older roof, so home insurance is going back to State"
+            " Farm.",
             "home insurance",
             "State Farm",
             "reverse",
