@@ -1308,8 +1308,8 @@ def _instead_of(text: str, value: str | None) -> str | None:
 
 # A short "subject: value" line ("db: mysql", "venue: the Glasshouse").
 _TERSE = re.compile(
-    r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2})\s*:\s*(?P<val>[\w$\u20ac\u00a3][^:;!?]{0,40}?)"
-    r"[.!]*$"
+    r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2})\s*:\s*[\"'\u201c]?"
+    r"(?P<val>[\w$\u20ac\u00a3][^:;!?\"\u201d]{0,40}?)[\"'\u201d]?[.!]*$"
 )
 # A short line that names a subject and what serves it: "payments through Stripe", "session
 # cache on memcached", "deploys go thru github actions", "breakfasts = overnight oats".

@@ -1083,3 +1083,13 @@ def test_what_an_event_is_set_to_and_where_a_subject_goes_back(
 def test_a_list_of_named_prices_gives_each_its_own_item() -> None:
     found = rules_candidates(chat(("user", "pricing locked - Starter $19/mo - Pro $49/mo")))
     assert {(c.subject, c.value) for c in found} >= {("Pro", "$49/mo")}
+
+
+def test_a_bulleted_plan_gives_an_item_per_bullet() -> None:
+    plan = (
+        'Home network redo plan: • router: Ubiquiti Dream Router • main SSID "Hearth" on 5GHz'
+        " • guest network capped at 20 Mbps • Pi-hole on the old Raspberry Pi for DNS"
+    )
+    found = {(c.type, c.value) for c in rules_candidates(chat(("user", plan)))}
+    assert ("decision", "Ubiquiti Dream Router") in found
+    assert any(kind == "constraint" for kind, _ in found)

@@ -79,10 +79,12 @@ _CONSTRAINT = re.compile(
 # Where a sentence's clauses part: "Redis for the queue; Memcached for sessions", "X, and Y",
 # " - " between listed items.
 _CLAUSE = re.compile(
-    r"\s*;\s*|,\s+(?:and|plus|then|also|so)\s+|\s+-\s+|\s+(?:and|so)\s+(?=(?:the|our|my|we|i)\b)"
-    r"|,\s+",
+    r"\s*[;\u2022]\s*|,\s+(?:and|plus|then|also|so)\s+|\s+-\s+"
+    r"|\s+(?:and|so)\s+(?=(?:the|our|my|we|i)\b)|,\s+",
     re.I,
 )
+# A bullet inside a sentence: "plan: • router: X • SSID: Y", "so far: - name: X - weekly".
+_BULLET = re.compile(r"\u2022|\s-\s")
 _RISK = re.compile(
     r"\b(?:risk|risky|risks|danger(?:ous)?|concern(?:ed)?|worried|worry|could break|might break"
     r"|may break|could fail|might fail|may fail|could lose|might lose|single point of failure"
@@ -124,7 +126,7 @@ _PROPOSAL = re.compile(
 # offered: a word of the user's next sentence that one of them shares chooses nothing.
 MAX_OPTIONS = 8
 TABLE_VALUES = 3  # values of one subject in one message that make it a table
-CLAUSED_WORDS = 30  # the longest sentence read for a choice in each of its clauses
+CLAUSED_WORDS = 30  # the longest sentence read for a choice in each clause (but for a list)
 CLAUSE_WORDS = 12  # and the longest of its clauses read so
 # Code or markup in a sentence, or a question: its "x = y" and "**Claim**: ..." are no choices.
 _CODE = re.compile(r"[`(){}\[\]<>*]|\w\.\w+\(|\?")
@@ -569,7 +571,7 @@ class _Found:
         if (
             chose
             and accepted is None
-            and len(sentence.split()) <= CLAUSED_WORDS
+            and (len(sentence.split()) <= CLAUSED_WORDS or len(_BULLET.findall(sentence)) >= 2)
             and not _CODE.search(sentence)
         ):
             typed = self._other_clauses(message, sentence, choice, limits=typed or limit) or typed
