@@ -1127,7 +1127,7 @@ def _head(phrase: str | None) -> str | None:
 # "the deadline's now March 3", "the party's moved to Saturday": the 's is "is" (or "has").
 _IS = re.compile(
     r"(\w)'s\s+(?=(?:now|moved|been|going|due|at|on|in|set|scheduled|booked|pushed|changed"
-    r"|rescheduled|postponed|delayed|back|still|with|from)\b)",
+    r"|rescheduled|postponed|delayed|back|still|with)\b)",
     re.I,
 )
 
@@ -1308,7 +1308,7 @@ def _instead_of(text: str, value: str | None) -> str | None:
 
 # A short "subject: value" line ("db: mysql", "venue: the Glasshouse").
 _TERSE = re.compile(
-    r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2})\s*:\s*[\"'\u201c]?"
+    r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2})(?<!\d)\s*:\s*[\"'\u201c]?"
     r"(?P<val>[\w$\u20ac\u00a3][^:;!?\"\u201d]{0,40}?)[\"'\u201d]?[.!]*$"
 )
 # A short line that names a subject and what serves it: "payments through Stripe", "session
@@ -1347,9 +1347,12 @@ def _terse(text: str) -> Frame:
     match = _TERSE.match(text) or _OF_NUMBER.search(text) or via
     if match is None:
         return Frame()
-    first = match.group("subj").split()[0].lower()
+    words = match.group("subj").lower().split()
+    first, last = words[0], words[-1]
     if via is not None and (
-        first in _NOT_SUBJECT | _VERBISH | FUNCTION_WORDS or first.endswith("ing")
+        first in _NOT_SUBJECT | _VERBISH | FUNCTION_WORDS
+        or first.endswith("ing")
+        or _DAY.search(f"{last} 1")  # "starts June 24": a date, not a June of 24
     ):
         return Frame()  # "we go on Friday", "it runs on Redis": no subject line
     subject = _phrase(match.group("subj"))

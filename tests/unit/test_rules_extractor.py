@@ -1093,3 +1093,32 @@ def test_a_bulleted_plan_gives_an_item_per_bullet() -> None:
     found = {(c.type, c.value) for c in rules_candidates(chat(("user", plan)))}
     assert ("decision", "Ubiquiti Dream Router") in found
     assert any(kind == "constraint" for kind, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("turns", "absent"),
+    [
+        (
+            [
+                ("user", "The report must be 12 pages or fewer."),
+                ("assistant", "Noted, the report must be 12 pages or fewer."),
+            ],
+            "Noted",
+        ),
+        ([("user", "Also I signed Maya up for the summer swim camp, starts June 24.")], "24"),
+        ([("user", "Team norms: - standups Mon/Wed/Fri 9:30 - 2-week sprints")], "30"),
+        (
+            [("user", "also we're playing at Priya's from now on, Mike's moving apartments")],
+            "Priya is",
+        ),
+    ],
+)
+def test_echoes_dates_and_clock_times_make_no_items_of_their_own(
+    turns: list[tuple[str, str]], absent: str
+) -> None:
+    """An assistant noting a limit is no second constraint; "June 24" is a date, "9:30" a time
+    and "Priya's" a place, not a subject and its value."""
+    texts = [c.text for c in rules_candidates(chat(*turns))]
+    assert not any(
+        t.startswith(absent) or t.endswith(f" {absent}") or f"Use {absent} " in t for t in texts
+    ), texts

@@ -83,6 +83,13 @@ _CLAUSE = re.compile(
     r"|\s+(?:and|so)\s+(?=(?:the|our|my|we|i)\b)|,\s+",
     re.I,
 )
+# An assistant's sentence that notes what the user said ("Noted, the report must be 12 pages
+# or fewer"): the user's sentence holds the constraint already.
+_NOTED = re.compile(
+    r"^(?:noted|got it|understood|updated|ok(?:ay)?|sure|will do|done|great|perfect|confirmed"
+    r"|i've noted|i'll note|i've updated|i've added|added|saved)\b",
+    re.I,
+)
 # A bullet inside a sentence: "plan: • router: X • SSID: Y", "so far: - name: X - weekly".
 _BULLET = re.compile(r"\u2022|\s-\s")
 _RISK = re.compile(
@@ -587,7 +594,7 @@ class _Found:
             return
         if user and is_standing_rule(strip_fillers(sentence)):
             self.add("constraint", _phrase(sentence, MAX_RULE_WORDS), message, sentence)
-        elif _CONSTRAINT.search(sentence):
+        elif _CONSTRAINT.search(sentence) and (user or not _NOTED.match(sentence)):
             stated = statement(sentence) if chose else Frame()
             self.add("constraint", _phrase(sentence), message, sentence, stated)
         elif _RISK.search(sentence) and not _NOT_RISK.search(sentence):
