@@ -1319,10 +1319,11 @@ _TERSE_VIA = re.compile(
     re.I,
 )
 TERSE_WORDS = 8  # the longest line read as a terse "subject via value"
-# A short clause that names a thing and its number: "Pro $49/mo", "fundraising goal $10k".
+# A short clause that names a thing and its amount: "Pro $49/mo", "fundraising goal $10k",
+# "minimum 20 seats" (an amount has a currency or a unit: "turn 5" is a name).
 _NAMED_NUMBER = re.compile(
     r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2}?)\s+"
-    r"(?P<val>[$\u20ac\u00a3]?\d[\w.,:/%$-]*(?:\s+[a-z%]+)?)[.!]*$"
+    r"(?P<val>[$\u20ac\u00a3]\d[\w.,:/%$-]*|\d[\d.,]*(?:k|%|/[a-z]+|\s+[a-z%]+)\b[\w/]*)[.!]*$"
 )
 NAMED_NUMBER_WORDS = 5  # the longest such clause
 # A value given as "a NOUN of NUMBER": "with a learning rate of 3e-4", "a budget of 20k".

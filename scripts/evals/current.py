@@ -3,8 +3,10 @@ embedder) and `archivist_state_items` on labelled conversations, split tuning / 
 
 Two sources, reported apart, each by split:
 
-- `tests/state_quality/current_state.txt` (our own conversations, several styles; its header
-  describes the format). Scored per item type (decision, constraint): precision (a predicted
+- `tests/state_quality/current_state.txt` (conversations in several styles; its header
+  describes the format). Those from c200 on were written by writers who saw only the format,
+  never the rules or the other conversations, and are also reported alone (`_blind`).
+  Scored per item type (decision, constraint): precision (a predicted
   item matches a labelled one when it refs the labelled message and its text has the label's
   words) and recall; supersession recall (a labelled pair is found when the old item's
   `superseded_by` is the new one's item); false supersessions (labelled items that must stay
@@ -52,6 +54,9 @@ SPLITS = ("tune", "heldout")
 TYPES = ("decision", "constraint")
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 BEAM_HALVES = {"tune": set(range(1, 11)), "heldout": set(range(11, 21))}
+# Conversations c200 on were written by people who never saw the rules (only the set's
+# format), so they are reported on their own too.
+BLIND_FROM = 200
 _MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*\d+\s*$")
 
 
@@ -396,6 +401,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for split in splits:
         part = [c for c in conversations if c.split == split]
         report[f"own_{split}"] = score_own(part, items)
+        blind = [c for c in part if int(c.id[1:]) >= BLIND_FROM]
+        report[f"own_{split}_blind"] = score_own(blind, items)
         if questions:
             report[f"beam_{split}"] = score_beam(items, questions, BEAM_HALVES[split])
     if args.json:
