@@ -1460,7 +1460,7 @@ def statement(sentence: str) -> Frame:
 # "the oak cabinet quote came back insane, so we're going with maple".
 _FAILED = re.compile(
     r"(?:^|[.!;,]\s+|\b(?:said|says|say|think|thinks)\s+(?:that\s+)?)"
-    r"(?:(?:so|but|and|ugh|well|ok|okay|oh|hey|again|also|update)\W+)*(?:the\s+|our\s+|my\s+|that\s+)?"
+    r"(?:(?:so|but|and|ugh|well|ok|okay|oh|hey|again|also|update|lol|yeah|hmm|wait|sigh)\W+)*(?:the\s+|our\s+|my\s+|that\s+)?"
     r"(?P<old>[\w&'.-]+(?:\s+[\w&'.-]+){0,2}?)(?:"
     # what happened to it
     r"(?:\s+(?:has|have|had|just|also))?\s+(?:double-booked|overbooked|cancell?ed|canceled"
