@@ -974,6 +974,12 @@ def test_work_in_progress_code_and_idioms_choose_nothing(text: str) -> None:
             "5e",
             "replace",
         ),
+        (
+            "lol ok pathfinder was way too crunchy for half the table, we're going back to 5e",
+            "5e",
+            "pathfinder",
+            "reverse",
+        ),
         ("release slipping to june 10, CI on windows is red", "june 10", None, "update"),
         ("and my calorie target is dropping to 1800", "1800", None, "update"),
     ],
