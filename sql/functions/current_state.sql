@@ -10,7 +10,9 @@
 --   * its own session superseded it (status 'superseded', replaced_by): at its replacement's
 --     time, or
 --   * a later item of another session on the same subject is a change (change is set:
---     replace, reverse, cancel, update) or says the same value again: at that item's time.
+--     replace, reverse, cancel, update) or says the same value again: at that item's time;
+--   * it replaced or dropped a value (a change with `replaces`) and a later session's
+--     reversal without a subject goes back to that value: at the reversal's time.
 -- Items on the same subject of different sessions that are both still true and disagree (their
 -- values differ, no change language) are conflicts, as are items their session flagged; a
 -- person settles one with a resolution (jarvis_state_resolutions): 'drop' takes the item out
@@ -250,6 +252,18 @@ AS $$
           AND cardinality(y.old_key) > 0 AND x.rid <> y.rid
           AND archivist_same_key(x.value_key, y.old_key)
         UNION
+        -- (x, y): y a reversal without a subject back to the value that x, a change, replaced
+        -- or dropped ("switch to Datadog instead of Sentry", then "never mind, keep Sentry";
+        -- "dropping towncrier", then "we'll keep towncrier after all")
+        SELECT x.rid, y.rid
+        FROM chosen x
+        CROSS JOIN LATERAL unnest(x.old_key) o(stem)
+        JOIN value_stems st ON st.k = o.stem AND st.scope_key = x.scope_key
+        JOIN chosen y ON y.rid = st.rid
+        WHERE NOT x.known AND x.change IN ('replace', 'cancel', 'update') AND x.rid <> y.rid
+          AND y.change = 'reverse' AND cardinality(y.subject_key) = 0
+          AND archivist_same_key(x.old_key, y.value_key)
+        UNION
         -- y such a change and a key of it (anchored): y replaces the items on that subject
         -- said before it whose value differs from y's. One way only: what y's own stop or
         -- conflicts depend on stays as for any change without a subject (a pair the other way
@@ -349,7 +363,11 @@ AS $$
                '@' || coalesce(i.user_id, '') AS mark,
                i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops,
                i.change IN ('replace', 'reverse', 'update') AND cardinality(i.subject_key) = 0
-               AND cardinality(i.value_key) > 0 AS anchored
+               AND cardinality(i.value_key) > 0 AS anchored,
+               i.change IN ('replace', 'cancel', 'update') AND cardinality(i.old_key) > 0
+               AS takes,
+               i.change = 'reverse' AND cardinality(i.subject_key) = 0
+               AND cardinality(i.value_key) > 0 AS goes_back
         FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
     ), named AS MATERIALIZED (
         -- for a change without a subject: the subjects of the items whose value it names
@@ -437,6 +455,32 @@ AS $$
               AND y.type IN ('decision', 'constraint')
               AND (q.key <@ y.value_key OR y.value_key <@ q.key)
             OFFSET 0) n
+    ), by_back AS MATERIALIZED (
+        -- needed, X a change that replaced or dropped a value: the reversals without a subject
+        -- back to it (related's reversal pairs)
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM (SELECT DISTINCT x.old_key AS key, x.mark FROM x WHERE p_needed AND x.takes) q
+        CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.value_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
+              AND y.change = 'reverse' AND cardinality(y.subject_key) = 0
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.value_key OR y.value_key <@ q.key)
+            OFFSET 0) n
+    ), by_taken AS MATERIALIZED (
+        -- deciding, X such a reversal: the changes that replaced or dropped its value
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM (SELECT DISTINCT x.value_key AS key, x.mark FROM x
+              WHERE NOT p_needed AND x.goes_back) q
+        CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.old_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
+              AND y.change IN ('replace', 'cancel', 'update')
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.old_key OR y.old_key <@ q.key)
+            OFFSET 0) n
     ), named_of AS (
         SELECT DISTINCT q.of_id, n.id, n.became_at, n.stopped_at, n.current
         FROM named q JOIN by_subject n ON n.key = q.key AND n.mark = q.mark
@@ -465,6 +509,12 @@ AS $$
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark WHERE x.drops
+    UNION ALL
+    SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_back n ON n.key = x.old_key AND n.mark = x.mark WHERE x.takes
+    UNION ALL
+    SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_taken n ON n.key = x.value_key AND n.mark = x.mark WHERE x.goes_back
 $$;
 
 -- Stores what archivist_reconcile_state says now of every item whose result p_changed can have

@@ -398,3 +398,45 @@ def test_the_python_client_reads_the_same_state(
     assert {i.session_id for i in now.items if i.type == "decision"} == {"s2", "s3"}
     assert [i.session_id for i in then.items if i.type == "decision"] == ["s1"]
     assert [i.current for i in history.items] == [False, True]
+
+
+def test_a_later_sessions_reversal_takes_back_a_cancel_and_a_replacement(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """ "Dropping towncrier" in one session and "we'll keep towncrier after all" in the next
+    leave towncrier current and the cancel stopped; "never mind, keep Sentry" a session after a
+    move to Datadog stops Datadog. Redis kept for the job queue is no part of either."""
+    source.add(
+        "a",
+        [
+            "We use towncrier for the changelog.",
+            "Ok.",
+            "Let's use Sentry.",
+            "Ok.",
+            "Keep Redis for the job queue.",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        [
+            "Also dropping towncrier, way too much ceremony for us.",
+            "Ok.",
+            "Let's switch to Datadog instead of Sentry.",
+            "Ok.",
+        ],
+        start=T0 + DAY,
+    )
+    source.add(
+        "c",
+        ["Ok we'll keep towncrier after all.", "Ok.", "Never mind, keep Sentry.", "Ok."],
+        start=T0 + 2 * DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    current = {(i["session_id"], i["text"]) for i in items if i["current"]}
+    assert not any("Datadog" in t or t.startswith("Drop") for _, t in current), current
+    assert {s for s, t in current if "towncrier" in t} == {"c"}, current
+    assert {s for s, t in current if "Sentry" in t} == {"c"}, current
+    assert ("a", "Use Redis for job queue") in current, current
