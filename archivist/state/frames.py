@@ -453,6 +453,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # "never mind the Fully desk, ...": the thing named is dropped (a choice may follow)
         (r"\bnever ?mind\s+(?:about\s+)?DET(?P<old>NP)\s*[,;\u2014]", "cancel"),
+        # "scratch Figma, we're using Penpot", "returned the blue sofa, went with the green one"
+        # (scratching a move or a switch takes the change back: a reversal, below)
+        (
+            r"^(?:scratch|scrap|nix|forget|ditch|returned|return|dropped|drop)\s+(?!that\b)DET"
+            r"(?P<old>NP)(?<!move)(?<!switch)(?<!change)(?<!migration)(?<!plan)\s*[,;\u2014]",
+            "cancel",
+        ),
         # a reversal then the choice: "scratch that, Heroku", "on second thought: Postgres"
         (
             r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
@@ -1273,12 +1280,19 @@ def _then(rest: str) -> Frame:
     found = _by_pattern(rest)
     if found.change is None and found.value:
         return found
-    found = next((f for f in (_commitment(rest), _copula(rest)) if f.value), Frame())
+    found = next((f for f in (_commitment(rest), _copula(rest), _plan(rest)) if f.value), Frame())
+    if not found.value and (everything := _ALL_IN.search(rest)):
+        found = Frame(value=_phrase(everything.group("val"), value=True))
     named = _LAST_NAME.search(rest) if not found.value else None
     # "we're dropping Buttondown, we need better analytics, so Beehiiv": the name it ends on
     return Frame(value=_phrase(named.group("val"), value=True)) if named else found
 
 
+# Where everything is now: "we ditched Jira, everything is in Linear now".
+_ALL_IN = _rx(
+    r"(?:^|[,;]\s*)(?:everything|it all|all of it|all our \w+)\s+(?:is|'s|goes|lives|runs)\s+"
+    r"(?:now\s+)?(?:in|on|through|via)\s+DET(?P<val>NP)END"
+)
 # A name that ends a sentence as its last clause: ", so Beehiiv."
 _LAST_NAME = re.compile(
     r"(?:^|[,;:\u2014]\s*)(?:so|then|now|and)?\s*(?P<val>(?-i:[A-Z])[\w.+&-]*"
@@ -1566,6 +1580,8 @@ _IS_TIME = re.compile(
     r"|(?:early|mid|late|end of)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",
     re.I,
 )
+# A bare number: an hour ("standup's now at 10") or a count ("batch size: 64"), either side.
+_BARE_NUMBER = re.compile(r"^(?:(?:at|to|by)\s+)?\d+(?:[.,]\d+)?$")
 
 
 def is_time(value: str | None) -> bool:
@@ -1573,6 +1589,14 @@ def is_time(value: str | None) -> bool:
     subject a time and a thing are two sides of it, and neither replaces the other
     (archivist_value_is_time in SQL)."""
     return bool(value and _IS_TIME.match(value))
+
+
+def same_side(a: str | None, b: str | None) -> bool:
+    """Whether two values of one subject are on the same side of it: both times or both
+    things; a bare number may be either (archivist_value_is_time gives it NULL in SQL)."""
+    if any(v and _BARE_NUMBER.match(v) for v in (a, b)):
+        return True
+    return is_time(a) == is_time(b)
 
 
 def same_value(a: str | None, b: str | None) -> bool:

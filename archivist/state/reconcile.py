@@ -41,7 +41,7 @@ import numpy as np
 from archivist.embed.base import Vector
 from archivist.models import USER_ROLES, Message
 from archivist.state.change import Cue, change_cue
-from archivist.state.frames import is_time, same_subject, same_value, value_kind
+from archivist.state.frames import same_side, same_subject, same_value, value_kind
 from archivist.state.items import (
     CandidateItem,
     ChangeKind,
@@ -236,7 +236,7 @@ def _by_subject(
             i
             for i in others
             if same_subject(i.subject, subject)
-            and (new.change == "cancel" or is_time(i.value) == is_time(new.value))
+            and (new.change == "cancel" or same_side(i.value, new.value))
         ]
     else:
         target = _target(new, others, result.items)

@@ -129,11 +129,13 @@ AS $$ SELECT cardinality(a) > 0 AND cardinality(b) > 0 AND (a <@ b OR b <@ a) $$
 -- Whether a value is a time: a day, a date, a clock time, a quarter ("Wednesdays", "July 15",
 -- "the 17th", "3:30", "Q2", "next week"), said first. On one subject a time and a thing are
 -- two sides of it ("the onboarding revamp ships in Q2" and "its owner is Dan"): neither
--- replaces nor contradicts the other.
+-- replaces nor contradicts the other. A bare number ("10": "standup's now at 10", "batch size:
+-- 64") may be either: NULL, which compares equal to both (frames.py `same_side`).
 CREATE OR REPLACE FUNCTION archivist_value_is_time(p_value text) RETURNS boolean
 LANGUAGE sql IMMUTABLE
 AS $$
-    SELECT coalesce(p_value, '') ~* ('^(?:(?:on|at|by|in|from|until|the)\s+)*(?:'
+    SELECT CASE WHEN coalesce(p_value, '') ~* '^(?:(?:at|to|by)\s+)?\d+(?:[.,]\d+)?$' THEN NULL
+    ELSE coalesce(p_value, '') ~* ('^(?:(?:on|at|by|in|from|until|the)\s+)*(?:'
         || '(?:mon|tues|wednes|thurs|fri|satur|sun)days?\M'
         || '|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d'
         || '|(?:january|february|march|april|june|july|august|september|october|november'
@@ -141,6 +143,7 @@ AS $$
         || '|\d{1,2}:\d{2}\M|q[1-4]\M|\d{4}-\d{2}-\d{2}|noon\M|midnight\M|tomorrow\M'
         || '|tonight\M|today\M|(?:next|this|last)\s+(?:week|month|year|quarter|sprint)\M'
         || '|(?:early|mid|late|end of)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))')
+    END
 $$;
 
 -- Every item of the scope known at p_as_of (all when NULL), with what the reconciliation across
@@ -285,7 +288,7 @@ AS $$
           AND y.resolution IS DISTINCT FROM 'drop'
           AND (y.change IS NOT NULL OR archivist_same_key(x.value_key, y.value_key))
           -- a time and a thing are two sides of one subject (a cancel drops either)
-          AND (y.change = 'cancel' OR x.value_time = y.value_time)
+          AND (y.change = 'cancel' OR coalesce(x.value_time = y.value_time, true))
         ORDER BY r.x, y.became_at, y.session_id, y.uid
     ), live AS MATERIALIZED (
         SELECT x.*, t.own_stop, l.uid AS later_uid, l.session_id AS later_session,
@@ -309,7 +312,8 @@ AS $$
         FROM related r JOIN live l ON l.rid = r.x JOIN live o ON o.rid = r.y
         WHERE l.stop IS NULL AND o.stop IS NULL AND o.session_id <> l.session_id
           AND cardinality(l.value_key) > 0 AND cardinality(o.value_key) > 0
-          AND NOT archivist_same_key(l.value_key, o.value_key) AND l.value_time = o.value_time
+          AND NOT archivist_same_key(l.value_key, o.value_key)
+          AND coalesce(l.value_time = o.value_time, true)
     ), judged AS (
         SELECT l.*, coalesce(d.uids, '{}') AS conflict_uids, coalesce(d.kept_away, false)
                                                                AND l.resolution IS DISTINCT

@@ -440,3 +440,16 @@ def test_a_later_sessions_reversal_takes_back_a_cancel_and_a_replacement(
     assert {s for s, t in current if "towncrier" in t} == {"c"}, current
     assert {s for s, t in current if "Sentry" in t} == {"c"}, current
     assert ("a", "Use Redis for job queue") in current, current
+
+
+def test_a_bare_number_replaces_a_time_or_a_number_a_session_later(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add("a", ["Our standup is at 9:30.", "Ok.", "batch size: 64", "ok"], start=T0)
+    source.add(
+        "b", ["Standup's now at 10.", "Ok.", "bumping batch size to 128", "ok"], start=T0 + DAY
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    current = {i["value"] for i in items if i["current"] and i["type"] == "decision"}
+    assert current == {"10", "128"}, items

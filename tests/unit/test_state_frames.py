@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from archivist.state.frames import Frame, aside, choice_text, frame, is_time, same_subject
+from archivist.state.frames import (
+    Frame,
+    aside,
+    choice_text,
+    frame,
+    is_time,
+    same_side,
+    same_subject,
+)
 
 
 @pytest.mark.parametrize(
@@ -98,3 +106,29 @@ def test_choice_texts_name_what_they_replace() -> None:
     )
     assert choice_text(Frame(None, None, "Jenkins", "cancel")) == "Drop Jenkins"
     assert choice_text(Frame("launch", "17th", None, "update")) == "Launch: 17th"
+
+
+def test_a_bare_number_is_on_either_side_of_a_subject() -> None:
+    """ "standup's now at 10" after "at 9:30", and "batch size 128" after "64": a bare number
+    may be an hour or a count, so it replaces a time and a number alike."""
+    assert same_side("9:30", "10") and same_side("64", "128") and same_side("Redis", "10")
+    assert not same_side("9:30", "Lakeview Lodge") and not same_side("Q2", "Dan")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value", "old"),
+    [
+        ("Scratch Figma, we're using Penpot.", "Penpot", "Figma"),
+        (
+            "Returned the blue sofa, went with the green one from West Elm.",
+            "green one",
+            "blue sofa",
+        ),
+        ("We ditched Jira last week, everything is in Linear now.", "Linear", "Jira"),
+    ],
+)
+def test_a_thing_dropped_then_a_choice_is_a_replacement(
+    sentence: str, value: str, old: str
+) -> None:
+    found = frame(sentence)
+    assert (found.value, found.old, found.change) == (value, old, "replace")
