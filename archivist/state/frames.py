@@ -1388,9 +1388,8 @@ def _terse(text: str) -> Frame:
 # LSM 880", "I'm adding a day trip to Sintra on the 17th"): a choice when its object names
 # something concrete, which is the value.
 _PLAN = re.compile(
-    r"(?:\b(?:we|i)(?:'re|\s+are|'m|\s+am|\s+r)\s+(?:also\s+|now\s+|just\s+|still\s+)*"
-    r"(?P<ing>[a-z]+ing))"
-    r"\s+(?P<obj>[^,;.!?()]{2,120})",
+    r"\b(?:we|i)(?:'re|\s+are|'m|\s+am|\s+r)\s+(?:also\s+|now\s+|just\s+|still\s+)*"
+    r"(?P<ing>[a-z]+ing)\s+(?P<obj>[^,;.!?()]{2,120})",
     re.I,
 )
 # Verbs of talk, thought, effort or feeling: what follows them is no plan.
@@ -1423,7 +1422,7 @@ def _plan(text: str) -> Frame:
         return Frame()
     for match in _PLAN.finditer(text):
         verb = match.group("ing").lower()
-        base = verb[:-3] if verb.endswith("ing") else verb
+        base = verb[:-3]
         base = base[:-1] if len(base) > 2 and base[-1] == base[-2] else base  # planning: plan
         if {verb, base, f"{base}e"} & _NOT_PLANS or verb in FUNCTION_WORDS:
             continue
