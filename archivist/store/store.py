@@ -348,14 +348,7 @@ class Store:
         row = self.call_row(
             "archivist_claim_read",
             p_candidates=Json([[s, v] for s, v in candidates]),
-            p_sources=self._sources,
-            p_rebuild=rebuild,
-            p_limit=limit,
-            p_max_chars=self.max_message_chars,
-            p_model=model,
-            p_window=window,
-            p_owner=self.rpc.lock_owner,
-            p_ttl_s=self.rpc.claim_ttl_s,
+            **self._reading(rebuild, limit, model, window),
         )
         if row is None:
             raise StoreError("archivist_claim_read returned nothing")
@@ -516,19 +509,26 @@ class Store:
         (`let_go_session`), once its commit has committed."""
         row = self.call_row(
             "archivist_read_session",
-            p_sources=self._sources,
             p_session_id=session_id,
-            p_rebuild=rebuild,
-            p_limit=limit,
-            p_max_chars=self.max_message_chars,
-            p_model=model,
-            p_window=window,
-            p_owner=self.rpc.lock_owner,
-            p_ttl_s=self.rpc.claim_ttl_s,
+            **self._reading(rebuild, limit, model, window),
         )
         if row is None:
             raise StoreError(f"archivist_read_session returned nothing for {session_id}")
         return row
+
+    def _reading(self, rebuild: bool, limit: int, model: str, window: int) -> dict[str, Any]:
+        """The arguments of a session read, taken by name (`read_session`) or as the first
+        free candidate (`claim_read`)."""
+        return {
+            "p_sources": self._sources,
+            "p_rebuild": rebuild,
+            "p_limit": limit,
+            "p_max_chars": self.max_message_chars,
+            "p_model": model,
+            "p_window": window,
+            "p_owner": self.rpc.lock_owner,
+            "p_ttl_s": self.rpc.claim_ttl_s,
+        }
 
     def let_go_session(self, session_id: str) -> None:
         """Let go of a session `read_session` took."""
