@@ -42,7 +42,9 @@ _UPDATED = (
 # A period after a title ("Dr. Patel") ends no phrase.
 _NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:St))"
 _END = (
-    r"(?=\s*(?:[,;:!?()\n]|" + _NOT_TITLE + r"[.,](?![\w$])|$|\s(?:for|instead|after all|now|over"
+    r"(?=\s*(?:[,;!?()\n]|:(?!\d)|"
+    + _NOT_TITLE
+    + r"[.,](?![\w$])|$|\s(?:for|instead|after all|now|over"
     r"|anymore|any more|last (?:week|month|year|night)|yesterday"
     r"|this (?:semester|term|season|sprint)"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
@@ -1023,8 +1025,13 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
             return None
         if any(w in _CLAUSE_VERBS for w in words):
             return None  # "scratch that, the e-reader feels impersonal": a clause, no value
-    elif phrase.lower() in _NOT_SUBJECT or words[0] in _NOT_SUBJECT or words[0] in _PREPOSITIONS:
-        return None
+    elif (
+        phrase.lower() in _NOT_SUBJECT
+        or words[0] in _NOT_SUBJECT
+        or words[0] in _PREPOSITIONS
+        or {"that", "which"} & set(words[1:])
+    ):
+        return None  # "pharmacist flagged that meloxicam": a clause, not what is decided
     return phrase
 
 
@@ -1065,7 +1072,7 @@ _RUN = (
     + _CLOCK
     + r")?|"
     + _CLOCK
-    + r"|[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*\s*[km]?|\d+(?:[.,]\d+)*\s*(?:%|percent)"
+    + r"|\d{1,2}:\d{2}\b|[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*\s*[km]?|\d+(?:[.,]\d+)*\s*(?:%|percent)"
     r"|\d+(?:[.,]\d+)*[kKmM]?\b(?:\s+(?!(?:to|and|or|of|in|on|at|by|for|the|a|with|from|per)"
     r"\b)[a-z][\w-]*){0,1}(?:\s+per\s+[a-z]+)?)"
 )

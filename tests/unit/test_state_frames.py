@@ -132,3 +132,10 @@ def test_a_thing_dropped_then_a_choice_is_a_replacement(
 ) -> None:
     found = frame(sentence)
     assert (found.value, found.old, found.change) == (value, old, "replace")
+
+
+def test_a_clock_time_is_one_value_and_a_clause_is_no_subject() -> None:
+    """ "9:15" is not cut at its colon; "the pharmacist flagged that meloxicam is an NSAID"
+    decides nothing about a "pharmacist flagged that meloxicam"."""
+    assert frame("The standup moved to 9:15.").value == "9:15"
+    assert frame("pharmacist flagged that meloxicam is an NSAID like ibuprofen").empty
