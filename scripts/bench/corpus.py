@@ -32,8 +32,10 @@ SESSION_STAGGER = timedelta(minutes=3)
 
 MESSAGE_COLUMNS = "id, session_id, role, content, created_at"
 MESSAGE_TYPES = ["int8", "text", "text", "text", "timestamptz"]
+# The column a corpus with users gives each message (sources.message_user_id).
+USER_COLUMN = "user_id"
 
-MessageRow = tuple[int, str, str, str, datetime]
+MessageRow = tuple[Any, ...]  # the MESSAGE_COLUMNS, then the user id in a corpus with users
 
 # -- the synthetic corpus -----------------------------------------------------------------------
 
@@ -128,37 +130,56 @@ def message_time(session_index: int, position: int) -> datetime:
 
 
 def message_rows(
-    writer: ChatWriter, prefix: str, sessions: int, positions: range, first_id: int
+    writer: ChatWriter,
+    prefix: str,
+    sessions: int,
+    positions: range,
+    first_id: int,
+    users: int = 0,
 ) -> Iterator[MessageRow]:
-    """Messages at `positions` of every session (user first, then alternating)."""
+    """Messages at `positions` of every session (user first, then alternating); with `users`,
+    session s belongs to user s mod users."""
     next_id = first_id
     for s in range(sessions):
         sid = session_id(prefix, s)
+        user = (f"user-{s % users:04d}",) if users else ()
         for position in positions:
             role = "user" if position % 2 == 0 else "assistant"
-            yield next_id, sid, role, writer.message(role), message_time(s, position)
+            yield next_id, sid, role, writer.message(role), message_time(s, position), *user
             next_id += 1
 
 
-def copy_messages(conn: psycopg.Connection[Any], rows: Iterable[MessageRow]) -> int:
-    """Binary COPY into session_messages; returns the number of rows."""
+def copy_messages(
+    conn: psycopg.Connection[Any], rows: Iterable[MessageRow], users: bool = False
+) -> int:
+    """Binary COPY into session_messages (with USER_COLUMN if `users`); returns the row count."""
+    columns, types = MESSAGE_COLUMNS, MESSAGE_TYPES
+    if users:
+        columns, types = f"{columns}, {USER_COLUMN}", [*types, "text"]
     count = 0
     with conn.cursor() as cur:
-        copy_sql = f"COPY session_messages ({MESSAGE_COLUMNS}) FROM STDIN (FORMAT BINARY)"
+        copy_sql = f"COPY session_messages ({columns}) FROM STDIN (FORMAT BINARY)"
         with cur.copy(copy_sql) as copy:
-            copy.set_types(MESSAGE_TYPES)
+            copy.set_types(types)
             for row in rows:
                 copy.write_row(row)
                 count += 1
     return count
 
 
-def load_corpus(url: str, seed: int, prefix: str, sessions: int, messages: int) -> float:
-    """Generate and load N x M messages and a summary for every other session; returns seconds."""
+def load_corpus(
+    url: str, seed: int, prefix: str, sessions: int, messages: int, users: int = 0
+) -> float:
+    """Generate and load N x M messages and a summary for every other session; returns seconds.
+    With `users`, the messages get a USER_COLUMN, the sessions spread over that many users."""
     writer = ChatWriter(random.Random(f"{seed}:{prefix}"))
     started = time.perf_counter()
     with psycopg.connect(url, autocommit=True) as conn:
-        copy_messages(conn, message_rows(writer, prefix, sessions, range(messages), 1))
+        if users:
+            add = f"ALTER TABLE session_messages ADD COLUMN IF NOT EXISTS {USER_COLUMN} text"
+            conn.execute(add)
+        rows = message_rows(writer, prefix, sessions, range(messages), 1, users)
+        copy_messages(conn, rows, users=bool(users))
         summaries = [
             (session_id(prefix, s), writer.summary(), message_time(s, messages - 1))
             for s in range(0, sessions, 2)

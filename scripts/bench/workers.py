@@ -31,7 +31,11 @@ with OLLAMA_NUM_PARALLEL=4; the real OllamaEmbedder talks to it over HTTP).
 
 Run:  python -m scripts.bench.workers                          (120 x 20, W = 1 2, both modes)
       python -m scripts.bench.workers --sessions 1200 --messages 40 --workers 1 2 4 8 12 \\
-          --embedders offline --modes separate --json
+          --embedders offline --modes separate --users 120 --json
+With --users U the sessions belong to U users (s mod U), the messages carry a user_id column
+and the workers read it (sources.message_user_id): each user's current state is its own scope,
+as in a bot with per-user memory. Without, every session is in one scope, whose state the
+commits store one at a time (its advisory lock).
 """
 
 from __future__ import annotations
@@ -100,7 +104,7 @@ def log(message: str) -> None:
 
 
 def environment(
-    url: str, embedder: str, ollama_url: str, data_dir: Path, concurrency: int
+    url: str, embedder: str, ollama_url: str, data_dir: Path, concurrency: int, users: bool
 ) -> dict[str, str]:
     inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARCHIVIST_")}
     env = {
@@ -112,6 +116,8 @@ def environment(
         "ARCHIVIST_MAX_SESSIONS": "100000",
         "ARCHIVIST_EMBED_CONCURRENCY": str(concurrency),
     }
+    if users:
+        env["ARCHIVIST_MESSAGE_USER_ID"] = corpus.USER_COLUMN
     if embedder == "latency":
         env.update(
             ARCHIVIST_EMBEDDER="ollama",
@@ -186,12 +192,14 @@ def measure(
                 PostgresStore(conn, Settings().sources).init(
                     EmbeddingConfig("nomic-embed-text", 768)
                 )
-        corpus.load_corpus(url, args.seed, "w", args.sessions, args.messages)
+        corpus.load_corpus(url, args.seed, "w", args.sessions, args.messages, args.users)
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f"ALTER DATABASE {name} SET track_functions = 'pl'")
         ollama.embed_busy_s = 0.0
         ollama.requests.clear()
-        env = environment(url, embedder, ollama.url, root / name, args.embed_concurrency)
+        env = environment(
+            url, embedder, ollama.url, root / name, args.embed_concurrency, args.users > 0
+        )
         cpu, postgres = children_cpu_s(), postgres_cpu_s(url)
         seconds, reports = run_workers(env, mode, workers)
         time.sleep(1)  # the backends' last statistics, and their reaping
@@ -279,6 +287,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--sessions", type=int, default=120)
     parser.add_argument("--messages", type=int, default=20)
     parser.add_argument("--seed", type=int, default=28)
+    parser.add_argument(
+        "--users",
+        type=int,
+        default=0,
+        help="spread the sessions over this many users (per-user memory); 0: no user ids, "
+        "every session in one scope",
+    )
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument(
         "--embedders", nargs="+", choices=["offline", "latency"], default=["offline", "latency"]
@@ -313,7 +328,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                             row.efficiency = row.speed_up / workers
                         rows.append(row)
             facts = {
-                "corpus": f"{args.sessions} sessions x {args.messages} messages",
+                "corpus": f"{args.sessions} sessions x {args.messages} messages, "
+                + (f"{args.users} users" if args.users else "no user ids"),
                 "cpus": str(os.cpu_count()),
                 "latency server": f"{LATENCY_REQUEST_S * 1000:.0f} ms/request + "
                 f"{LATENCY_TEXT_S * 1000:.0f} ms/text, {LATENCY_PARALLEL} at once",
