@@ -322,6 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     for workers in args.workers:
                         log(f"{embedder}, {mode}, W={workers}")
                         row = measure(server, args, embedder, mode, workers, ollama, Path(tmp))
+                        log(f"  {row.seconds:.1f} s wall, COPY floor {row.copy_floor_s:.1f} s")
                         one = row if workers == 1 else one
                         if one is not None:
                             row.speed_up = one.seconds / row.seconds
