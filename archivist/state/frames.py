@@ -1393,7 +1393,9 @@ def _terse(text: str) -> Frame:
 
 # A plan said with any verb, in the speaker's present ("we're imaging on the Zeiss
 # LSM 880", "I'm adding a day trip to Sintra on the 17th"): a choice when its object names
-# something concrete, which is the value.
+# something concrete, which is the value.  A verb without an object, its place or means
+# following ("imaging on", "meeting at"), is what the plan is about: its subject, so that a
+# later "imaging has moved to the Leica SP8" replaces it.
 _PLAN = re.compile(
     r"\b(?:we|i)(?:'re|\s+are|'m|\s+am|\s+r)\s+(?:also\s+|now\s+|just\s+|still\s+)*"
     r"(?P<ing>[a-z]+ing)\s+(?P<obj>[^,;.!?()]{2,120})",
@@ -1438,8 +1440,12 @@ def _plan(text: str) -> Frame:
         value = _phrase(found.group(0), value=True) if found else None
         if value is not None:
             said = f"{verb} {' '.join(obj.split()[:10])}"
-            return Frame(value=value, commit=True, said=said)
+            subject = verb if _PLACE_OR_MEANS.match(obj) else None
+            return Frame(subject, value, commit=True, said=said)
     return Frame()
+
+
+_PLACE_OR_MEANS = re.compile(r"(?:on|at|in|with|through|via|from)\s", re.I)
 
 
 _STATEMENT = _rx(

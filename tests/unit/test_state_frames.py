@@ -71,6 +71,14 @@ from archivist.state.frames import (
         ("I get an error message that says the key is invalid.", Frame()),
         ("I think I'll start by talking to Michael about it.", Frame()),
         ("We launch on March 3.", Frame("launch", "March 3")),
+        # a plan with any verb: its place or means is the value; a verb without an object is
+        # what it is about, so that "imaging has moved to the Leica SP8" replaces it
+        (
+            "For the study we're imaging on the Zeiss LSM 880 in room 214",
+            Frame("imaging", "Zeiss LSM 880"),
+        ),
+        ("so imaging has moved to the Leica SP8", Frame("imaging", "Leica SP8", None, "update")),
+        ("I'm adding a day trip to Sintra on the 17th", Frame(None, "Sintra")),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
