@@ -1441,11 +1441,24 @@ def _plan(text: str) -> Frame:
         if value is not None:
             said = f"{verb} {' '.join(obj.split()[:10])}"
             subject = verb if _PLACE_OR_MEANS.match(obj) else None
+            if found is not None and found.group(0)[0].isdigit():
+                into = _AMOUNT_INTO.match(obj[found.end() :])
+                subject = _phrase(into.group("what")) if into else subject
             return Frame(subject, value, commit=True, said=said)
     return Frame()
 
 
 _PLACE_OR_MEANS = re.compile(r"(?:on|at|in|with|through|via|from)\s", re.I)
+# Where an amount goes each period ("putting 500 a month into my Roth IRA at Fidelity",
+# "spending 200 a week on groceries"): the subject, which a later "bumping the Roth up to 583"
+# changes. ("adding 2 days to the trip" adds to it: no subject.)
+_AMOUNT_INTO = re.compile(
+    r"[^,;]{0,20}?\s(?:a|an|per|each|every)\s+(?:day|week|month|year|quarter)\s+"
+    r"(?:into|toward|towards|on|to)\s+(?:my|our|the|his|her|their)?\s*"
+    r"(?P<what>[a-z][\w'-]*(?:\s+(?!(?:at|in|on|with|for|from|by|and|or|so|but)\b)"
+    r"[a-z][\w'-]*){0,3})",
+    re.I,
+)
 
 
 _STATEMENT = _rx(

@@ -79,6 +79,10 @@ from archivist.state.frames import (
         ),
         ("so imaging has moved to the Leica SP8", Frame("imaging", "Leica SP8", None, "update")),
         ("I'm adding a day trip to Sintra on the 17th", Frame(None, "Sintra")),
+        # where an amount goes each period is what it is about ("bumping the Roth up to 583")
+        ("I'm putting 500 a month into my Roth IRA at Fidelity", Frame("Roth IRA", "500")),
+        ("we're spending 200 a week on groceries", Frame("groceries", "200")),
+        ("I'm adding 2 days to the Lisbon trip", Frame(None, "2 days")),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
