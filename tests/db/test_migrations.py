@@ -55,6 +55,21 @@ def test_schema_has_the_indexes_and_storage_the_design_asks_for(db_url: str) -> 
     assert storage["content"] == "m" and storage["metadata"] == "m"
 
 
+def test_the_state_key_indexes_keep_no_pending_list(db_url: str) -> None:
+    """Every commit looks items up through them: a pending list would be read in full each
+    time (sql/068)."""
+    with psycopg.connect(db_url) as conn:
+        options = dict(
+            conn.execute(
+                "SELECT c.relname, coalesce(c.reloptions, '{}') FROM pg_index i "
+                "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
+                "WHERE i.indrelid = 'jarvis_state_items'::regclass AND a.amname = 'gin'"
+            ).fetchall()
+        )
+    assert len(options) == 4
+    assert all("fastupdate=off" in o for o in options.values()), options
+
+
 def test_init_records_another_model_and_dimension_on_an_empty_archive(db_url: str) -> None:
     with psycopg.connect(db_url, autocommit=True) as conn:
         store = PostgresStore(conn, Settings().sources)
