@@ -48,6 +48,7 @@ from archivist.pipeline import ArchiveRequest
 from archivist.source_tables import source_tables_sql
 from archivist.store import EmbeddingConfig, SessionSelection
 from scripts.bench.kit import embedded_server
+from scripts.evals.beam import chat_numbers
 
 SET = Path(__file__).resolve().parents[2] / "tests" / "state_quality" / "current_state.txt"
 SPLITS = ("tune", "heldout")
@@ -347,7 +348,7 @@ def score_beam(items: list[dict[str, Any]], questions: dict[int, Any], chats: se
             return [i for i in mine if wanted & set(i["refs"])]
 
         for q in qs.get("knowledge_update", []):
-            ids = q["source_chat_ids"]
+            ids = q.get("source_chat_ids") or {}  # one of 500K's has none
             new, old = _flat(ids.get("updated_info")), _flat(ids.get("original_info"))
             if not new:
                 continue
@@ -356,7 +357,7 @@ def score_beam(items: list[dict[str, Any]], questions: dict[int, Any], chats: se
             olds = refs(old)
             original_stopped += bool(olds) and not any(i["current"] for i in olds)
         for q in qs.get("contradiction_resolution", []):
-            ids = q["source_chat_ids"]
+            ids = q.get("source_chat_ids") or {}
             first, second = (
                 refs(_flat(ids.get("first_statement"))),
                 refs(_flat(ids.get("second_statement"))),
@@ -378,16 +379,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=SPLITS, help="only this half")
     parser.add_argument("--beam", type=Path, help="BEAM's chats/100K folder (a local copy)")
+    parser.add_argument(
+        "--beam-chats", metavar="SPEC", help="only these BEAM chats (1-5,9), reported alone"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     args = parser.parse_args(argv)
-    splits = [args.split] if args.split else list(SPLITS)
+    splits = [] if args.beam_chats else [args.split] if args.split else list(SPLITS)
+    halves = {f"beam_{s}": BEAM_HALVES[s] for s in splits}
+    if args.beam_chats:
+        halves = {f"beam_{args.beam.name}_{args.beam_chats}": set(chat_numbers(args.beam_chats))}
     conversations = [c for c in parse() if c.split in splits]
     rows = own_rows(conversations)
     questions: dict[int, Any] = {}
     if args.beam:
-        wanted = {n for split in splits for n in BEAM_HALVES[split]}
-        beam, questions = beam_rows(args.beam, wanted)
+        beam, questions = beam_rows(args.beam, set().union(*halves.values()))
         rows += beam
     sessions = len({r[1] for r in rows})
     with embedded_server("archivist-eval-current-") as server:
@@ -403,8 +409,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         report[f"own_{split}"] = score_own(part, items)
         blind = [c for c in part if int(c.id[1:]) >= BLIND_FROM]
         report[f"own_{split}_blind"] = score_own(blind, items)
-        if questions:
-            report[f"beam_{split}"] = score_beam(items, questions, BEAM_HALVES[split])
+    if questions:
+        for name, chats in halves.items():
+            report[name] = score_beam(items, questions, chats)
     if args.json:
         print(json.dumps(report, indent=2, default=str))
         return 0
