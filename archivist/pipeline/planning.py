@@ -37,11 +37,13 @@ from archivist.chunking import (
 )
 from archivist.embed.base import Vector
 from archivist.extract.base import Extractor, ExtractorRecord
+from archivist.extract.rules import earlier_contradictions
 from archivist.models import Chunk, Extraction, Message, SessionSummary, Watermark
 from archivist.pipeline.reading import SessionRead
 from archivist.sanitize import clean_message
-from archivist.state.items import CandidateItem
+from archivist.state.items import CandidateItem, StateItem
 from archivist.state.reconcile import Admitted, Reconciliation, Thresholds, admit, reconcile
+from archivist.words import identity
 
 # Embeds texts (in order) and returns their vectors; the planner's one outside call.
 Vectors = Callable[[list[str]], list[Vector]]
@@ -224,7 +226,10 @@ def plan_version(
     phase("chunk", f"{len(head) + len(tail)} chunks")
 
     early = _new_texts(read, head + tail) if embed_chunks else []
-    state = plan_state(read, batch, result.candidates, settings, vectors, early)
+    contradicting = earlier_contradictions(batch, read.earlier) if read.earlier else []
+    candidates = [*result.candidates, *contradicting]
+    state = plan_state(read, batch, candidates, settings, vectors, early)
+    _cite_earlier(state.result.items, contradicting, {m.id for m in batch})
     phase("reconcile", f"{len(result.candidates)} candidates")
     extraction.state_items = state.result.items
     chunks = head + state_item_chunks(session_id, extraction.state_items, model, version) + tail
@@ -291,6 +296,21 @@ def plan_state(
     result = reconcile(previous, admitted.candidates, batch, by_uid, wanted, settings.thresholds)
     # Every vector at hand, stored or new: an item whose status changed keeps its text.
     return StatePlan(result, admitted, by_text, unknown)
+
+
+def _cite_earlier(
+    items: Sequence[StateItem], contradicting: Sequence[CandidateItem], batch_ids: set[str]
+) -> None:
+    """Give each fact that contradicts another session's turns (`earlier_contradictions`) those
+    turns' ids among its refs, and flag it as a conflict. They are added after reconciliation:
+    what it admits and when an item was said are the batch's messages alone."""
+    for candidate in contradicting:
+        cited = [r for r in candidate.refs if r not in batch_ids]
+        own, key = set(candidate.refs) - set(cited), identity(candidate.text)
+        for item in items:
+            if item.type == "fact" and own & set(item.refs) and identity(item.text) == key:
+                item.refs = [*item.refs, *(r for r in cited if r not in item.refs)]
+                item.conflict = True
 
 
 def _new_texts(read: SessionRead, chunks: list[Chunk]) -> list[str]:

@@ -43,6 +43,9 @@ class SessionRead:
     users: list[str] = field(default_factory=list)
     pruned: int = 0  # a rebuild: archived messages the source table no longer has
     taken: bool = True  # False: another worker has the session (nothing else was read)
+    # The user's turns of other sessions that a "never" of the new messages may contradict:
+    # read after the session (pipeline/earlier.py), for planning to pair.
+    earlier: list[Message] = field(default_factory=list)
 
     @property
     def base(self) -> SessionState | None:

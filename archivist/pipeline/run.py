@@ -58,6 +58,7 @@ from archivist.pipeline.claims import (
     interrupted,
 )
 from archivist.pipeline.commit import Committer, commit
+from archivist.pipeline.earlier import earlier_user_turns
 from archivist.pipeline.planning import PlanSettings, VersionPlan, has_work, plan_version
 from archivist.pipeline.reading import SessionRead, read_session
 from archivist.state.items import StateItem
@@ -65,6 +66,8 @@ from archivist.state.reconcile import Thresholds
 from archivist.store import CommitResult, EmbeddingConfig, LockTimeoutError, SessionSelection, Store
 
 log = logging.getLogger(__name__)
+
+RECENT_READS = 8  # sessions read whose commits a next read may not see yet (pipelined runs)
 
 # What the embedder is asked when a session's texts got an unusable answer: is it the texts?
 # The reason of a named session that has no messages and was never archived.
@@ -158,6 +161,9 @@ class Archiver:
         # (made by each run's loop).
         self._embedder_pool: ThreadPoolExecutor | None = None
         self._failed: dict[str, FailedSession] = {}  # sessions with failed runs in a row
+        # The last sessions read: their users and new messages, whose commits the next reads
+        # may not see yet (commits land beside the reads that follow them).
+        self._recent_reads: deque[tuple[list[str], list[Message]]] = deque(maxlen=RECENT_READS)
 
     def run(
         self,
@@ -176,6 +182,7 @@ class Archiver:
         refuse_unarchivable(request.selection.session_ids)
         self._embedding = self.store.check_ready(self.embedder.model)
         self._limits = limits or LocalLimits(request.selection.limit)
+        self._recent_reads.clear()  # a run reads back only its own sessions from memory
         report = RunReport(
             dry_run=request.dry_run,
             embedder=self.embedder.name,
@@ -528,6 +535,7 @@ class Archiver:
                 version_to=start_version,
             )
             while has_work(read):
+                read.earlier = self._earlier(read)
                 if dry_run:
                     plan, _ = self._plan(read, embed_chunks=False)
                     self._add_plan(outcome, plan, 0)
@@ -572,6 +580,21 @@ class Archiver:
         )
         phases.done("read", _read_detail(read))
         return read
+
+    def _earlier(self, read: SessionRead) -> list[Message]:
+        """The user's turns of other sessions that a "never" of the read may contradict: those
+        committed, and those of the sessions of the same user read just before."""
+        batch = [*read.late, *read.edited, *read.new, *read.undated]
+        unsaved = [
+            m
+            for users, messages in self._recent_reads
+            if users == read.users
+            for m in messages
+            if m.session_id != read.session_id
+        ]
+        self._recent_reads.append((read.users, batch))
+        speakers = self.settings.speaker_labels
+        return earlier_user_turns(self.store, read.session_id, read.users, batch, speakers, unsaved)
 
     def _plan(self, read: SessionRead, embed_chunks: bool = True) -> tuple[VersionPlan, int]:
         """The next version's plan (the read has work) and the embedding calls planning took:

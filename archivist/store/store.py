@@ -395,6 +395,29 @@ class Store:
             for row in rows
         ]
 
+    def earlier_turns(
+        self,
+        user_id: str,
+        session_id: str,
+        labels: Sequence[str],
+        words: Sequence[str],
+        detail: Sequence[str],
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        """The turn chunks of the user's other sessions with a turn starting with one of
+        `labels` and every one of `words`, those with most of `detail` first:
+        {session_id, content, message_ids, turn_starts, first_at}."""
+        rows: list[dict[str, Any]] = self.call(
+            "archivist_earlier_turns",
+            p_user_id=user_id,
+            p_session_id=session_id,
+            p_labels=list(labels),
+            p_words=list(words),
+            p_detail=list(detail),
+            p_limit=limit,
+        )
+        return rows
+
     def undated_uncovered(self) -> list[tuple[str, int]]:
         """Per session, the undated messages no turn chunk covers yet (for prune-check)."""
         rows = self.call("archivist_undated_uncovered", p_sources=self._sources)

@@ -58,3 +58,39 @@ AS $$
           ORDER BY a.version DESC
           LIMIT greatest(p_limit, 0)) v
 $$;
+
+-- The turn chunks of the user's other sessions that hold a user's turn (one starting with one of
+-- p_labels, "User: ") and every one of p_words (a "never" statement's names, else its head's
+-- words: "zotero"), those with most of p_detail (all its object's words) first, at most p_limit:
+-- [{session_id, content, message_ids, turn_starts, first_at}]. Where a run looks for what a new
+-- "never" statement contradicts (archivist/pipeline/earlier.py). Words that are not plain
+-- lowercase letters and digits are left out, so none can change the query.
+CREATE OR REPLACE FUNCTION archivist_earlier_turns(
+    p_user_id text, p_session_id text, p_labels text[], p_words text[], p_detail text[],
+    p_limit integer
+) RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    WITH q AS (
+        SELECT to_tsquery('english', string_agg(w, ' & ')) AS every,
+               (SELECT to_tsquery('english', string_agg(d, ' | ')) FROM unnest(p_detail) d
+                WHERE d ~ '^[a-z0-9]+$') AS detail
+        FROM unnest(p_words) w
+        WHERE w ~ '^[a-z0-9]+$'
+        HAVING count(*) > 0
+    )
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'session_id', c.session_id, 'content', c.content,
+               'message_ids', c.metadata -> 'message_ids',
+               'turn_starts', c.metadata -> 'turn_starts', 'first_at', c.metadata -> 'first_at')
+           ORDER BY c.rank DESC), '[]')
+    FROM (SELECT c.session_id, c.content, c.metadata,
+                 ts_rank(c.fts, coalesce(q.detail, q.every)) AS rank
+          FROM jarvis_memory_chunks c, q
+          WHERE c.user_id = p_user_id AND c.session_id <> p_session_id
+            AND c.source = 'session_turn' AND c.fts @@ q.every
+            AND EXISTS (SELECT 1 FROM unnest(p_labels) l
+                        WHERE starts_with(c.content, l) OR strpos(c.content, E'\n' || l) > 0)
+          ORDER BY rank DESC
+          LIMIT greatest(p_limit, 0)) c
+$$;

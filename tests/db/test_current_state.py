@@ -453,3 +453,29 @@ def test_a_bare_number_replaces_a_time_or_a_number_a_session_later(
     items = as_json("state", "--current")["items"]
     current = {i["value"] for i in items if i["current"] and i["type"] == "decision"}
     assert current == {"10", "128"}, items
+
+
+@pytest.mark.parametrize("runs", [["march", "bob"], []], ids=["earlier-run", "same-run"])
+def test_a_never_contradicting_an_earlier_session_of_the_user_is_a_conflict_citing_both(
+    source: SourceDB, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, runs: list[str]
+) -> None:
+    """Found whether the earlier session was committed by an earlier run (cron's case) or
+    read just before in the same run (its commit then lands beside the next read)."""
+    monkeypatch.setenv("ARCHIVIST_MESSAGE_USER_ID", "user_id")
+    source.conn.execute("ALTER TABLE session_messages ADD COLUMN user_id text")
+    did = source.add("march", ["I set up Zotero last week and imported 200 papers.", "Nice."])
+    never = source.add(
+        "may", ["I've never used Zotero, how do I start?", "Install it first."], start=T0 + DAY
+    )
+    other = source.add("bob", ["I set up Zotero yesterday.", "Ok."], start=T0 + DAY / 2)
+    for ids, user in ((did, "alice"), (other, "bob"), (never, "alice")):
+        source.conn.execute(
+            "UPDATE session_messages SET user_id = %s WHERE id = ANY(%s)", [user, ids]
+        )
+    if runs:
+        assert invoke("archive", *(f"--session-id={s}" for s in runs)).exit_code == 0
+    assert invoke("archive").exit_code == 0
+    (fact,) = as_json("conflicts")["items"]
+    assert (fact["session_id"], fact["text"]) == ("may", "Never used Zotero")
+    assert fact["refs"] == [str(never[0]), str(did[0])]  # bob's is another user's
+    assert as_json("status")["open_conflicts"] == 1

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from archivist.extract.rules.candidates import rules_candidates
-from archivist.extract.rules.experience import contradictions
+from archivist.extract.rules.candidates import earlier_contradictions, rules_candidates
+from archivist.extract.rules.experience import contradictions, negations
 from archivist.models import Message
 from archivist.state.frames import Frame, concrete, frame, value_kind
 from archivist.state.items import StateItem
@@ -513,6 +513,31 @@ def test_never_against_a_done_experience_is_a_conflict_of_two_facts() -> None:
     assert sorted(f.value or "" for f in facts) == ["never", "yes"]
     assert all(f.conflict and f.subject == "zotero" for f in facts)
     assert {r for f in facts for r in f.refs} == {"m0", "m2"}
+
+
+def test_a_never_cites_the_earlier_sessions_turn_that_affirms_it_and_copies_nothing() -> None:
+    batch = session(("user", "I've never used any citation software, like Zotero. Where to start?"))
+    earlier = [
+        Message(id=i, session_id="old", role=role, content=text, created_at=T0)
+        for i, role, text in (
+            ("a1", "user", "I set up Zotero last week and imported my papers."),
+            ("a2", "assistant", "You have used Zotero since March."),
+            ("a3", "user", "I want to learn Zotero someday."),  # a wish affirms nothing
+        )
+    ]
+    (fact,) = earlier_contradictions(batch, earlier)
+    assert (fact.type, fact.subject, fact.value) == ("fact", "zotero", "never")
+    assert fact.refs == ["m0", "a1"] and "imported" not in fact.text
+    assert earlier_contradictions(batch, earlier[1:]) == []
+
+
+def test_a_never_is_about_its_first_clause_not_a_name_said_after_a_comma() -> None:
+    (said,) = negations(
+        ["I've never apologized for missing any rehearsals, considering Rachael and I performed"]
+    )
+    assert (said.about, said.search) == ("missing rehearsals", ("missing", "rehearsals"))
+    (named,) = negations(["I've never used citation software, like Zotero or EndNote"])
+    assert (named.about, named.search) == ("zotero", ("zotero",))
 
 
 def test_restatements_and_wishes_are_no_contradiction() -> None:

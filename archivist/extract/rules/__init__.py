@@ -8,7 +8,7 @@ consumers of those findings: `extraction` folds them into the v1 `Extraction` (w
 and `candidates` turns them into candidate state items for reconciliation.
 """
 
-from archivist.extract.rules.candidates import rules_candidates
+from archivist.extract.rules.candidates import earlier_contradictions, rules_candidates
 from archivist.extract.rules.entities import entity_key
 from archivist.extract.rules.extraction import (
     EXTRACTOR_NAME,
@@ -32,6 +32,7 @@ __all__ = [
     "MAX_PREFERENCES",
     "MAX_SUMMARY_CHARS",
     "MAX_TOPICS",
+    "earlier_contradictions",
     "entity_key",
     "extend_extraction",
     "extend_span",

@@ -332,6 +332,28 @@ def clause_of(text: str) -> str:
     )[0]
 
 
+def _user_sentences(messages: Sequence[Message]) -> list[tuple[Message, str]]:
+    """The sentences of the user's messages (not list items), each with its message."""
+    return [
+        (message, sentence)
+        for message in messages
+        if message.role.strip().lower() in USER_ROLES
+        for sentence, outcome in units(message.content)
+        if outcome is None
+    ]
+
+
+def earlier_contradictions(
+    messages: Sequence[Message], earlier: Sequence[Message]
+) -> list[CandidateItem]:
+    """The batch's "never" statements that a user turn of another session (`earlier`)
+    affirms: a fact each, citing the turns it contradicts beside its own message."""
+    found = _Found()
+    found.facts(messages, earlier)
+    cited = {m.id for m in earlier}
+    return [item for item in found.items if cited & set(item.refs)]
+
+
 def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
     """The candidate items the messages state, in message order (duplicates collapsed)."""
     found = _Found()
@@ -444,22 +466,24 @@ class _Found:
         self.items = [self.items[n] for n in kept]
         self._keys = {k: moved[n] for k, n in self._keys.items() if n in moved}
 
-    def facts(self, messages: Sequence[Message]) -> None:
+    def facts(self, messages: Sequence[Message], earlier: Sequence[Message] = ()) -> None:
         """The user's experience facts that contradict each other in the batch ("I've never
         used Zotero" against "I just downloaded Zotero"): one fact item each, on the same
-        subject, "never" against "yes" (reconciliation flags the pair as a conflict)."""
-        said = [
-            (message, sentence)
-            for message in messages
-            if message.role.strip().lower() in USER_ROLES
-            for sentence, outcome in units(message.content)
-            if outcome is None
-        ]
-        for found in contradictions([sentence for _, sentence in said]):
+        subject, "never" against "yes" (reconciliation flags the pair as a conflict). A "never"
+        that a user turn of `earlier` (other sessions) affirms cites that turn too; no item
+        is made of the earlier turn, whose session holds its own words."""
+        said, before = _user_sentences(messages), _user_sentences(earlier)
+        sentences = [sentence for _, sentence in said]
+        for found in contradictions(sentences, [sentence for _, sentence in before]):
             message, sentence = said[found.never.index]
             never = Frame(found.about, "never")
-            self.add("fact", _fact_text(found.never.text), message, sentence, never)
+            text = _fact_text(found.never.text)
+            self.add("fact", text, message, sentence, never)
             for affirmed in found.affirmed:
+                if affirmed.index >= len(said):
+                    cited = before[affirmed.index - len(said)][0]
+                    self.add("fact", text, cited, sentence, never)
+                    continue
                 message, sentence = said[affirmed.index]
                 yes = Frame(found.about, "yes")
                 self.add("fact", _fact_text(affirmed.text), message, sentence, yes)

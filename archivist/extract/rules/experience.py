@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from archivist.words import FUNCTION_WORDS, stem, tokens
 
-MAX_AFFIRMED = 2  # affirmed statements flagged against one "never"
+MAX_AFFIRMED = 3  # affirmed statements flagged against one "never"
 MAX_FACT_WORDS = 12
 
 _NEVER = re.compile(
@@ -31,6 +31,12 @@ _OBJ_END = re.compile(
     r"\s(?:so|but|and i|and i'm|because|although|though|yet)\b|\s-\s|,\s*(?:should|can|could"
     r"|would|how|what|why|is|do|does|so|but|and|which|it|this|that)\b",
     re.I,
+)
+# Where an object's first conjunct ends: "or", "and", a comma but one before an example ("any
+# citation software, like Zotero"): "missing rehearsals, considering Rachael and I ..." is
+# about rehearsals.
+_FIRST_END = re.compile(
+    r"\s(?:or|and)\s|,(?!\s*(?:like|such as|e\.g\.|including|especially|namely)\b)", re.I
 )
 # "Flask-Login, which I've never integrated": the object comes first.
 _WHICH_NEVER = re.compile(
@@ -79,15 +85,18 @@ class Contradiction:
     affirmed: tuple[Statement, ...]
 
 
-def _key(obj: str) -> tuple[frozenset[str], frozenset[str], str]:
-    """The names in an object (its first conjunct), its head's content stems, and the head's
-    words."""
-    first = re.split(r"\s(?:or|and)\s", obj, maxsplit=1)[0]
-    names = frozenset(stem(n.lower()) for n in _NAME.findall(first))
+def _key(obj: str) -> tuple[frozenset[str], frozenset[str], str, tuple[str, ...]]:
+    """The names in an object (its first conjunct, to a comma that gives no example), its
+    head's content stems, the head's words, and the words a sentence affirming it holds (the
+    names', else the head's)."""
+    first = re.split(_FIRST_END, obj, maxsplit=1)[0]
+    found = _NAME.findall(first)
+    names = frozenset(stem(n.lower()) for n in found)
     cut = _HEAD_END.search(obj)
     head = obj[: cut.start()] if cut else obj
     words = [t for t in tokens(head) if t not in FUNCTION_WORDS and t not in _VAGUE]
-    return names, frozenset(stem(w) for w in words), " ".join(words)
+    search = [t for n in found for t in tokens(n)] if names else words
+    return names, frozenset(stem(w) for w in words), " ".join(words), tuple(dict.fromkeys(search))
 
 
 def _affirms(text: str, names: frozenset[str], head: frozenset[str]) -> int:
@@ -101,10 +110,28 @@ def _affirms(text: str, names: frozenset[str], head: frozenset[str]) -> int:
     return shared if shared >= min(2, len(head)) else 0
 
 
-def contradictions(sentences: Sequence[str]) -> list[Contradiction]:
-    """The "never" statements among `sentences` (a batch's user sentences, in order) that
-    another of them affirms, with the affirmed ones (the closest of the strongest first)."""
-    found: list[Contradiction] = []
+@dataclass(frozen=True)
+class Negation:
+    """A "never" statement: where it was said, its words, what it is about and its keys."""
+
+    index: int  # the position of its sentence among the sentences given
+    text: str  # the statement's own words ("I've never used Zotero")
+    about: str  # its subject: its names, else its head's words
+    names: frozenset[str]  # the stems of the names in its object
+    head: frozenset[str]  # the stems of its head's content words
+    rest: str  # the rest of its sentence, which may affirm it ("Flask-Login, which I've never")
+    search: tuple[str, ...]  # the words a sentence affirming it holds: its names, else head's
+    object_words: tuple[str, ...]  # its object's content words ("guy raymond tech event")
+
+    @property
+    def detail(self) -> frozenset[str]:
+        """The stems of its object's content words."""
+        return frozenset(stem(w) for w in self.object_words)
+
+
+def negations(sentences: Sequence[str]) -> list[Negation]:
+    """The first-person "never" statements among `sentences` that name what they are about."""
+    found: list[Negation] = []
     for i, sentence in enumerate(sentences):
         if "ever" not in sentence.lower():
             continue  # both patterns need "never" or "ever": spare their scans of the rest
@@ -113,24 +140,44 @@ def contradictions(sentences: Sequence[str]) -> list[Contradiction]:
             continue
         end = _OBJ_END.search(match.group("obj"))
         obj = match.group("obj")[: end.start()] if end else match.group("obj")
-        names, head, about = _key(obj)
+        names, head, about, search = _key(obj)
         if not head and not names:
             continue
-        rest = sentence[match.end() :] if match.re is _WHICH_NEVER else ""
-        rest = rest or sentence[match.start("obj") + len(obj) :]
-        pool = [(j, s) for j, s in enumerate(sentences) if j != i] + [(i, rest)]
-        scored = [(_affirms(s, names, head), -abs(j - i), j, s) for j, s in pool]
+        which = match.re is _WHICH_NEVER
+        rest = (sentence[match.end() :] if which else "") or sentence[
+            match.start("obj") + len(obj) :
+        ]
+        said = sentence[match.start() : match.end()] if which else ""
+        text = " ".join((said or sentence[match.start() : match.start("obj") + len(obj)]).split())
+        about = " ".join(sorted(names)) or about
+        detail = tuple(dict.fromkeys(t for t in tokens(obj) if t not in FUNCTION_WORDS))
+        found.append(Negation(i, text, about, names, head, rest, search, detail))
+    return found
+
+
+def _shared(text: str, stems: frozenset[str]) -> int:
+    """How many of `stems` the text's words have."""
+    return len(stems & {stem(t) for t in tokens(text)})
+
+
+def contradictions(sentences: Sequence[str], earlier: Sequence[str] = ()) -> list[Contradiction]:
+    """The "never" statements among `sentences` (a batch's user sentences, in order) that
+    another of them, or one of `earlier` (the user's sentences of other sessions), affirms,
+    with the affirmed ones: the strongest first, then those sharing most of what the statement
+    names, then the closest (an earlier sentence's index is its position in `earlier` after
+    all of `sentences`)."""
+    found: list[Contradiction] = []
+    others = [*sentences, *earlier]
+    for never in negations(sentences):
+        i = never.index
+        pool = [(j, s) for j, s in enumerate(others) if j != i] + [(i, never.rest)]
+        detail = never.detail
+        scored = [
+            (_affirms(s, never.names, never.head), _shared(s, detail), -abs(j - i), j, s)
+            for j, s in pool
+        ]
         best = sorted((x for x in scored if x[0]), reverse=True)[:MAX_AFFIRMED]
         if best:
-            said = sentence[match.start() : match.end()] if match.re is _WHICH_NEVER else ""
-            never = " ".join(
-                (said or sentence[match.start() : match.start("obj") + len(obj)]).split()
-            )
-            found.append(
-                Contradiction(
-                    Statement(i, never),
-                    " ".join(sorted(names)) or about,
-                    tuple(Statement(j, s.strip(" ,;")) for _, _, j, s in best),
-                )
-            )
+            affirmed = tuple(Statement(j, s.strip(" ,;")) for *_, j, s in best)
+            found.append(Contradiction(Statement(i, never.text), never.about, affirmed))
     return found
