@@ -1387,7 +1387,9 @@ def _terse(text: str) -> Frame:
     if renewed and match.re is _TERSE:
         return Frame(renewed.group("rest"), value, None, "update")  # "New launch date: March 10"
     if match.re is _OF_NUMBER:
-        value = value.split()[0] if not re.search(r"\d\s+[a-zA-Z%]", value) else value
+        value = (
+            value.split()[0].rstrip(".,;:") if not re.search(r"\d\s+[a-zA-Z%]", value) else value
+        )
     return Frame(subject, value)
 
 

@@ -151,3 +151,9 @@ def test_a_clock_time_is_one_value_and_a_clause_is_no_subject() -> None:
     decides nothing about a "pharmacist flagged that meloxicam"."""
     assert frame("The standup moved to 9:15.").value == "9:15"
     assert frame("pharmacist flagged that meloxicam is an NSAID like ibuprofen").empty
+
+
+def test_a_noun_of_a_number_keeps_no_punctuation_in_its_value() -> None:
+    """ "a latency of 210ms, which ..." is 210ms: a value "210ms," would differ from "210ms"."""
+    said = frame("now I'm experiencing a latency of 210ms, which is too slow.")
+    assert (said.subject, said.value) == ("latency", "210ms")
