@@ -1,15 +1,15 @@
 """What a new "never" statement contradicts in the user's other sessions.
 
-"I've never apologized to Rachael in person" in May contradicts "I apologized in person at
-Café La Mer" in March, said in another session. Extraction sees one session's new messages, so
+"I've never met Raymond at any tech event" in May contradicts "I met Raymond at the library's
+tech talk" in January, said in another session. Extraction sees one session's new messages, so
 this read looks further: when those messages hold a first-person "never" statement and the
 session has one user, the turn chunks of the user's other sessions that hold what it is about
 (its names, else its head's words) are read back, and their user turns go to planning, which
 pairs them with the statement (`rules.earlier_contradictions`). The fact it makes cites both
 messages and is flagged as a conflict; nothing of the other session's text is copied.
 
-On BEAM's contradiction questions most of those the archive missed were of this kind: the
-affirmation said first, the "never" sessions later.
+On BEAM's contradiction questions (tuning chats) the "never" came after the affirmation in 33
+of 34, mostly in a later session; an affirmation said after the "never" is not looked for.
 """
 
 from __future__ import annotations
