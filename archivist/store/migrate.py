@@ -77,6 +77,7 @@ SELECT set_config('search_path',
 FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 WHERE e.extname = 'vector' AND n.nspname <> ALL (current_schemas(false))"""
 
+
 class EditedMigrationError(ConfigError):
     """An applied migration's file no longer has the text the database applied."""
 
@@ -134,7 +135,7 @@ def access_problem(conn: Conn) -> NoAccessError | None:
 
 @dataclass(frozen=True)
 class SqlFile:
-    path: str  # under sql/, e.g. "007_supabase_transport.sql" or "functions/ops.sql"
+    path: str  # under sql/, e.g. "001_schema.sql" or "functions/ops.sql"
     sql: str
 
     @property

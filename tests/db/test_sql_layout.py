@@ -54,21 +54,21 @@ def test_every_function_is_defined_in_exactly_one_file_and_no_migration(db_url: 
 
 def test_an_edited_migration_is_refused_naming_the_file(db_url: str, tmp_path: Path) -> None:
     with psycopg.connect(db_url, autocommit=True) as conn:
-        conn.execute("UPDATE archivist_migrations SET checksum = 'e' WHERE name = '004_operations'")
+        conn.execute("UPDATE archivist_migrations SET checksum = 'e' WHERE name = '001_schema'")
     for command in (["init"], ["archive"], ["status"]):
         code, out, err = cli(command, tmp_path, db_url)
         assert code == 2, (command, err)
         assert len(err.strip().splitlines()) == 1, err
-        assert "sql/004_operations.sql was edited" in err
+        assert "sql/001_schema.sql was edited" in err
     code, script, _ = cli(["init", "--print-sql"], tmp_path, None)
     with (
         psycopg.connect(db_url, autocommit=True) as conn,
-        pytest.raises(psycopg.errors.RaiseException, match="sql/004_operations.sql was edited"),
+        pytest.raises(psycopg.errors.RaiseException, match="sql/001_schema.sql was edited"),
     ):
         conn.execute(script.encode())
     with psycopg.connect(db_url) as conn:
         row = conn.execute(
-            "SELECT checksum FROM archivist_migrations WHERE name = '004_operations'"
+            "SELECT checksum FROM archivist_migrations WHERE name = '001_schema'"
         ).fetchone()
     assert row == ("e",)  # nothing was changed
 
