@@ -249,15 +249,22 @@ def apply_schema(
     each test's included, is built by what a Supabase user pastes; returns the migrations it
     applied. An edited migration is refused before anything runs.
     """
-    pending = pending_migrations(schema_records(conn).migrations)  # an edited one stops it here
+    pending_migrations(schema_records(conn).migrations)  # an edited one stops it here
+    applied: list[str] = []
     try:
-        conn.execute(migration_script(embedding_model, embedding_dim, timeouts, access).encode())
+        cursor = conn.execute(
+            migration_script(embedding_model, embedding_dim, timeouts, access).encode()
+        )
+        while True:  # one result per statement: the applied migrations are one of them
+            if cursor.description and cursor.description[0].name == _APPLIED:
+                applied = [str(row[0]) for row in cursor.fetchall()]
+            if not cursor.nextset():
+                break
     finally:
         # A failed statement leaves the script's transaction open and aborted.
         if conn.info.transaction_status == TransactionStatus.INERROR:
             conn.execute("ROLLBACK")
-    after = schema_records(conn).migrations
-    return [m.name for m in pending if m.name in after]
+    return applied
 
 
 def _policy_timeouts(timeouts: DatabaseTimeouts | None) -> str:
@@ -312,6 +319,14 @@ $$;"""
 
 _SQL_TAG = "$archivist_sql$"
 
+# The migrations this script recorded (under the advisory lock, so a concurrent init's are not
+# among them): what `init` reports as applied.
+_APPLIED = "archivist_applied"
+_APPLIED_NOW = (
+    f"SELECT name AS {_APPLIED} FROM archivist_migrations "
+    "WHERE xmin = pg_current_xact_id()::xid ORDER BY name"
+)
+
 
 def _guarded(migration: Migration) -> str:
     if _SQL_TAG in migration.sql:
@@ -354,6 +369,8 @@ def migration_script(
             _guarded(migration),
         ]
     parts += [
+        "\n-- ==== the migrations this script applied ====",
+        _APPLIED_NOW + ";",
         "\n-- ==== the timeouts the policy gives the functions ====",
         _policy_timeouts(timeouts) + ";",
     ]

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import zipfile
 from pathlib import Path
 
@@ -34,6 +35,29 @@ def test_migrations_apply_once_and_twice_is_a_no_op(empty_db_url: str) -> None:
         recorded = conn.execute("SELECT name FROM archivist_migrations ORDER BY name").fetchall()
         assert [r[0] for r in recorded] == applied
         assert store.pending_migrations() == []
+
+
+def test_concurrent_inits_apply_each_migration_once_and_say_which_did(
+    empty_db_url: str, db_url: str
+) -> None:
+    """Two inits at once on a new database: the advisory lock lets one apply the migrations
+    and the other find them applied; each reports only what it applied itself."""
+    start = threading.Barrier(2)
+    reported: list[list[str]] = []
+
+    def init() -> None:
+        with psycopg.connect(empty_db_url, autocommit=True) as conn:
+            store = PostgresStore(conn, Settings().sources)
+            start.wait()
+            reported.append(store.init(HASH_768)[0])
+
+    threads = [threading.Thread(target=init) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(reported) == [[], [m.name for m in load_migrations()]]
+    assert catalog(empty_db_url) == catalog(db_url)
 
 
 def test_init_again_on_an_initialised_database_changes_nothing(db_url: str) -> None:
