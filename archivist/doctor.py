@@ -216,7 +216,7 @@ def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> i
             name="indexes",
             ok=False,
             detail="missing: " + ", ".join(missing),
-            fix="recreate them from sql/001_tables.sql and sql/004_operations.sql",
+            fix="recreate them from sql/001_schema.sql",
         )
     )
     checks.append(_quarantine_check(store.failed_sessions()))

@@ -15,11 +15,8 @@ test database is built by. It also records the functions' combined checksum in a
 (key `sql_functions`), so the REST transport (which cannot run DDL) and the readiness check can
 tell a database whose functions are another build's.
 
-Rows recorded before init compared checksums: until the SQL was reorganised into this layout,
-migrations 001-009 also held the functions. A database initialised then records 001-009 with
-the checksums of those files as they were last (`CHECKSUMS_BEFORE_REORGANISATION`); init
-accepts them and re-records the current checksums (the tables they made are the same). Any
-other mismatch is an edit, and an error.
+The first release's schema is one migration, sql/001_schema.sql (the development migrations
+were folded into it); a later change is a new file, sql/002_*.sql and so on.
 
 The files ship inside the wheel as `archivist/sql` (hatch force-include); in a source checkout
 they are read from the repository's top-level `sql/`.
@@ -57,7 +54,7 @@ CREATE TABLE IF NOT EXISTS archivist_migrations (
 )"""
 
 # pgvector goes into Supabase's `extensions` schema where one exists (Supabase's linter flags an
-# extension in public, extension_in_public); elsewhere sql/001_tables.sql creates it in the
+# extension in public, extension_in_public); elsewhere sql/001_schema.sql creates it in the
 # current schema. An extension already installed stays where it is: it may be another's too.
 _VECTOR_HOME = """
 DO $archivist_vector$
@@ -79,20 +76,6 @@ SELECT set_config('search_path',
                             quote_ident(n.nspname)), true)
 FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 WHERE e.extname = 'vector' AND n.nspname <> ALL (current_schemas(false))"""
-
-# sha256 of sql/001-009 as main held them before functions moved to sql/functions/ (commit
-# 493e2bf; the files are kept in tests/fixtures/sql_493e2bf for the upgrade test).
-CHECKSUMS_BEFORE_REORGANISATION = {
-    "001_tables": "06332d8ae487dd499990caf184a2ba2d7b9dfcf96d8f3bf1e3bde4bdacc22eae",
-    "002_commit_version": "6dcc688f337731c06e2ee741d3bffa014c5a9c592af19374df2fb5c3996a6733",
-    "003_search": "6478f4b86f1ebb8d1f668835fe5e44dd4fb1e21243980d4064ab754893ca4202",
-    "004_operations": "516e822ab0d80539a175d2fb770a456e90e3893c8dc31930658a3ce4a2e30309",
-    "005_search_plans": "d8d99281cb85d273e366d14153aeea1300ef407c6abe9fbf189b0c27fc28706b",
-    "006_reembed": "053e6c6b13c9aa2b55e257d0fa97804f74e13573f862673cdf14d5d1f4820cc6",
-    "007_supabase_transport": "3976c396ed1343871d3d96a430ec2ee280e0405ba2807bba86d75530dc951a63",
-    "008_state_items": "5b041af189855847ce79d5798046a1aeed585f52319ebc398023ad853520cdd9",
-    "009_state_reads": "102da3cf146f661b961b1afa2b305bda85064b3552c11d60052f3107b6548254",
-}
 
 
 class EditedMigrationError(ConfigError):
@@ -152,7 +135,7 @@ def access_problem(conn: Conn) -> NoAccessError | None:
 
 @dataclass(frozen=True)
 class SqlFile:
-    path: str  # under sql/, e.g. "007_supabase_transport.sql" or "functions/ops.sql"
+    path: str  # under sql/, e.g. "001_schema.sql" or "functions/ops.sql"
     sql: str
 
     @property
@@ -217,10 +200,7 @@ def pending_migrations(recorded: Mapping[str, str]) -> list[Migration]:
         checksum = recorded.get(migration.name)
         if checksum is None:
             pending.append(migration)
-        elif checksum not in (
-            migration.checksum,
-            CHECKSUMS_BEFORE_REORGANISATION.get(migration.name),
-        ):
+        elif checksum != migration.checksum:
             raise _edited(migration)
     return pending
 
@@ -269,15 +249,22 @@ def apply_schema(
     each test's included, is built by what a Supabase user pastes; returns the migrations it
     applied. An edited migration is refused before anything runs.
     """
-    pending = pending_migrations(schema_records(conn).migrations)  # an edited one stops it here
+    pending_migrations(schema_records(conn).migrations)  # an edited one stops it here
+    applied: list[str] = []
     try:
-        conn.execute(migration_script(embedding_model, embedding_dim, timeouts, access).encode())
+        cursor = conn.execute(
+            migration_script(embedding_model, embedding_dim, timeouts, access).encode()
+        )
+        while True:  # one result per statement: the applied migrations are one of them
+            if cursor.description and cursor.description[0].name == _APPLIED:
+                applied = [str(row[0]) for row in cursor.fetchall()]
+            if not cursor.nextset():
+                break
     finally:
         # A failed statement leaves the script's transaction open and aborted.
         if conn.info.transaction_status == TransactionStatus.INERROR:
             conn.execute("ROLLBACK")
-    after = schema_records(conn).migrations
-    return [m.name for m in pending if m.name in after]
+    return applied
 
 
 def _policy_timeouts(timeouts: DatabaseTimeouts | None) -> str:
@@ -309,9 +296,8 @@ def _record(key: str, value: str) -> str:
 # The printed script applies a migration only if it is not recorded (and checks the checksum of
 # one that is), like `init`: each migration runs inside a DO block, guarded by this function.
 _DUE = """
-CREATE OR REPLACE FUNCTION pg_temp.archivist_migration_due(
-    p_name text, p_checksum text, p_before text
-) RETURNS boolean
+CREATE OR REPLACE FUNCTION pg_temp.archivist_migration_due(p_name text, p_checksum text)
+RETURNS boolean
 LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -323,12 +309,9 @@ BEGIN
         RETURN true;
     END IF;
     IF v_recorded IS DISTINCT FROM p_checksum THEN
-        IF v_recorded IS DISTINCT FROM p_before THEN
-            RAISE EXCEPTION 'archivist: sql/%.sql was edited after this database applied it '
-                '(its checksum differs): restore the file as applied and put the change in a '
-                'new migration', p_name;
-        END IF;
-        UPDATE archivist_migrations SET checksum = p_checksum WHERE name = p_name;
+        RAISE EXCEPTION 'archivist: sql/%.sql was edited after this database applied it '
+            '(its checksum differs): restore the file as applied and put the change in a '
+            'new migration', p_name;
     END IF;
     RETURN false;
 END;
@@ -336,14 +319,20 @@ $$;"""
 
 _SQL_TAG = "$archivist_sql$"
 
+# The migrations this script recorded (under the advisory lock, so a concurrent init's are not
+# among them): what `init` reports as applied.
+_APPLIED = "archivist_applied"
+_APPLIED_NOW = (
+    f"SELECT name AS {_APPLIED} FROM archivist_migrations "
+    "WHERE xmin = pg_current_xact_id()::xid ORDER BY name"
+)
+
 
 def _guarded(migration: Migration) -> str:
     if _SQL_TAG in migration.sql:
         raise ConfigError(f"sql/{migration.path} must not contain {_SQL_TAG}")
-    due = sql.SQL("pg_temp.archivist_migration_due({}, {}, {})").format(
-        sql.Literal(migration.name),
-        sql.Literal(migration.checksum),
-        sql.Literal(CHECKSUMS_BEFORE_REORGANISATION.get(migration.name)),
+    due = sql.SQL("pg_temp.archivist_migration_due({}, {})").format(
+        sql.Literal(migration.name), sql.Literal(migration.checksum)
     )
     return (
         f"DO $archivist_migration$\nBEGIN\n    IF {due.as_string(None)} THEN\n"
@@ -380,6 +369,8 @@ def migration_script(
             _guarded(migration),
         ]
     parts += [
+        "\n-- ==== the migrations this script applied ====",
+        _APPLIED_NOW + ";",
         "\n-- ==== the timeouts the policy gives the functions ====",
         _policy_timeouts(timeouts) + ";",
     ]

@@ -1,20 +1,24 @@
-"""Migrations: applied once each, recorded, idempotent; the sql/ folder ships in the wheel."""
+"""Migrations: applied once each, recorded, idempotent; a later migration applies on top of the
+first release's schema (sql/001_schema.sql); the sql/ folder ships in the wheel."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import threading
 import zipfile
 from pathlib import Path
 
 import psycopg
 import pytest
 from conftest import HASH_768
+from support.catalog import catalog
 
 from archivist.config import Settings
 from archivist.errors import StoreError
-from archivist.store import EmbeddingConfig, PostgresStore
+from archivist.store import EmbeddingConfig, PostgresStore, migrate
 from archivist.store.migrate import functions_checksum, load_definitions, load_migrations
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,12 +29,91 @@ def test_migrations_apply_once_and_twice_is_a_no_op(empty_db_url: str) -> None:
         store = PostgresStore(conn, Settings().sources)
         applied, _ = store.init(HASH_768)
         assert applied == [m.name for m in load_migrations()]
-        assert len(applied) >= 2
+        assert applied[0] == "001_schema"
         again, _ = store.init(HASH_768)
         assert again == []
         recorded = conn.execute("SELECT name FROM archivist_migrations ORDER BY name").fetchall()
         assert [r[0] for r in recorded] == applied
         assert store.pending_migrations() == []
+
+
+def test_concurrent_inits_apply_each_migration_once_and_say_which_did(
+    empty_db_url: str, db_url: str
+) -> None:
+    """Two inits at once on a new database: the advisory lock lets one apply the migrations
+    and the other find them applied; each reports only what it applied itself."""
+    start = threading.Barrier(2)
+    reported: list[list[str]] = []
+
+    def init() -> None:
+        with psycopg.connect(empty_db_url, autocommit=True) as conn:
+            store = PostgresStore(conn, Settings().sources)
+            start.wait()
+            reported.append(store.init(HASH_768)[0])
+
+    threads = [threading.Thread(target=init) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(reported) == [[], [m.name for m in load_migrations()]]
+    assert catalog(empty_db_url) == catalog(db_url)
+
+
+def test_init_again_on_an_initialised_database_changes_nothing(db_url: str) -> None:
+    before = catalog(db_url)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("""SELECT archivist_start_run('{"kept": true}')""")
+        applied, _ = PostgresStore(conn, Settings().sources).init(HASH_768)
+        assert applied == []
+        runs = conn.execute("SELECT arguments FROM archivist_runs").fetchall()
+    assert runs == [({"kept": True},)]
+    assert catalog(db_url) == before
+
+
+# What a later release's migration may do: a column, an index, and a data change.
+FUTURE_MIGRATION = """
+ALTER TABLE archivist_runs ADD COLUMN note text;
+CREATE INDEX archivist_runs_note_idx ON archivist_runs (note);
+UPDATE archivist_runs SET note = 'before 002';
+"""
+
+
+@pytest.mark.parametrize("how", ["init", "print-sql"])
+def test_a_later_migration_applies_on_top_of_the_first_schema(
+    how: str, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database the first release initialised gets sql/002_* (here a temporary one) from the
+    next `init` or printed script, once; what 001 made and the data stay."""
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("""SELECT archivist_start_run('{"kept": true}')""")
+    before = catalog(db_url)
+    future = tmp_path / "sql"
+    shutil.copytree(migrate.sql_dir(), future)
+    (future / "002_future.sql").write_text(FUTURE_MIGRATION, encoding="utf-8")
+    monkeypatch.setattr(migrate, "sql_dir", lambda: future)
+    assert [m.name for m in load_migrations()] == ["001_schema", "002_future"]
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        store = PostgresStore(conn, Settings().sources)
+        assert store.pending_migrations() == ["002_future"]
+        if how == "init":
+            applied, _ = store.init(HASH_768)
+            assert applied == ["002_future"]
+        else:
+            conn.execute(migrate.migration_script("hash-768", 768).encode())
+        assert store.pending_migrations() == []
+        again, _ = store.init(HASH_768)
+        assert again == []
+        rows = conn.execute("SELECT arguments, note FROM archivist_runs").fetchall()
+    assert rows == [({"kept": True}, "before 002")]
+    after = catalog(db_url)
+    assert ("archivist_runs_note_idx",) == tuple(
+        name for name, _ in after["indexes"] if name not in dict(before["indexes"])
+    )
+    # Only what 002 made differs: its column, its index, its record.
+    for key in ("tables", "constraints", "functions", "policies", "extensions", "meta"):
+        assert after[key] == before[key], key
+    assert [m[0] for m in after["migrations"]] == ["001_schema", "002_future"]
 
 
 def test_schema_has_the_indexes_and_storage_the_design_asks_for(db_url: str) -> None:

@@ -14,7 +14,6 @@ from typing import Any
 import psycopg
 import pytest
 from conftest import HASH_768, SUPABASE_DEFAULTS, _fresh_database
-from support.catalog import catalog, init_as_main_did
 from support.postgrest_double import PostgrestDouble
 from support.sources import SourceDB, run_archivist
 
@@ -209,24 +208,6 @@ def test_the_rest_transport_works_as_service_role(
     assert any(hit.session_id == "s-1" for hit in found.hits)
     exposure = [c for c in checks if c.name == "exposure"]
     assert exposure and exposure[0].ok, checks
-
-
-def test_a_supabase_database_mains_old_sql_initialised_becomes_private(
-    supabase_db_url: str, pg_server: str
-) -> None:
-    # Main's old SQL left the archive readable and the searches callable by anon.
-    init_as_main_did(supabase_db_url)
-    with psycopg.connect(supabase_db_url) as conn:
-        assert _can(conn, "table", "anon", "jarvis_memory_chunks", "SELECT")
-    result = run_archivist(
-        ["init"], {"ARCHIVIST_EMBEDDER": "hash", "DATABASE_URL": supabase_db_url}
-    )
-    assert result.returncode == 0, result.stderr
-    for fresh in _fresh_database(pg_server, "template1"):
-        with psycopg.connect(fresh, autocommit=True) as conn:
-            conn.execute(SUPABASE_DEFAULTS)
-            PostgresStore(conn, Settings().sources).init(HASH_768)
-        assert catalog(supabase_db_url) == catalog(fresh)
 
 
 def test_doctor_reports_exposure_and_init_removes_it(supabase_db_url: str, tmp_path: Path) -> None:

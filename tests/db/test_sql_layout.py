@@ -1,27 +1,20 @@
-"""SQL in one place: every function defined once in sql/functions/, a database that main's
-earlier SQL initialised upgrades to exactly the fresh schema, an edited migration is refused,
-obsolete functions are dropped, and functions of another version are detected over REST."""
+"""SQL in one place: every function defined once in sql/functions/, an edited migration is
+refused, obsolete functions are dropped, and functions of another version are detected over
+REST."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from pathlib import Path
 
 import psycopg
 import pytest
-from support.catalog import BEFORE, catalog, init_as_main_did
 from support.postgrest_double import PostgrestDouble
 from support.sources import run_archivist
 
 from archivist.config import Settings
 from archivist.doctor import run_doctor
-from archivist.store.migrate import (
-    CHECKSUMS_BEFORE_REORGANISATION,
-    load_definitions,
-    load_migrations,
-)
+from archivist.store.migrate import load_definitions, load_migrations
 
 CREATE_FUNCTION = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([\w.]+)\s*\(", re.I)
 ARCHIVIST_FUNCTIONS = """
@@ -59,53 +52,23 @@ def test_every_function_is_defined_in_exactly_one_file_and_no_migration(db_url: 
     assert sorted(in_db) == sorted(defined) == sorted(recorded)
 
 
-def test_the_checksums_accepted_from_before_the_reorganisation_are_mains() -> None:
-    recorded = {p.stem: hashlib.sha256(p.read_bytes()).hexdigest() for p in BEFORE.glob("*.sql")}
-    assert recorded == CHECKSUMS_BEFORE_REORGANISATION
-
-
-@pytest.mark.parametrize("how", ["init", "print-sql"])
-def test_a_database_mains_old_sql_initialised_upgrades_to_the_fresh_schema(
-    how: str, empty_db_url: str, db_url: str, tmp_path: Path
-) -> None:
-    init_as_main_did(empty_db_url)
-    before = catalog(empty_db_url)
-    if how == "init":
-        code, out, err = cli(["init", "--json"], tmp_path, empty_db_url)
-        assert code == 0, err
-        new = [m.name for m in load_migrations() if m.name not in CHECKSUMS_BEFORE_REORGANISATION]
-        assert json.loads(out)["applied"] == new
-    else:
-        code, script, err = cli(["init", "--print-sql"], tmp_path, None)
-        assert code == 0, err
-        with psycopg.connect(empty_db_url, autocommit=True) as conn:
-            conn.execute(script.encode())
-    after = catalog(empty_db_url)
-    assert after["functions"] != before["functions"]  # the upgrade did change them
-    assert after == catalog(db_url)  # db_url: a fresh database that `init` made
-    with psycopg.connect(empty_db_url) as conn:  # and the data stayed
-        assert conn.execute("SELECT arguments FROM archivist_runs").fetchall() == [
-            ({"kept": True},)
-        ]
-
-
 def test_an_edited_migration_is_refused_naming_the_file(db_url: str, tmp_path: Path) -> None:
     with psycopg.connect(db_url, autocommit=True) as conn:
-        conn.execute("UPDATE archivist_migrations SET checksum = 'e' WHERE name = '004_operations'")
+        conn.execute("UPDATE archivist_migrations SET checksum = 'e' WHERE name = '001_schema'")
     for command in (["init"], ["archive"], ["status"]):
         code, out, err = cli(command, tmp_path, db_url)
         assert code == 2, (command, err)
         assert len(err.strip().splitlines()) == 1, err
-        assert "sql/004_operations.sql was edited" in err
+        assert "sql/001_schema.sql was edited" in err
     code, script, _ = cli(["init", "--print-sql"], tmp_path, None)
     with (
         psycopg.connect(db_url, autocommit=True) as conn,
-        pytest.raises(psycopg.errors.RaiseException, match="sql/004_operations.sql was edited"),
+        pytest.raises(psycopg.errors.RaiseException, match="sql/001_schema.sql was edited"),
     ):
         conn.execute(script.encode())
     with psycopg.connect(db_url) as conn:
         row = conn.execute(
-            "SELECT checksum FROM archivist_migrations WHERE name = '004_operations'"
+            "SELECT checksum FROM archivist_migrations WHERE name = '001_schema'"
         ).fetchone()
     assert row == ("e",)  # nothing was changed
 

@@ -1,16 +1,10 @@
-"""A database's schema read from the catalog, to compare two databases (fresh vs upgraded), and
-the database main's SQL made before functions moved to sql/functions/."""
+"""A database's schema read from the catalog, to compare two databases (fresh vs upgraded)."""
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
 from typing import Any
 
 import psycopg
-
-# sql/001-009 as main held them at commit 493e2bf, when migrations still held the functions.
-BEFORE = Path(__file__).parent.parent / "fixtures" / "sql_493e2bf"
 
 CATALOG_QUERIES = {
     "tables": """
@@ -52,21 +46,3 @@ def catalog(url: str) -> dict[str, list[tuple[Any, ...]]]:
     """Everything about a database's schema that the migrations, functions and policy decide."""
     with psycopg.connect(url) as conn:
         return {k: sorted(conn.execute(q).fetchall(), key=repr) for k, q in CATALOG_QUERIES.items()}
-
-
-def init_as_main_did(url: str) -> None:
-    """What `archivist init` at 493e2bf left: each old file applied and recorded, the model."""
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(
-            "CREATE TABLE archivist_migrations (name text PRIMARY KEY, checksum text NOT NULL, "
-            "applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        for path in sorted(BEFORE.glob("*.sql")):
-            with conn.transaction():
-                conn.execute(path.read_bytes())
-                conn.execute(
-                    "INSERT INTO archivist_migrations (name, checksum) VALUES (%s, %s)",
-                    [path.stem, hashlib.sha256(path.read_bytes()).hexdigest()],
-                )
-        conn.execute("SELECT archivist_record_embedding('hash-768', 768)")
-        conn.execute("""SELECT archivist_start_run('{"kept": true}')""")

@@ -1,3 +1,0 @@
--- archivist 002: nothing left. Until the SQL was reorganised it defined the commit function,
--- which now lives in sql/functions/commit.sql; the file stays so that the numbering, and the
--- databases that recorded it, stay as they were.

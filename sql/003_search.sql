@@ -1,3 +1,0 @@
--- archivist 003: nothing left. Until the SQL was reorganised it defined the search functions,
--- which now live in sql/functions/search.sql; the file stays so that the numbering, and the
--- databases that recorded it, stay as they were.

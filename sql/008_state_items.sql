@@ -1,3 +1,0 @@
--- archivist 008: nothing left. Until the SQL was reorganised it redefined the archive search for
--- state items, which now lives in sql/functions/search.sql; the file stays so that the
--- numbering, and the databases that recorded it, stay as they were.

@@ -1,3 +1,0 @@
--- archivist 009: nothing left. Until the SQL was reorganised it defined the state reads (now in
--- sql/functions/state.sql) and privileges and timeouts (now in sql/policy.sql); the file stays
--- so that the numbering, and the databases that recorded it, stay as they were.
