@@ -62,7 +62,7 @@ def earlier_user_turns(
             continue
         rows = store.earlier_turns(users[0], session_id, labels, words, detail, CHUNKS_PER_NEGATION)
         for row in rows:
-            for turn in user_turns(row, speakers):
+            for turn in _user_turns(row, speakers):
                 turns.setdefault(turn.id, turn)
     # The newest first: of equally strong affirmations, pairing cites the nearest.
     return sorted(turns.values(), key=lambda m: m.created_at, reverse=True)
@@ -73,7 +73,7 @@ def _user_labels(speakers: Mapping[str, str]) -> list[str]:
     return [f"{speakers.get(role, role.capitalize())}: " for role in sorted(USER_ROLES)]
 
 
-def user_turns(row: Mapping[str, Any], speakers: Mapping[str, str]) -> list[Message]:
+def _user_turns(row: Mapping[str, Any], speakers: Mapping[str, str]) -> list[Message]:
     """The user's turns in a turn chunk (`archivist_earlier_turns`), its speaker label cut off;
     a piece of a long message that does not start with one is left out (whose it is, the piece
     does not say)."""
