@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from archivist.extract.rules.candidates import user_sentences
 from archivist.extract.rules.experience import negations
-from archivist.extract.rules.text import units
 from archivist.models import USER_ROLES, Message
 from archivist.store import Store
 
@@ -43,14 +43,7 @@ def earlier_user_turns(
     before this one, whose commit may not be visible yet)."""
     if len(users) != 1:
         return []
-    sentences = [
-        sentence
-        for message in batch
-        if message.role.strip().lower() in USER_ROLES
-        for sentence, outcome in units(message.content)
-        if outcome is None
-    ]
-    said = negations(sentences)[:MAX_NEGATIONS]
+    said = negations([sentence for _, sentence in user_sentences(batch)])[:MAX_NEGATIONS]
     if not said:
         return []
     turns = {m.id: m for m in unsaved if m.role.strip().lower() in USER_ROLES}

@@ -332,7 +332,7 @@ def clause_of(text: str) -> str:
     )[0]
 
 
-def _user_sentences(messages: Sequence[Message]) -> list[tuple[Message, str]]:
+def user_sentences(messages: Sequence[Message]) -> list[tuple[Message, str]]:
     """The sentences of the user's messages (not list items), each with its message."""
     return [
         (message, sentence)
@@ -472,7 +472,7 @@ class _Found:
         subject, "never" against "yes" (reconciliation flags the pair as a conflict). A "never"
         that a user turn of `earlier` (other sessions) affirms cites that turn too; no item
         is made of the earlier turn, whose session holds its own words."""
-        said, before = _user_sentences(messages), _user_sentences(earlier)
+        said, before = user_sentences(messages), user_sentences(earlier)
         sentences = [sentence for _, sentence in said]
         for found in contradictions(sentences, [sentence for _, sentence in before]):
             message, sentence = said[found.never.index]
