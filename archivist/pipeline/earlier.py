@@ -4,8 +4,9 @@
 tech talk" in January, said in another session. Extraction sees one session's new messages, so
 this read looks further: when those messages hold a first-person "never" statement and the
 session has one user, the turn chunks of the user's other sessions that hold what it is about
-(its names, else its head's words) are read back, and their user turns go to planning, which
-pairs them with the statement (`rules.earlier_contradictions`). The fact it makes cites both
+(its names, else its head's words; and its verb, where that says a deed) are read back, and
+their user turns go to planning, which pairs them with the statement
+(`rules.earlier_contradictions`). The fact it makes cites both
 messages and is flagged as a conflict; nothing of the other session's text is copied.
 
 On BEAM's contradiction questions (tuning chats) the "never" came after the affirmation in 33
@@ -51,12 +52,18 @@ def earlier_user_turns(
     for negation in said:
         words = [w for word in negation.search for w in _WORD.findall(word)]
         detail = [w for word in negation.object_words for w in _WORD.findall(word)]
-        if not words:
-            continue
-        rows = store.earlier_turns(users[0], session_id, labels, words, detail, CHUNKS_PER_NEGATION)
-        for row in rows:
-            for turn in _user_turns(row, speakers):
-                turns.setdefault(turn.id, turn)
+        lookups = [words] if words else []
+        if negation.names and negation.deed:
+            # the same deed said without every name ("apologized in person for forgetting our
+            # anniversary" against "never apologized to Rachael ..."): its verb, ranked by detail
+            lookups.append(_WORD.findall(negation.verb))
+        for needed in lookups:
+            rows = store.earlier_turns(
+                users[0], session_id, labels, needed, detail, CHUNKS_PER_NEGATION
+            )
+            for row in rows:
+                for turn in _user_turns(row, speakers):
+                    turns.setdefault(turn.id, turn)
     # The newest first: of equally strong affirmations, pairing cites the nearest.
     return sorted(turns.values(), key=lambda m: m.created_at, reverse=True)
 

@@ -479,3 +479,23 @@ def test_a_never_contradicting_an_earlier_session_of_the_user_is_a_conflict_citi
     assert (fact["session_id"], fact["text"]) == ("may", "Never used Zotero")
     assert fact["refs"] == [str(never[0]), str(did[0])]  # bob's is another user's
     assert as_json("status")["open_conflicts"] == 1
+
+
+def test_a_never_naming_more_than_the_earlier_deed_is_still_a_conflict(
+    source: SourceDB, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Never apologized to Rachael ..." against an earlier session's apology that does not
+    name her: the same deed of the same things, read back by its verb."""
+    monkeypatch.setenv("ARCHIVIST_MESSAGE_USER_ID", "user_id")
+    source.conn.execute("ALTER TABLE session_messages ADD COLUMN user_id text DEFAULT 'alice'")
+    did = source.add("march", ["I apologized in person for forgetting our anniversary.", "Good."])
+    assert invoke("archive").exit_code == 0
+    never = source.add(
+        "may",
+        ["I've never apologized to Rachael in person for forgetting our anniversary.", "Ok."],
+        start=T0 + DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    (fact,) = as_json("conflicts")["items"]
+    assert fact["session_id"] == "may" and fact["text"].startswith("Never apologized to Rachael")
+    assert fact["refs"] == [str(never[0]), str(did[0])]

@@ -554,6 +554,25 @@ def test_restatements_and_wishes_are_no_contradiction() -> None:
     assert [(c.never.index, [a.index for a in c.affirmed]) for c in found] == [(0, [0])]
 
 
+def test_the_same_deed_without_every_name_affirms_a_never() -> None:
+    never = "I've never apologized to Rachael in person for forgetting our anniversary."
+    (found,) = contradictions(
+        ["I apologized in person at Cafe La Mer for forgetting our anniversary.", never]
+    )
+    assert (found.never.index, [a.index for a in found.affirmed]) == (1, [0])
+    # another deed, or the same deed about other things, is not it
+    assert contradictions(["I forgot our anniversary in person, sadly.", never]) == []
+    assert contradictions(["I apologized to my boss for the late report.", never]) == []
+
+
+def test_a_question_affirms_a_never_only_where_it_says_what_was_done() -> None:
+    never = "I've never attended any science lectures or family brunches."
+    done = "How can I help Samantha when I attend her science lecture, like I did on March 10th?"
+    (found,) = contradictions([done, never])
+    assert found.affirmed[0].text.startswith("when I attend her science lecture")
+    assert contradictions(["How can I attend a science lecture next month?", never]) == []
+
+
 def test_over_the_cap_a_batch_keeps_changes_before_chatter() -> None:
     turns = [("user", f"Can you check item {n} for me?") for n in range(6)]
     turns.append(("user", "Bump the upload limit to 10 MB."))

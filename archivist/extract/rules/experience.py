@@ -4,9 +4,12 @@ Zotero" against "I just downloaded Zotero on March 2".
 A *negated* experience is a first-person "never" (or "haven't ever") statement; what it is
 about is its object: the names in it ("Zotero", "Flask"), else its head's content words
 ("scheduled writing sessions", "a first draft"). An *affirmed* one is another first-person
-sentence of the batch, not a wish ("I want to learn ..."), that names all of those names, or
-at least two of the head's words (all of one). Only such a pair makes facts: two "never"
-statements, or two affirmed ones, are restatements and make none. Pure functions, no I/O.
+sentence of the batch, not a wish ("I want to learn ...") nor a question unless it says what
+was done ("..., like I did on March 10th?"), that names all of those names, or at least two of
+the head's words (all of one), or says the same deed of two of the object's words ("I've never
+apologized to Rachael in person for forgetting our anniversary" against "I apologized in person
+for forgetting our anniversary"). Only such a pair makes facts: two "never" statements, or two
+affirmed ones, are restatements and make none. Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -41,13 +44,21 @@ _FIRST_END = re.compile(
 # "Flask-Login, which I've never integrated": the object comes first.
 _WHICH_NEVER = re.compile(
     r"(?P<obj>[\w.+'-]+(?:\s+[\w.+'-]+){0,3}),?\s+which\s+(?:i|we)(?:'ve|\s+have)?\s+"
-    r"(?:actually\s+|really\s+)*never\b",
+    r"(?:actually\s+|really\s+)*never\s+(?:ever\s+|even\s+)*(?P<verb>[a-z]+)\b",
     re.I,
 )
 _ASKING = re.compile(
     r"^(?:\W*(?:hmm+|so|ok(?:ay)?|well|and|but|also)\b[\s,]*)*(?:can|could|would|will|how|what"
     r"|why|which|where|when|is|are|do|does|should|shall)\b",
     re.I,
+)
+# A question that still says what was done: "..., like I did on March 10th?"
+_SAYS_DONE = re.compile(r"\b(?:like|as)\s+(?:i|we)\s+did\b", re.I)
+# Where a question says what was done: "How can I ... when I attend her lecture, like I did?"
+_DEED_CLAUSE = re.compile(r"\b(?:when|whenever|after|since|because|as)\s+(?:i|we)\b", re.I)
+# Verbs too light to say which deed a statement is about ("never had", "never done it").
+_LIGHT_VERBS = frozenset(
+    stem(v) for v in "be been had have done do did got get made make used use tried try".split()
 )
 _HEAD_END = re.compile(
     r",|\s(?:or|and|related|in|for|with|through|after|before|since|because|like|to|from|at|on"
@@ -99,17 +110,6 @@ def _key(obj: str) -> tuple[frozenset[str], frozenset[str], str, tuple[str, ...]
     return names, frozenset(stem(w) for w in words), " ".join(words), tuple(dict.fromkeys(search))
 
 
-def _affirms(text: str, names: frozenset[str], head: frozenset[str]) -> int:
-    """How strongly a sentence affirms the object (0: it does not)."""
-    if not _FIRST_PERSON.search(text) or _WISH.search(text) or _ASKING.search(text):
-        return 0
-    stems = {stem(t) for t in tokens(text)}
-    if names:
-        return len(names | head & stems) if names <= stems else 0
-    shared = len(head & stems)
-    return shared if shared >= min(2, len(head)) else 0
-
-
 @dataclass(frozen=True)
 class Negation:
     """A "never" statement: where it was said, its words, what it is about and its keys."""
@@ -122,11 +122,35 @@ class Negation:
     rest: str  # the rest of its sentence, which may affirm it ("Flask-Login, which I've never")
     search: tuple[str, ...]  # the words a sentence affirming it holds: its names, else head's
     object_words: tuple[str, ...]  # its object's content words ("guy raymond tech event")
+    verb: str  # what was never done ("apologized")
+
+    @property
+    def deed(self) -> bool:
+        """Whether its verb says which deed it denies (not "never had", "never done")."""
+        return stem(self.verb) not in _LIGHT_VERBS
 
     @property
     def detail(self) -> frozenset[str]:
         """The stems of its object's content words."""
         return frozenset(stem(w) for w in self.object_words)
+
+
+def _affirms(text: str, never: Negation) -> int:
+    """How strongly a sentence affirms what a "never" statement denies (0: it does not)."""
+    if not _FIRST_PERSON.search(text) or _WISH.search(text):
+        return 0
+    if _ASKING.search(text) and not _SAYS_DONE.search(text):
+        return 0
+    stems = {stem(t) for t in tokens(text)}
+    if never.names and never.names <= stems:
+        return len(never.names | never.head & stems)
+    shared = len(never.head & stems)
+    if not never.names and shared >= min(2, len(never.head)):
+        return shared
+    if never.deed and stem(never.verb) in stems:
+        deed = len(never.detail & stems)
+        return deed if deed >= 2 else 0
+    return 0
 
 
 def negations(sentences: Sequence[str]) -> list[Negation]:
@@ -151,8 +175,18 @@ def negations(sentences: Sequence[str]) -> list[Negation]:
         text = " ".join((said or sentence[match.start() : match.start("obj") + len(obj)]).split())
         about = " ".join(sorted(names)) or about
         detail = tuple(dict.fromkeys(t for t in tokens(obj) if t not in FUNCTION_WORDS))
-        found.append(Negation(i, text, about, names, head, rest, search, detail))
+        verb = match.group("verb").lower()
+        found.append(Negation(i, text, about, names, head, rest, search, detail, verb))
     return found
+
+
+def _deed(text: str) -> str:
+    """What an affirming sentence says was done: a question's clause that says it, else all."""
+    done = _SAYS_DONE.search(text)
+    if done is None or not _ASKING.search(text):
+        return text
+    clauses = [m.start() for m in _DEED_CLAUSE.finditer(text, 0, done.start())]
+    return text[clauses[-1] :] if clauses else text
 
 
 def _shared(text: str, stems: frozenset[str]) -> int:
@@ -172,12 +206,9 @@ def contradictions(sentences: Sequence[str], earlier: Sequence[str] = ()) -> lis
         i = never.index
         pool = [(j, s) for j, s in enumerate(others) if j != i] + [(i, never.rest)]
         detail = never.detail
-        scored = [
-            (_affirms(s, never.names, never.head), _shared(s, detail), -abs(j - i), j, s)
-            for j, s in pool
-        ]
+        scored = [(_affirms(s, never), _shared(s, detail), -abs(j - i), j, s) for j, s in pool]
         best = sorted((x for x in scored if x[0]), reverse=True)[:MAX_AFFIRMED]
         if best:
-            affirmed = tuple(Statement(j, s.strip(" ,;")) for *_, j, s in best)
+            affirmed = tuple(Statement(j, _deed(s).strip(" ,;")) for *_, j, s in best)
             found.append(Contradiction(Statement(i, never.text), never.about, affirmed))
     return found
