@@ -22,6 +22,12 @@ from archivist.store.migrate import (
     EditedMigrationError,
     migration_script,
 )
+from archivist.store.opening import (
+    database_url,
+    open_postgres_store,
+    open_store,
+    supabase_rpc,
+)
 from archivist.store.pool import PooledRpc
 from archivist.store.postgres import PostgresStore
 from archivist.store.protocol import (
@@ -79,14 +85,18 @@ __all__ = [
     "Vectors",
     "connect",
     "database_error_line",
+    "database_url",
     "embedded_exists",
     "embedded_url",
     "message_from_row",
     "migration_script",
+    "open_postgres_store",
+    "open_store",
     "parse_vector",
     "pgserver_module",
     "reading_settings",
     "session_state_from_row",
     "start_embedded",
+    "supabase_rpc",
     "vector_text",
 ]
