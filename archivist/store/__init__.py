@@ -10,10 +10,8 @@ from archivist.store.connection import connect
 from archivist.store.embedded import (
     DEMO_FOLDER,
     embedded_exists,
-    embedded_url,
     pgserver_module,
     reading_settings,
-    start_embedded,
 )
 from archivist.store.migrate import (
     AUTHENTICATED,
@@ -87,7 +85,6 @@ __all__ = [
     "database_error_line",
     "database_url",
     "embedded_exists",
-    "embedded_url",
     "message_from_row",
     "migration_script",
     "open_postgres_store",
@@ -96,7 +93,6 @@ __all__ = [
     "pgserver_module",
     "reading_settings",
     "session_state_from_row",
-    "start_embedded",
     "supabase_rpc",
     "vector_text",
 ]
