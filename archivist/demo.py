@@ -16,17 +16,17 @@ from datetime import UTC, datetime, timedelta
 from importlib import resources
 from typing import Any
 
-from archivist.app import archive
-from archivist.backends import make_embedder, open_postgres_store, open_store
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.embed.base import Embedder
+from archivist.embed.configured import make_embedder
 from archivist.embed.hashing import HashEmbedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import EmbedError
 from archivist.models import Extraction, RunReport
 from archivist.pipeline import ArchiveRequest
 from archivist.source_tables import source_tables_sql
-from archivist.store import DEMO_FOLDER, PostgresStore
+from archivist.store import DEMO_FOLDER, PostgresStore, open_postgres_store, open_store
 
 # The commands the demo suggests next: (command, what it shows). Each must work as printed.
 NEXT_COMMANDS = (

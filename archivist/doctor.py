@@ -7,15 +7,17 @@ schema checks), so the first failing line is the one to fix first.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from archivist.backends import make_embedder, make_llm_extractor, open_store
 from archivist.config import DatabaseTimeouts, Settings, database_label
 from archivist.embed.base import Embedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
+from archivist.extract.base import Extractor
+from archivist.extract.llm import OllamaExtractor
 from archivist.failures import FailedSession
 from archivist.store import AUTHENTICATED, EditedMigrationError, Store
 
@@ -46,15 +48,21 @@ class DoctorReport(BaseModel):
         return all(c.ok for c in self.checks)
 
 
-def run_doctor(settings: Settings) -> DoctorReport:
-    """Run every check; never raises for a failed check."""
+def run_doctor(
+    settings: Settings,
+    open_store: Callable[[], AbstractContextManager[Store]],
+    embedder: Embedder,
+    extractor: Extractor,
+) -> DoctorReport:
+    """Run every check on the database `open_store` opens (the one `settings` describe), the
+    embedder and the extractor; never raises for a failed check."""
     checks: list[Check] = []
     recorded_dim: int | None = None
     where = database_label(settings)  # first, so every line below is about that database
     try:
-        with open_store(settings) as store:
+        with open_store() as store:
             checks.append(Check(name="database", ok=True, detail=f"{where}: reachable"))
-            recorded_dim = _database_checks(store, settings, checks)
+            recorded_dim = _database_checks(store, settings, embedder.model, checks)
     except ArchivistError as exc:
         if settings.uses_supabase:
             fix = "check SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY (Project Settings > API)"
@@ -63,15 +71,14 @@ def run_doctor(settings: Settings) -> DoctorReport:
         else:
             fix = "set DATABASE_URL to a reachable Postgres with pgvector"
         checks.append(Check(name="database", ok=False, detail=f"{where}: {exc}", fix=fix))
-    _embedder_checks(make_embedder(settings), recorded_dim, checks)
-    if settings.extractor == "ollama":
-        _llm_check(settings, checks)
+    _embedder_checks(embedder, recorded_dim, checks)
+    if isinstance(extractor, OllamaExtractor):
+        _llm_check(extractor, checks)
     return DoctorReport(checks=checks)
 
 
-def _llm_check(settings: Settings, checks: list[Check]) -> None:
+def _llm_check(extractor: OllamaExtractor, checks: list[Check]) -> None:
     """With `extractor = "ollama"`: is the chat model pulled? (Else every session uses rules.)"""
-    extractor = make_llm_extractor(settings)
     present = _attempt(checks, "llm model pulled", extractor.has_model, "start it: ollama serve")
     if present is None:
         return
@@ -186,7 +193,9 @@ def _exposure_check(reach: list[dict[str, Any]], fix: str) -> Check:
     )
 
 
-def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> int | None:
+def _database_checks(
+    store: Store, settings: Settings, model: str, checks: list[Check]
+) -> int | None:
     """pgvector, migrations, indexes and the recorded model; returns the recorded dimension."""
     if settings.uses_supabase:
         # Over REST the catalog is read through a migrated function: the schema comes first.
@@ -221,7 +230,6 @@ def _database_checks(store: Store, settings: Settings, checks: list[Check]) -> i
     )
     checks.append(_quarantine_check(store.failed_sessions()))
     recorded = store.recorded_embedding()
-    model = make_embedder(settings).model
     if recorded is None:
         checks.append(
             Check(

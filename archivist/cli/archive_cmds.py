@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from archivist import app as operations
 from archivist import demo as demo_module
 from archivist.cli import render, render_run
 from archivist.cli.app import cli
@@ -33,6 +32,7 @@ from archivist.cli.common import (
     value,
 )
 from archivist.cli.output import Output
+from archivist.client import Archivist
 from archivist.config import Settings, database_label
 from archivist.errors import ConfigError
 from archivist.models import RunReport
@@ -96,12 +96,12 @@ def init(
         },
     )
     if print_sql:
-        with reported(out, settings):
-            typer.echo(operations.schema_script(settings, allow_authenticated), nl=False)
+        with reported(out, settings), Archivist(settings, connect=False) as client:
+            typer.echo(client.schema_script(allow_authenticated), nl=False)
         return
     announce_creation(out, settings)
-    with reported(out, settings):
-        applied, recorded = operations.init_database(settings, allow_authenticated)
+    with reported(out, settings), Archivist(settings, connect=False) as client:
+        applied, recorded = client.init(allow_authenticated)
     render.init_result(out, database_label(settings), applied, recorded.model, recorded.dim)
 
 
@@ -262,8 +262,11 @@ def archive(
         reports.configure(settings)
         if not dry_run:
             announce_creation(out, settings)
-        with render_run.run_progress(out, dry_run) as progress:
-            report = operations.archive(settings, request, progress, workers=settings.workers)
+        with (
+            render_run.run_progress(out, dry_run) as progress,
+            Archivist(settings, create=not dry_run) as client,
+        ):
+            report = client.archive(request, progress, workers=settings.workers)
     reports.save(report)
     render_run.run_report(out, report)
     unknown = [s.reason for s in report.sessions if s.reason and s.reason.startswith(NO_MESSAGES)]
@@ -341,7 +344,7 @@ def reembed(
     settings = settings_for(
         out, {"embedder": value(embedder), "embedding_model": model, "embedding_dim": dim}
     )
-    with reported(out, settings):
+    with reported(out, settings), Archivist(settings, connect=False) as client:
         with render_run.count_bar(out, "re-embedding") as progress:
-            report = operations.reembed_chunks(settings, dim, progress)
+            report = client.reembed(dim, progress)
     render.reembed_result(out, report)

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from archivist import app as operations
 from archivist.cli.app import cli
 from archivist.cli.common import (
     EXIT_FAILED,
@@ -22,6 +21,7 @@ from archivist.cli.common import (
     settings_for,
 )
 from archivist.cli.output import Output
+from archivist.client import Archivist
 from archivist.forget import ForgetReport, ForgetRequest
 
 
@@ -86,7 +86,8 @@ def forget(
     )
     with reported(out, settings):
         request.check()
-        report = operations.forget(settings, request)
+        with Archivist(settings) as client:
+            report = client.forget(request)
     _render(out, report)
     raise typer.Exit(EXIT_FAILED if report.failed else EXIT_OK)
 

@@ -11,8 +11,6 @@ from typing import Annotated
 
 import typer
 
-from archivist import app as operations
-from archivist import doctor as doctor_module
 from archivist.cli import render, render_state
 from archivist.cli.app import cli
 from archivist.cli.common import (
@@ -33,6 +31,7 @@ from archivist.cli.common import (
     value,
 )
 from archivist.cli.output import iso_utc
+from archivist.client import Archivist
 from archivist.config import explain_settings
 from archivist.errors import ConfigError
 
@@ -49,8 +48,8 @@ def status(
     """
     out = begin(json_output, quiet, verbose)
     settings = settings_for(out, {}, reading=True)
-    with reported(out, settings):
-        result = operations.status(settings)
+    with reported(out, settings), Archivist(settings) as client:
+        result = client.status()
     render.status_result(out, result)
 
 
@@ -97,11 +96,11 @@ def state(
         if not current and (user_id or as_of or subject):
             raise ConfigError("--user-id, --as-of and --subject go with --current")
     settings = settings_for(out, {}, reading=True)
-    with reported(out, settings):
+    with reported(out, settings), Archivist(settings) as client:
         if session_id is None:
-            scope = operations.current_state(settings, user_id, as_of, subject, limit)
+            scope = client.current_state(user_id, as_of, subject, limit)
         else:
-            result = operations.session_state(settings, session_id)
+            result = client.state(session_id)
     if session_id is None:
         render_state.current_result(out, scope)
     else:
@@ -121,8 +120,8 @@ def history(
     """
     out = begin(json_output, quiet, verbose)
     settings = settings_for(out, {}, reading=True)
-    with reported(out, settings):
-        result = operations.session_history(settings, session_id)
+    with reported(out, settings), Archivist(settings) as client:
+        result = client.history(session_id)
     render.history_result(out, result)
 
 
@@ -153,8 +152,9 @@ def prune_check(
     """
     out = begin(json_output, quiet or print_cutoff, verbose)
     settings = settings_for(out, {}, reading=True)
-    with reported(out, settings):
-        result = operations.check_prune(settings, datetime.now(UTC) - older_than)
+    age = datetime.now(UTC) - older_than
+    with reported(out, settings), Archivist(settings) as client:
+        result = client.prune_check(age)
     render.prune_result(out, result)
     if print_cutoff and result.safe and not json_output:
         typer.echo(iso_utc(result.cutoff))
@@ -183,8 +183,8 @@ def doctor(
         reading=True,
         require_database=False,
     )
-    with reported(out, settings):
-        report = doctor_module.run_doctor(settings)
+    with reported(out, settings), Archivist(settings, connect=False) as client:
+        report = client.doctor()
     render.doctor_result(out, report, settings.secrets())
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAILED)
 

@@ -11,7 +11,6 @@ from typing import Annotated, cast
 
 import typer
 
-from archivist import client as client_module
 from archivist.cli import render_search
 from archivist.cli.app import cli
 from archivist.cli.common import (
@@ -42,6 +41,7 @@ from archivist.cli.common import (
     settings_for,
     value,
 )
+from archivist.client import Archivist
 from archivist.config import SearchMode
 from archivist.models import ChunkSource
 from archivist.search import ArchiveFilters
@@ -122,8 +122,8 @@ def memory_search(
     settings = settings_for(
         out, {"embedder": value(embedder), "search_mode": value(mode)}, reading=True
     )
-    with reported(out, settings):
-        result = client_module.memory_search(
+    with reported(out, settings), Archivist(settings) as client:
+        result = client.memory_search(
             query,
             limit,
             session_id or (),
@@ -131,7 +131,6 @@ def memory_search(
             since,
             until,
             cast("SearchMode | None", value(mode)),
-            settings=settings,
             user_id=user_id,
             min_score=min_score,
             as_of=as_of,
@@ -189,8 +188,8 @@ def archive_search(
         user_id,
         as_of,
     )
-    with reported(out, settings):
-        result = client_module.archive_search(filters, limit, all_versions, settings)
+    with reported(out, settings), Archivist(settings) as client:
+        result = client.archive_search(filters, limit, all_versions)
     render_search.archive_result(out, result, filters)
 
 
@@ -226,8 +225,6 @@ def hybrid_search(
     filters = _filters(
         topic, all_topics, decision, entity, action, session_id, since, until, user_id=user_id
     )
-    with reported(out, settings):
-        result = client_module.search(
-            query, filters, limit, cast("SearchMode | None", value(mode)), settings=settings
-        )
+    with reported(out, settings), Archivist(settings) as client:
+        result = client.search(query, filters, limit, cast("SearchMode | None", value(mode)))
     render_search.search_result(out, result, filters)

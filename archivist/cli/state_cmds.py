@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from archivist import app as operations
 from archivist.cli import render_state
 from archivist.cli.app import cli
 from archivist.cli.common import (
@@ -18,6 +17,7 @@ from archivist.cli.common import (
     reported,
     settings_for,
 )
+from archivist.client import Archivist
 from archivist.errors import ConfigError
 
 UserIdOption = Annotated[str | None, typer.Option("--user-id", help="Only this user's items.")]
@@ -37,8 +37,8 @@ def conflicts(
     """
     out = begin(json_output, quiet, verbose)
     settings = settings_for(out, {}, reading=True)
-    with reported(out, settings):
-        result = operations.state_conflicts(settings, user_id, limit)
+    with reported(out, settings), Archivist(settings) as client:
+        result = client.conflicts(user_id, limit)
     render_state.conflicts_result(out, result)
 
 
@@ -63,6 +63,6 @@ def resolve(
         if keep == drop:
             raise ConfigError("give --keep or --drop")
     settings = settings_for(out, {}, reading=False)
-    with reported(out, settings):
-        result = operations.resolve_conflict(settings, uid, "keep" if keep else "drop", user_id)
+    with reported(out, settings), Archivist(settings) as client:
+        result = client.resolve(uid, "keep" if keep else "drop", user_id)
     render_state.resolution_result(out, result)

@@ -95,7 +95,7 @@ class _Relay:
 @dataclass(frozen=True)
 class WorkerJob:
     """What a worker process runs: a picklable call that archives with the given progress
-    hook and limits and returns its report (archivist.app builds it from the settings)."""
+    hook and limits and returns its report (archivist.client.runs builds it)."""
 
     run: Callable[[Progress, RunLimits], RunReport]
     log_level: int  # the `archivist` logger's level in the parent (-v, --quiet)

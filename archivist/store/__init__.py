@@ -10,10 +10,8 @@ from archivist.store.connection import connect
 from archivist.store.embedded import (
     DEMO_FOLDER,
     embedded_exists,
-    embedded_url,
     pgserver_module,
     reading_settings,
-    start_embedded,
 )
 from archivist.store.migrate import (
     AUTHENTICATED,
@@ -21,6 +19,12 @@ from archivist.store.migrate import (
     Conn,
     EditedMigrationError,
     migration_script,
+)
+from archivist.store.opening import (
+    database_url,
+    open_postgres_store,
+    open_store,
+    supabase_rpc,
 )
 from archivist.store.pool import PooledRpc
 from archivist.store.postgres import PostgresStore
@@ -79,14 +83,16 @@ __all__ = [
     "Vectors",
     "connect",
     "database_error_line",
+    "database_url",
     "embedded_exists",
-    "embedded_url",
     "message_from_row",
     "migration_script",
+    "open_postgres_store",
+    "open_store",
     "parse_vector",
     "pgserver_module",
     "reading_settings",
     "session_state_from_row",
-    "start_embedded",
+    "supabase_rpc",
     "vector_text",
 ]

@@ -60,7 +60,7 @@ from typing import Any
 import psycopg
 
 import archivist.extract.base as extract_base_module
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.embed.base import Vector
 from archivist.embed.hashing import HashEmbedder

@@ -90,8 +90,9 @@ def measure(settings: Settings, url: str, calls: int, warmup: int) -> dict[str, 
     own: list[float] = []
     bare: list[float] = []
     with Archivist(settings) as client, psycopg.connect(url, autocommit=True) as direct:
-        recorder = Recorder(client._store.rpc)  # a benchmark may look inside the client
-        client._store.rpc = recorder
+        store = client._db.open()  # a benchmark may look inside the client
+        recorder = Recorder(store.rpc)
+        store.rpc = recorder
         queries = itertools.cycle(QUERIES)
         for n in range(warmup + calls):
             query = next(queries)

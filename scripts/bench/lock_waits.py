@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 import psycopg
 
-from archivist.app import archive, init_database
+from archivist.client import Archivist, archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 from archivist.source_tables import source_tables_sql
@@ -80,8 +80,9 @@ def main() -> None:
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute(SOURCES)
             settings = Settings(database_url=url, embedder="hash", data_dir=Path(tmp) / "d")
-            init_database(settings)
-            archive(settings, ArchiveRequest(delay_ms=0))
+            with Archivist(settings) as client:
+                client.init()
+                client.archive(ArchiveRequest(delay_ms=0))
             double = PostgrestDouble(url).start()
             with psycopg.connect(url) as holder:
                 holder.execute("LOCK TABLE jarvis_memory_chunks IN ACCESS EXCLUSIVE MODE")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from archivist import ArchiveFilters, archive_search, memory_search
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 from archivist.store import SessionSelection

@@ -24,8 +24,7 @@ from mcp.types import CallToolResult
 from support.ollama_server import OllamaTestServer
 from support.sources import T0, SourceDB, run_archivist
 
-from archivist.app import archive
-from archivist.client import Archivist
+from archivist.client import Archivist, archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery

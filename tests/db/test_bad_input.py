@@ -16,10 +16,11 @@ from pathlib import Path
 import psycopg
 import pytest
 from conftest import HASH_768
+from support.commands import check_prune
 from support.invariants import violations
 from support.sources import T0, SourceDB
 
-from archivist.app import archive, check_prune
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.models import Message, RunReport

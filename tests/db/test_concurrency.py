@@ -14,7 +14,7 @@ import pytest
 from support.faults import Corpus, archivist_env, create_sources, start_archive
 from support.invariants import violations
 
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.pipeline import ArchiveRequest

@@ -15,10 +15,10 @@ from typing import Any
 
 import psycopg
 import pytest
+from support.commands import init_database
 from support.sources import T0, SourceDB, run_archivist
 
-from archivist.app import archive, init_database
-from archivist.client import Archivist
+from archivist.client import Archivist, archive
 from archivist.config import Settings, SourceTables
 from archivist.pipeline import ArchiveRequest
 

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import psycopg
+from support.commands import run_doctor
 from support.ollama_server import OllamaTestServer
 from support.sources import SourceDB, run_cli
 
 from archivist.config import Settings
-from archivist.doctor import run_doctor
 from archivist.store import EmbeddingConfig, PostgresStore
 
 

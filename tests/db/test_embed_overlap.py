@@ -15,7 +15,7 @@ import pytest
 from support.ollama_server import EmbedSpan, OllamaTestServer
 from support.sources import T0, SourceDB
 
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.embed.base import task_prefixes
 from archivist.pipeline import ArchiveRequest

@@ -5,7 +5,7 @@ from __future__ import annotations
 from support.sources import SourceDB
 
 from archivist import memory_search
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 from archivist.snippets import excerpt, query_terms

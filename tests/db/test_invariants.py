@@ -8,7 +8,7 @@ import pytest
 from support.invariants import summary, violations
 from support.sources import T0, SourceDB
 
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.pipeline import ArchiveRequest

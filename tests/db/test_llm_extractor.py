@@ -12,11 +12,11 @@ from typing import Any
 
 import ollama
 import pytest
+from support.commands import run_doctor
 from support.ollama_server import OllamaTestServer
 from support.sources import SourceDB, run_archivist
 
 from archivist.config import Settings
-from archivist.doctor import run_doctor
 from archivist.extract.base import ExtractionResult, RulesExtractor
 from archivist.extract.llm import OllamaExtractor
 from archivist.extract.llm_output import answer_schema

@@ -18,13 +18,13 @@ import httpx
 import psycopg
 import pytest
 from conftest import HASH_768
+from support.commands import run_doctor
 from support.faults import archivist_env, run_archive
 from support.postgrest_double import SERVICE_KEY, PostgrestDouble
 from support.sources import SourceDB
 
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import DatabaseTimeouts, Settings
-from archivist.doctor import run_doctor
 from archivist.pipeline import ArchiveRequest
 from archivist.store import PostgresStore
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from support.sources import T0, SourceDB
 
 from archivist import memory_search
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 from archivist.search.newest import newest_first

@@ -21,7 +21,7 @@ import pytest
 from support.sources import T0, SourceDB
 from support.statements import StatementLog
 
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.models import RunReport

@@ -14,13 +14,13 @@ from typing import Any
 import psycopg
 import pytest
 from conftest import HASH_768, SUPABASE_DEFAULTS, _fresh_database
+from support.commands import run_doctor
 from support.postgrest_double import PostgrestDouble
 from support.sources import SourceDB, run_archivist
 
 from archivist import memory_search
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
-from archivist.doctor import run_doctor
 from archivist.pipeline import ArchiveRequest
 from archivist.store import PostgresStore
 

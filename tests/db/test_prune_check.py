@@ -7,9 +7,10 @@ import subprocess
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from support.commands import check_prune
 from support.sources import T0, SourceDB, run_cli
 
-from archivist.app import archive, check_prune
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 

@@ -21,9 +21,10 @@ import psycopg
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
+from support.commands import check_prune
 from support.sources import T0, SourceDB
 
-from archivist.app import archive, check_prune
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 

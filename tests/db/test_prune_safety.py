@@ -12,11 +12,12 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from support.commands import check_prune
 from support.invariants import violations
 from support.sources import T0, SourceDB, run_cli
 
 from archivist import memory_search
-from archivist.app import archive, check_prune
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 

@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from support.sources import T0, SourceDB, run_cli
 
 from archivist import ArchiveFilters, archive_search, memory_search
-from archivist.app import archive
-from archivist.client import search
+from archivist.client import archive, search
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.errors import ConfigError

@@ -9,7 +9,7 @@ from datetime import timedelta
 import psycopg
 from support.sources import T0, SourceDB
 
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 from archivist.search import ARCHIVE_MAX_ROWS, MEMORY_MAX_RESULTS

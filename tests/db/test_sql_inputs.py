@@ -15,7 +15,7 @@ import pytest
 from support.postgrest_double import SERVICE_KEY, PostgrestDouble
 from support.sources import T0, SourceDB
 
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from support.commands import run_doctor
 from support.postgrest_double import PostgrestDouble
 from support.sources import run_archivist
 
 from archivist.config import Settings
-from archivist.doctor import run_doctor
 from archivist.store.migrate import load_definitions, load_migrations
 
 CREATE_FUNCTION = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([\w.]+)\s*\(", re.I)

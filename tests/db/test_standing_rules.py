@@ -8,8 +8,8 @@ import pytest
 from support.sources import T0, SourceDB
 
 from archivist import memory_search
-from archivist.app import archive
 from archivist.chunking import state_item_chunks
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 from archivist.search.results import MemoryHit

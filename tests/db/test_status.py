@@ -6,9 +6,10 @@ import json
 from datetime import timedelta
 
 import pytest
+from support.commands import status
 from support.sources import T0, SourceDB, run_cli
 
-from archivist.app import archive, status
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.pipeline import ArchiveRequest
 

@@ -9,17 +9,16 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from support.commands import run_doctor
 from support.postgrest_double import SERVICE_KEY, PostgrestDouble
 from support.sources import SourceDB, run_cli
 
-from archivist.app import archive
-from archivist.backends import open_store
+from archivist.client import archive
 from archivist.config import Settings, load_settings, redact
-from archivist.doctor import run_doctor
 from archivist.errors import StoreError
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest
-from archivist.store import RpcError, SessionSelection
+from archivist.store import RpcError, SessionSelection, open_store
 from archivist.store.migrate import load_migrations
 
 CHAT = ["We will deploy the olive frontend on Vercel.", "OK, Vercel it is.", "Ship it Friday."]

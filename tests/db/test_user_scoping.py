@@ -15,15 +15,14 @@ import psycopg
 import pytest
 from conftest import SUPABASE_DEFAULTS, _fresh_database
 from rich.console import Console
+from support.commands import init_database, run_doctor
 from support.postgrest_double import PostgrestDouble
 from support.sources import SourceDB, run_archivist
 
-from archivist.app import archive, init_database
 from archivist.cli.output import Output
 from archivist.cli.render_run import run_report
-from archivist.client import archive_search, memory_search, search
+from archivist.client import archive, archive_search, memory_search, search
 from archivist.config import Settings, SourceTables
-from archivist.doctor import run_doctor
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest
 from archivist.search import ArchiveFilters

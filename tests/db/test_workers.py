@@ -18,7 +18,7 @@ from support.faults import Corpus, archivist_env, create_sources, run_archive, s
 from support.invariants import violations
 from support.ollama_server import OllamaTestServer
 
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.pipeline import ArchiveRequest

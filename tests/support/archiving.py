@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archivist.app import archive
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.models import RunReport

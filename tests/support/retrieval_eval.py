@@ -66,9 +66,8 @@ import numpy as np
 import psycopg
 from psycopg.conninfo import make_conninfo
 
-from archivist.app import archive
-from archivist.backends import open_store
 from archivist.chunking import chunk_chars
+from archivist.client import archive
 from archivist.config import SearchMode, Settings
 from archivist.embed.base import Embedder, embed_documents, embed_query
 from archivist.embed.hashing import HashEmbedder
@@ -77,7 +76,7 @@ from archivist.errors import ArchivistError
 from archivist.pipeline import ArchiveRequest
 from archivist.search import Searcher
 from archivist.source_tables import source_tables_sql
-from archivist.store import EmbeddingConfig, SessionSelection
+from archivist.store import EmbeddingConfig, SessionSelection, open_store
 
 from . import retrieval_set as rs
 

@@ -1,47 +1,34 @@
-"""`Archivist`: the Python client that keeps its connections across calls.
-
-    with Archivist.from_env() as archivist:
-        for question in questions:
-            hits = archivist.memory_search(question, limit=5).hits
-
-One client holds one pool of database connections (`psycopg_pool`; direct Postgres and the
-embedded database) or one REST client (Supabase), its embedders, and the outcome of the
-readiness check (migrations applied, the configured embedding model recorded), which runs
-once, on the first call that needs it, instead of on every call. Its methods are safe to call
-from several threads at once; they share at most `pool_max_size` connections.
-
-The module functions below (`memory_search`, `archive_search`, `search`, also importable from
-`archivist`) and `archivist.app`'s open a client for one call and close it; a caller in a
-loop keeps one client instead.
-"""
+"""`Archivist`: the client, the library's front door (see archivist.client)."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Sequence
+from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from archivist.backends import (
-    database_url,
-    make_embedder,
-    make_extractor,
-    search_embedder,
-    supabase_rpc,
-)
+from archivist.chunking import chunk_chars
+from archivist.client.connections import Connections, SharedStore
+from archivist.client.runs import make_extractor, run_here, run_in_workers
 from archivist.config import SearchMode, Settings, database_label, load_settings
+from archivist.doctor import DoctorReport, run_doctor
 from archivist.embed.base import Embedder, probe
+from archivist.embed.configured import make_embedder
+from archivist.embed.hashing import HashEmbedder
 from archivist.errors import ConfigError, DimensionMismatchError
 from archivist.forget import ForgetReport, ForgetRequest, forget_in_database, scrub_report_files
 from archivist.models import ChunkSource, RunReport
-from archivist.pipeline import Archiver, ArchiveRequest, Progress
+from archivist.pipeline import ArchiveRequest, Progress
 from archivist.pipeline.claims import RunLimits
 from archivist.prune_check import PruneCheck, prune_check
 from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery, parse_query
+from archivist.reembed import Progress as ReembedProgress
+from archivist.reembed import ReembedReport, reembed
 from archivist.search import (
     ARCHIVE_MAX_ROWS,
     MEMORY_MAX_RESULTS,
@@ -59,14 +46,13 @@ from archivist.state.current import (
 )
 from archivist.state.history import History, history
 from archivist.state.view import StateView, state_view
+from archivist.status import Status, archive_status
 from archivist.store import (
-    Conn,
+    AUTHENTICATED,
+    PRIVATE,
     EmbeddingConfig,
-    PooledRpc,
-    PostgresStore,
-    Rpc,
     SessionSelection,
-    Store,
+    migration_script,
     reading_settings,
 )
 from archivist.when import parse_time
@@ -75,27 +61,8 @@ HISTORY_MAX_VERSIONS = 100
 log = logging.getLogger(__name__)
 
 
-class _SharedStore(Store):
-    """The store every call of one client uses: its readiness check runs once, not per call.
-
-    A database moved to another model later (`archivist reembed`) is not noticed until the
-    client is opened again; until then a search matches no chunk of the new model.
-    """
-
-    def __init__(self, rpc: Rpc, settings: Settings) -> None:
-        super().__init__(rpc, settings.sources, settings.max_message_chars)
-        self._ready: EmbeddingConfig | None = None
-        if not settings.uses_supabase:  # a direct connection can apply migrations itself
-            self.schema_fix = PostgresStore.schema_fix
-
-    def check_ready(self, model: str | None = None) -> EmbeddingConfig:
-        if self._ready is None or (model is not None and self._ready.model != model):
-            self._ready = super().check_ready(model)
-        return self._ready
-
-
 class Archivist:
-    """Searches, views, archive runs and the prune check on connections kept across calls."""
+    """Every command of the archivist, on connections kept across calls."""
 
     def __init__(
         self,
@@ -103,13 +70,16 @@ class Archivist:
         embedder: Embedder | None = None,
         *,
         create: bool = False,
+        connect: bool = True,
     ) -> None:
         """Connect as `settings` say (the environment's by default); `embedder` overrides the
         configured one and stays the caller's to close.
 
         With the environment's settings and no database configured, it reads the demo's
         database, as the read-only commands do (`database` says which). It never creates the
-        embedded database unless `create` (an archive run's client) says so.
+        embedded database unless `create` (an archive run's client) says so, or `init` runs.
+        Without `connect` it connects on the first call that needs the database, not now:
+        `schema_script` needs none, and `doctor` reports a database it cannot reach.
         """
         self.note: str | None = None
         if settings is None:
@@ -117,17 +87,17 @@ class Archivist:
             if self.note:
                 log.warning("%s", self.note)
         self.settings = settings
-        self._create = create
         self._closing = ExitStack()
         try:
             self._embedder = embedder or self._owned_embedder(make_embedder(self.settings))
             self._given_embedder = embedder
-            self._rpc = self._connect()
-            self._closing.callback(self._rpc.close)
+            self._db = Connections(self.settings, create)
+            self._closing.callback(self._db.close)
+            if connect:
+                self._db.open()
         except BaseException:
             self._closing.close()
             raise
-        self._store = _SharedStore(self._rpc, self.settings)
         self._search: Searcher | None = None
         self._search_lock = threading.Lock()
 
@@ -141,15 +111,16 @@ class Archivist:
         return self._search
 
     def _make_searcher(self) -> Searcher:
+        store = self._db.open()
         embedder = self._given_embedder or self._owned_embedder(
             search_embedder(
                 # One attempt within a search's own deadline: a retry would outlive it.
                 self.settings.model_copy(update={"ollama_retries": 0}),
-                self._store.recorded_embedding(),
+                store.recorded_embedding(),
                 self.settings.search_timeout_s,
             )
         )
-        return Searcher(self._store, embedder, self.settings)
+        return Searcher(store, embedder, self.settings)
 
     @classmethod
     def from_env(cls) -> Archivist:
@@ -168,11 +139,12 @@ class Archivist:
             self._closing.callback(close)
         return embedder
 
-    def _connect(self) -> Rpc:
-        if self.settings.uses_supabase:
-            return supabase_rpc(self.settings)
-        url = self._closing.enter_context(database_url(self.settings, self._create))
-        return PooledRpc(url, self.settings)
+    def _ready(self) -> SharedStore:
+        """The shared store, checked (once per client) for what embeds nothing: any recorded
+        model will do."""
+        store = self._db.open()
+        store.check_ready()
+        return store
 
     def __enter__(self) -> Archivist:
         return self
@@ -260,19 +232,27 @@ class Archivist:
         q = parse_query(HybridQuery, {**values, "query": query, "limit": limit, "mode": mode})
         return self._searcher.search(q.query, q.filters(), q.limit, q.mode)
 
+    def status(self) -> Status:
+        """What the archive covers, what waits, and the last runs."""
+        return archive_status(self._ready())
+
+    def doctor(self) -> DoctorReport:
+        """Check the database, pgvector, migrations, indexes, Ollama and the models, each with
+        the fix when it fails; a database it cannot reach is a failed check, not an error."""
+        extractor = make_extractor(self.settings)
+        return run_doctor(self.settings, self._db.schema_store, self._embedder, extractor)
+
     def state(self, session_id: str) -> StateView:
         """The compact state block of a session's latest version."""
         q = parse_query(SessionQuery, {"session_id": session_id})
-        self._store.check_ready()  # embeds nothing: any recorded model will do
-        latest = self._store.versions(q.session_id, 1)
+        latest = self._ready().versions(q.session_id, 1)
         return state_view(q.session_id, latest[0] if latest else None)
 
     def history(self, session_id: str) -> History:
         """A session's last versions (at most 100) and what changed between them."""
         q = parse_query(SessionQuery, {"session_id": session_id})
-        self._store.check_ready()
         # One version before the window, so the window's first version has a diff too.
-        versions = self._store.versions(q.session_id, HISTORY_MAX_VERSIONS + 1)
+        versions = self._ready().versions(q.session_id, HISTORY_MAX_VERSIONS + 1)
         shown = history(q.session_id, versions)
         if len(versions) > HISTORY_MAX_VERSIONS:
             shown.versions = shown.versions[1:]
@@ -292,23 +272,21 @@ class Archivist:
             CurrentStateQuery,
             {"user_id": user_id, "as_of": as_of, "subject": subject, "limit": limit},
         )
-        self._store.check_ready()
-        return CurrentState.model_validate(self._rpc.call("archivist_current_state", q.arguments()))
+        rpc = self._ready().rpc
+        return CurrentState.model_validate(rpc.call("archivist_current_state", q.arguments()))
 
     def conflicts(self, user_id: str | None = None, limit: int = 200) -> CurrentState:
         """The items on one subject that disagree without a change, newest first."""
         q = parse_query(CurrentStateQuery, {"user_id": user_id, "limit": limit})
-        self._store.check_ready()
         return CurrentState.model_validate(
-            self._rpc.call("archivist_current_state", q.arguments(conflicts=True))
+            self._ready().rpc.call("archivist_current_state", q.arguments(conflicts=True))
         )
 
     def resolve(self, uid: str, action: str, user_id: str | None = None) -> Resolution:
         """Settle a conflict: `keep` the item (those it conflicts with stop) or `drop` it.
         Recorded; nothing is deleted."""
         q = parse_query(ResolveQuery, {"uid": uid, "action": action, "user_id": user_id})
-        self._store.check_ready()
-        row = self._rpc.call(
+        row = self._ready().rpc.call(
             "archivist_resolve_state_item",
             {"p_uid": q.uid, "p_action": q.action, "p_user_id": q.user_id},
         )
@@ -324,8 +302,7 @@ class Archivist:
                 older_than = datetime.now(UTC) - parse_time(older_than)
             except ValueError as exc:
                 raise ConfigError(f"older_than: {exc}") from None
-        self._store.check_ready()
-        return prune_check(self._store, older_than, self.settings.max_message_chars)
+        return prune_check(self._ready(), older_than, self.settings.max_message_chars)
 
     def forget(self, request: ForgetRequest) -> ForgetReport:
         """Erase sessions, a user or messages from the archive and the run reports.
@@ -336,8 +313,7 @@ class Archivist:
         that lost single messages is archived again at once from its source, without them.
         """
         request.check()
-        self._store.check_ready()
-        report = forget_in_database(self._store, request)
+        report = forget_in_database(self._ready(), request)
         folder = request.report_dir or self.settings.report_dir
         if folder is not None:
             scrub_report_files(report, folder)
@@ -355,7 +331,7 @@ class Archivist:
         """Check the database, its migrations and the embedding model now, once: what a
         long-running server does at start. Raises what a first call would."""
         embedder = self._searcher.embedder
-        recorded = self._store.check_ready(embedder.model)
+        recorded = self._db.open().check_ready(embedder.model)
         vector = probe(embedder)
         dim = 0 if vector is None else len(vector)
         if dim != recorded.dim:
@@ -373,9 +349,11 @@ class Archivist:
         request: ArchiveRequest | None = None,
         progress: Progress | None = None,
         limits: RunLimits | None = None,
+        workers: int = 1,
     ) -> RunReport:
-        """Run the archivist once. The embedded database is initialised on first use.
-        `limits`: those this run shares with other workers (archivist.pipeline.workers)."""
+        """Run the archivist once, in `workers` processes (a dry run, or named sessions: in this
+        one). The embedded database is initialised on first use. `limits`: those this run
+        shares with other workers (archivist.pipeline.workers)."""
         request = request or ArchiveRequest(
             SessionSelection(limit=self.settings.max_sessions), delay_ms=self.settings.delay_ms
         )
@@ -384,97 +362,85 @@ class Archivist:
                 "this client reads the demo's database (no database configured) and does not "
                 "archive into it; set DATABASE_URL, or ARCHIVIST_DATA_DIR for an embedded one"
             )
-        with self._run_stores() as (store, commit_store):
-            if self.settings.uses_embedded_database:
-                self._init_embedded(store)
-            extractor = make_extractor(self.settings)
-            archiver = Archiver(store, self._embedder, self.settings, extractor, commit_store)
-            return archiver.run(request, progress, limits)
+        if workers == 1 or request.selection.session_ids or request.dry_run:
+            return run_here(self._db, self._embedder, request, progress, limits)
+        open_client = partial(Archivist, embedder=self._given_embedder)
+        return run_in_workers(self._db, self._embedder, request, progress, workers, open_client)
 
-    def prepare_embedded(self) -> None:
-        """Initialise the database as a run on the embedded database would (for workers that
-        reach the embedded database by its URL)."""
-        self._init_embedded(self._store)
+    def init(self, allow_authenticated: bool | None = None) -> tuple[list[str], EmbeddingConfig]:
+        """Apply migrations and record the embedding model (making the embedded database if
+        there is none); safe to repeat. Returns the migrations applied and what is recorded.
 
-    def _init_embedded(self, store: Store) -> None:
-        if store.schema_problem() or store.recorded_embedding() is None:
-            store.init(EmbeddingConfig(self._embedder.model, self.settings.embedding_dim))
-
-    @contextmanager
-    def _run_stores(self) -> Iterator[tuple[Store, Store | None]]:
-        """The stores of a run: the one it reads sessions on, and the one its commits use
-        beside it (see archivist.pipeline.commit.Committer).
-
-        Over Postgres the run reads on one connection for the whole run, which holds its
-        session locks and notices when the database goes away, and commits on a second one
-        (none if the pool allows one connection: the commits then wait their turn). Over REST
-        both are the shared store: its calls are independent requests.
+        `allow_authenticated` opens the archive to Supabase's signed-in users, each reading only
+        their own rows (True), or makes it private again (False); None keeps what is recorded.
         """
-        if not isinstance(self._rpc, PooledRpc):
-            yield self._store, self._store
-            return
-        with ExitStack() as stack:
-            count = min(2, self.settings.pool_max_size)
-            stores = [
-                self._run_store(stack.enter_context(self._rpc.connection())) for _ in range(count)
-            ]
-            yield stores[0], stores[1] if count > 1 else None
+        access = _access(self.settings, allow_authenticated)
+        with self._db.schema_store(create=True) as store:
+            return store.init(self._embedding(), access)
 
-    def _run_store(self, conn: Conn) -> PostgresStore:
-        return PostgresStore(
-            conn, self.settings.sources, self.settings.max_message_chars, self.settings.timeouts
+    def schema_script(self, allow_authenticated: bool | None = None) -> str:
+        """What `init` would do to an empty database, as one SQL script; needs no database."""
+        access = _access(self.settings, allow_authenticated)
+        wanted = self._embedding()
+        return migration_script(wanted.model, wanted.dim, self.settings.timeouts, access)
+
+    def _embedding(self) -> EmbeddingConfig:
+        return EmbeddingConfig(self._embedder.model, self.settings.embedding_dim)
+
+    def reembed(
+        self, dim: int | None = None, progress: ReembedProgress | None = None
+    ) -> ReembedReport:
+        """Move every chunk to the client's embedding model (resumable); records it when done."""
+        embedder, settings = self._embedder, self.settings
+        if embedder.model != settings.embedding_model:
+            raise ConfigError(
+                f"the {embedder.name} embedder's model is {embedder.model}, not "
+                f"{settings.embedding_model}; pass --model {embedder.model}"
+            )
+        if settings.uses_supabase:
+            raise ConfigError(
+                "reembed rewrites the chunk table and its index, which the Supabase REST "
+                "transport cannot do; run it with DATABASE_URL set to the database's direct "
+                "connection"
+            )
+        pieces = chunk_chars(
+            embedder.model, settings.chunk_max_chars, settings.embedding_input_tokens
         )
+        with self._db.postgres_stores(1) as [store]:
+            return reembed(store, embedder, dim, settings.embed_batch_size, progress, pieces)
 
 
-def memory_search(
-    query: str,
-    limit: int = MEMORY_MAX_RESULTS,
-    session_ids: Sequence[str] = (),
-    source: ChunkSource | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    mode: SearchMode | None = None,
-    settings: Settings | None = None,
-    user_id: str | None = None,
-    min_score: float | None = None,
-    as_of: datetime | str | None = None,
-) -> MemorySearchResult:
-    """Search memory by meaning, on a client opened for this one call."""
-    with Archivist(settings) as client:
-        return client.memory_search(
-            query,
-            limit,
-            session_ids,
-            source,
-            since,
-            until,
-            mode,
-            user_id=user_id,
-            min_score=min_score,
-            as_of=as_of,
+def _access(settings: Settings, allow_authenticated: bool | None) -> str | None:
+    if allow_authenticated is None:
+        return None
+    if allow_authenticated and settings.sources.message_user_id is None:
+        raise ConfigError(
+            "--allow-authenticated needs per-user memory: set ARCHIVIST_MESSAGE_USER_ID to the "
+            "user-id column of the messages table"
         )
+    return AUTHENTICATED if allow_authenticated else PRIVATE
 
 
-def archive_search(
-    filters: ArchiveFilters | None = None,
-    limit: int = ARCHIVE_MAX_ROWS,
-    all_versions: bool = False,
-    settings: Settings | None = None,
-    **filter_values: Any,
-) -> ArchiveSearchResult:
-    """Search the archive by structured fact, e.g. `archive_search(topics=["oauth"])`."""
-    with Archivist(settings) as client:
-        return client.archive_search(filters, limit, all_versions, **filter_values)
+_EMBEDDING_SETTINGS = frozenset({"embedder", "embedding_model", "embedding_dim"})
 
 
-def search(
-    query: str,
-    filters: ArchiveFilters | None = None,
-    limit: int = MEMORY_MAX_RESULTS,
-    mode: SearchMode | None = None,
-    settings: Settings | None = None,
-    **filter_values: Any,
-) -> SearchResult:
-    """The hybrid, on a client opened for this one call."""
-    with Archivist(settings) as client:
-        return client.search(query, filters, limit, mode, **filter_values)
+def search_embedder(
+    settings: Settings, recorded: EmbeddingConfig | None, timeout_s: float | None = None
+) -> Embedder:
+    """The embedder for searching a database: the configured one if any embedding setting was
+    given, else the one whose model the database records (so a database archived with the
+    offline `hash` embedder is searched with it, without a flag)."""
+    if recorded is None or _EMBEDDING_SETTINGS & settings.model_fields_set:
+        return make_embedder(settings, timeout_s)
+    if recorded.model == HashEmbedder(dimension=recorded.dim).model:
+        return HashEmbedder(dimension=recorded.dim, batch_size=settings.embed_batch_size)
+    return make_embedder(
+        settings.model_copy(
+            update={
+                "embedder": "ollama",
+                "embedding_model": recorded.model,
+                "embedding_dim": recorded.dim,
+            }
+        ),
+        timeout_s,
+    )

@@ -1,0 +1,22 @@
+"""The embedder the settings name."""
+
+from __future__ import annotations
+
+from archivist.config import Settings
+from archivist.embed.base import Embedder
+from archivist.embed.hashing import HashEmbedder
+from archivist.embed.ollama import OllamaEmbedder
+
+
+def make_embedder(settings: Settings, timeout_s: float | None = None) -> Embedder:
+    """The embedder the settings name (with a shorter timeout if given)."""
+    if settings.embedder == "hash":
+        return HashEmbedder(dimension=settings.embedding_dim, batch_size=settings.embed_batch_size)
+    return OllamaEmbedder(
+        model=settings.embedding_model,
+        host=settings.ollama_host,
+        timeout_s=timeout_s or settings.ollama_timeout_s,
+        batch_size=settings.embed_batch_size,
+        retries=settings.ollama_retries,
+        backoff_s=settings.ollama_backoff_s,
+    )
