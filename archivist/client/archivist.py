@@ -14,13 +14,14 @@ from typing import Any
 
 from archivist.chunking import chunk_chars
 from archivist.client.connections import Connections, SharedStore
-from archivist.client.runs import make_extractor, run_here, run_in_workers
+from archivist.client.runs import run_here, run_in_workers
 from archivist.config import SearchMode, Settings, database_label, load_settings
 from archivist.doctor import DoctorReport, run_doctor
 from archivist.embed.base import Embedder, probe
 from archivist.embed.configured import make_embedder
 from archivist.embed.hashing import HashEmbedder
 from archivist.errors import ConfigError, DimensionMismatchError
+from archivist.extract.configured import make_extractor
 from archivist.forget import ForgetReport, ForgetRequest, forget_in_database, scrub_report_files
 from archivist.models import ChunkSource, RunReport
 from archivist.pipeline import ArchiveRequest, Progress

@@ -15,8 +15,7 @@ from archivist.client.connections import Connections
 from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.errors import ArchivistError
-from archivist.extract.base import Extractor, RulesExtractor
-from archivist.extract.llm import OllamaExtractor
+from archivist.extract.configured import make_extractor
 from archivist.models import RunReport
 from archivist.pipeline import Archiver, ArchiveRequest, Progress
 from archivist.pipeline.claims import RunLimits
@@ -28,18 +27,6 @@ if TYPE_CHECKING:
     from archivist.client.archivist import Archivist
 
 log = logging.getLogger(__name__)
-
-
-def make_extractor(settings: Settings) -> Extractor:
-    """The extractor the settings name: the rules, or an Ollama chat model."""
-    if settings.extractor == "ollama":
-        return OllamaExtractor(
-            model=settings.llm_model,
-            host=settings.ollama_host,
-            timeout_s=settings.llm_timeout_s,
-            max_prompt_chars=settings.llm_max_prompt_chars,
-        )
-    return RulesExtractor()
 
 
 def initialise_embedded(store: Store, model: str, dim: int) -> None:

@@ -49,10 +49,10 @@ from typing import Any
 
 import psycopg
 
-from archivist.backends import open_store
 from archivist.chunking import chunk_chars
 from archivist.config import SearchMode, Settings
 from archivist.search import Searcher
+from archivist.store import open_store
 from scripts.evals.retrieval import embedded_postgres, setting_overrides
 from tests.support import retrieval_eval as er
 from tests.support import retrieval_set as rs

@@ -40,13 +40,12 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import make_conninfo
 
-from archivist.app import archive
-from archivist.backends import open_store
+from archivist.client import archive
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.pipeline import ArchiveRequest
 from archivist.source_tables import source_tables_sql
-from archivist.store import EmbeddingConfig, SessionSelection
+from archivist.store import EmbeddingConfig, SessionSelection, open_store
 from scripts.bench.kit import embedded_server
 from scripts.evals.beam import chat_numbers
 
