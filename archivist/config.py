@@ -177,11 +177,10 @@ class Settings(BaseModel):
     # Ranking: "vector" (cosine only), "text" (full text only) or "hybrid" (reciprocal rank
     # fusion of both, with an optional recency factor of the given half-life).
     search_mode: SearchMode = "hybrid"
-    # Words count four times: on outside conversations (BEAM) and the generated set the words
-    # ranking finds more of the evidence than the vectors, with the offline and a sentence model
-    # (docs/searching.md, "How the fusion was weighed").
+    # Words count twice: on outside conversations (BEAM) and the generated set the words
+    # ranking finds more of the evidence than the vectors, with the offline and a sentence model.
     search_vector_weight: float = Field(1.0, ge=0)
-    search_text_weight: float = Field(4.0, ge=0)
+    search_text_weight: float = Field(2.0, ge=0)
     search_recency_weight: float = Field(0.0, ge=0, le=1)
     search_recency_half_life_days: float = Field(14.0, gt=0)
 
