@@ -573,6 +573,34 @@ def test_a_question_affirms_a_never_only_where_it_says_what_was_done() -> None:
     assert contradictions(["How can I attend a science lecture next month?", never]) == []
 
 
+def test_a_contradictions_facts_say_the_deed_and_keep_a_titles_name() -> None:
+    batch = [
+        Message(
+            id=str(n),
+            session_id="s",
+            role="user",
+            content=text,
+            created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        )
+        for n, text in enumerate(
+            [
+                "I'm worried about how things with Troy are going, we just attended couples "
+                "therapy on April 20 and it helped, what now?",
+                "I've never attended any couples therapy sessions with Troy, how do I ask him?",
+                "I've started seeing Dr. Farah at the clinic every Tuesday, is that enough?",
+                "I've never seen Dr. Farah in person, how do I prepare?",
+            ]
+        )
+    ]
+    facts = {c.text for c in rules_candidates(batch) if c.type == "fact"}
+    assert facts == {
+        "Just attended couples therapy on April 20",
+        "Never attended any couples therapy sessions with Troy",
+        "Started seeing Dr. Farah at the clinic every Tuesday",
+        "Never seen Dr. Farah in person",
+    }, facts
+
+
 def test_over_the_cap_a_batch_keeps_changes_before_chatter() -> None:
     turns = [("user", f"Can you check item {n} for me?") for n in range(6)]
     turns.append(("user", "Bump the upload limit to 10 MB."))

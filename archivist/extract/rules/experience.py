@@ -26,7 +26,7 @@ MAX_FACT_WORDS = 12
 _NEVER = re.compile(
     r"\b(?:i|we)(?:'ve|\s+have|'d|\s+had)?\s+(?:actually\s+|honestly\s+|really\s+|truly\s+)*"
     r"(?:never|not ever|haven't ever|have not ever|hadn't ever)\s+(?:actually\s+|really\s+|ever\s+"
-    r"|even\s+|once\s+)*(?P<verb>[a-z]+)\s+(?P<obj>[^.;!?]{2,200})",
+    r"|even\s+|once\s+)*(?P<verb>[a-z]+)\s+(?P<obj>(?:[^.;!?]|(?<=\b(?-i:Dr|Mr|Ms|St))\.){2,200})",
     re.I,
 )
 # Where the object of a "never" ends, and where its head ends.
@@ -56,6 +56,8 @@ _ASKING = re.compile(
 _SAYS_DONE = re.compile(r"\b(?:like|as)\s+(?:i|we)\s+did\b", re.I)
 # Where a question says what was done: "How can I ... when I attend her lecture, like I did?"
 _DEED_CLAUSE = re.compile(r"\b(?:when|whenever|after|since|because|as)\s+(?:i|we)\b", re.I)
+# Where an affirming sentence's clauses part (not "March 10, 2024").
+_PARTS = re.compile(r",\s+(?!\d)|;\s*|\s+but\s+", re.I)
 # Verbs too light to say which deed a statement is about ("never had", "never done it").
 _LIGHT_VERBS = frozenset(
     stem(v) for v in "be been had have done do did got get made make used use tried try".split()
@@ -180,13 +182,17 @@ def negations(sentences: Sequence[str]) -> list[Negation]:
     return found
 
 
-def _deed(text: str) -> str:
-    """What an affirming sentence says was done: a question's clause that says it, else all."""
+def _deed(text: str, never: Negation) -> str:
+    """What an affirming sentence says was done: of its clauses (a question's from the one that
+    says what was done), the first that has most of the "never"'s words ("I'm worried about
+    Troy, we just attended couples therapy on April 20": the second)."""
     done = _SAYS_DONE.search(text)
-    if done is None or not _ASKING.search(text):
-        return text
-    clauses = [m.start() for m in _DEED_CLAUSE.finditer(text, 0, done.start())]
-    return text[clauses[-1] :] if clauses else text
+    if done is not None and _ASKING.search(text):
+        starts = [m.start() for m in _DEED_CLAUSE.finditer(text, 0, done.start())]
+        text = text[starts[-1] :] if starts else text
+    keys = never.detail | never.head | never.names | {stem(never.verb)}
+    parts = [part for part in _PARTS.split(text) if part.strip()]
+    return max(parts, key=lambda part: _shared(part, keys)) if parts else text
 
 
 def _shared(text: str, stems: frozenset[str]) -> int:
@@ -209,6 +215,6 @@ def contradictions(sentences: Sequence[str], earlier: Sequence[str] = ()) -> lis
         scored = [(_affirms(s, never), _shared(s, detail), -abs(j - i), j, s) for j, s in pool]
         best = sorted((x for x in scored if x[0]), reverse=True)[:MAX_AFFIRMED]
         if best:
-            affirmed = tuple(Statement(j, _deed(s).strip(" ,;")) for *_, j, s in best)
+            affirmed = tuple(Statement(j, _deed(s, never).strip(" ,;")) for *_, j, s in best)
             found.append(Contradiction(Statement(i, never.text), never.about, affirmed))
     return found
