@@ -83,6 +83,7 @@ def test_threads_share_the_pool_within_its_size(
     archived: Settings, source: SourceDB, admin: psycopg.Connection[tuple[int]]
 ) -> None:
     dbname = source.conn.info.dbname
+    assert eventually(lambda: not backends(admin, dbname))  # the archive run's are gone
     seen: set[int] = set()
     with Archivist(archived.model_copy(update={"pool_max_size": 2})) as client:
 
