@@ -68,7 +68,10 @@ class ForgetReport(BaseModel):
         default_factory=list,
         description="sessions archived again from the source without the forgotten messages",
     )
-    tables: dict[str, int] = Field(description="rows removed (or rewritten: runs) per table")
+    tables: dict[str, int] = Field(
+        description="rows removed (or rewritten: runs) per table; citations: other sessions' "
+        "state items that cited a forgotten message, rewritten without it"
+    )
     tombstones: int = Field(description="hashed ids recorded so no run archives them again")
     report_files_rewritten: list[str] = Field(default_factory=list)
     report_files_removed: list[str] = Field(default_factory=list)

@@ -63,7 +63,10 @@ $$;
 -- Removed, for each session: its versions (jarvis_archive: extractions and state items), its
 -- chunks (and vectors staged for them by reembed), its watermark row, message hashes, failure
 -- and claim records; the session's and messages' ids are cut out of the run log
--- (archivist_runs: arguments, counts, failures). Tombstones: each forgotten session, and each
+-- (archivist_runs: arguments, counts, failures), and the forgotten messages' ids out of what
+-- other sessions cite (a "never" cites the earlier session's turn that affirms it): their state
+-- items' refs, their versions' items and their chunks' message ids (`citations` counts the
+-- items). Tombstones: each forgotten session, and each
 -- forgotten message of a session kept.
 -- Returns {dry_run, sessions, messages: [{session_id, message_id}], rebuild, tables: {name: rows},
 -- tombstones}.
@@ -86,6 +89,7 @@ DECLARE
     v_rebuild  text[];
     v_all      text[];
     v_ids      text[];
+    v_gone     text[];    -- the ids of the messages forgotten, whole sessions' included
     v_session  text;
     v_pruned   bigint;
     v_tables   jsonb;
@@ -157,6 +161,12 @@ BEGIN
                        ORDER BY 1);
     v_all := v_sessions || v_rebuild;
     v_ids := v_all || ARRAY(SELECT e ->> 'message_id' FROM jsonb_array_elements(v_messages) e);
+    v_gone := ARRAY(
+        SELECT h.message_id FROM archivist_message_hashes h WHERE h.session_id = ANY (v_sessions)
+        UNION SELECT i.id FROM jarvis_memory_chunks c,
+                  jsonb_array_elements_text(c.metadata -> 'message_ids') AS i(id)
+              WHERE c.session_id = ANY (v_sessions) AND c.source = 'session_turn'
+        UNION SELECT e ->> 'message_id' FROM jsonb_array_elements(v_messages) e);
 
     -- Hold each session as a run does (sql/functions/session.sql), so that no run commits one
     -- it read before this; a claim over REST that has not expired means a run has it now.
@@ -221,7 +231,10 @@ BEGIN
              WHERE r.uid IN (SELECT i.uid FROM jarvis_state_items i
                              WHERE i.session_id = ANY (v_all))
                AND r.uid NOT IN (SELECT i.uid FROM jarvis_state_items i
-                                 WHERE NOT i.session_id = ANY (v_all))));
+                                 WHERE NOT i.session_id = ANY (v_all))),
+        'citations',
+            (SELECT count(*) FROM jarvis_state_items i
+             WHERE NOT i.session_id = ANY (v_all) AND i.refs ?| v_gone));
     SELECT count(*) INTO v_runs FROM archivist_runs r
     WHERE (r.arguments, r.counts, r.failures) IS DISTINCT FROM
           (archivist_forget_scrub(r.arguments, v_ids), archivist_forget_scrub(r.counts, v_ids),
@@ -250,6 +263,16 @@ BEGIN
         DELETE FROM archivist_message_hashes h WHERE h.session_id = ANY (v_all);
         DELETE FROM archivist_session_failures f WHERE f.session_id = ANY (v_all);
         DELETE FROM archivist_session_claims c WHERE c.session_id = ANY (v_all);
+        UPDATE jarvis_state_items i SET refs = archivist_forget_scrub(i.refs, v_gone)
+        WHERE NOT i.session_id = ANY (v_all) AND i.refs ?| v_gone;
+        UPDATE jarvis_archive a SET extraction = archivist_forget_scrub(a.extraction, v_gone)
+        WHERE NOT a.session_id = ANY (v_all)
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements(a.extraction -> 'state_items') i
+                      WHERE i.value -> 'refs' ?| v_gone);
+        UPDATE jarvis_memory_chunks c
+        SET metadata = jsonb_set(c.metadata, '{message_ids}',
+                                 archivist_forget_scrub(c.metadata -> 'message_ids', v_gone))
+        WHERE NOT c.session_id = ANY (v_all) AND c.metadata -> 'message_ids' ?| v_gone;
         UPDATE archivist_runs r
         SET arguments = archivist_forget_scrub(r.arguments, v_ids),
             counts = archivist_forget_scrub(r.counts, v_ids),

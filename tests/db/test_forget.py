@@ -159,6 +159,42 @@ def test_forget_a_session_everywhere_for_good(
     assert traces(url, OLIVE) == {}
 
 
+def test_a_forgotten_message_leaves_other_sessions_citations(
+    source: SourceDB, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A later session's "never" cites the earlier session's turn that affirms it; forgetting
+    the earlier session takes that turn's id out of the later one's items, versions and chunks,
+    and leaves the "never" itself."""
+    url = env["DATABASE_URL"]
+    monkeypatch.setenv("ARCHIVIST_MESSAGE_USER_ID", "user_id")
+    source.conn.execute("ALTER TABLE session_messages ADD COLUMN user_id text DEFAULT 'alice'")
+    source.add(
+        "march",
+        ["I set up Zotero last week and imported 200 papers.", "Nice."],
+        ids=[918273645, 918273646],
+    )
+    assert invoke("archive").exit_code == 0
+    (never, _) = source.add(
+        "may",
+        ["I've never used Zotero, how do I start?", "Install it first."],
+        start=T0 + timedelta(days=1),
+    )
+    assert invoke("archive").exit_code == 0
+    cited = traces(url, "918273645")
+    assert {"jarvis_state_items: 918273645", "jarvis_archive: 918273645"} <= set(cited), cited
+
+    dry = invoke("forget", "--session-id", "march", "--dry-run", "--json")
+    assert dry.exit_code == 0, dry.output
+    assert json.loads(dry.stdout)["tables"]["citations"] == 1
+    done = invoke("forget", "--session-id", "march", "--json")
+    assert done.exit_code == 0, done.output
+    assert traces(url, "918273645") == {}
+    state = invoke("state", "may", "--json")
+    assert state.exit_code == 0, state.output
+    facts = [i for i in json.loads(state.stdout)["items"] if i["type"] == "fact"]
+    assert [(f["text"], f["refs"]) for f in facts] == [("Never used Zotero", [str(never)])]
+
+
 def test_forget_a_user_whole_sessions_and_their_messages_in_shared_ones(
     source: SourceDB, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
