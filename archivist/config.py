@@ -37,6 +37,13 @@ from pydantic import (
 from archivist.errors import ConfigError
 
 SearchMode = Literal["vector", "text", "hybrid"]
+
+# The searches' ceilings, from the reference: the SQL functions in sql/functions/search_*.sql
+# hold the same (tests/db/test_search_limits.py), and every way in declares its limits from
+# these. The query's cut is the default of `search_query_max_chars`, which can be raised.
+MEMORY_MAX_RESULTS = 10
+ARCHIVE_MAX_ROWS = 20
+SEARCH_QUERY_MAX_CHARS = 8000
 ENV_ALIASES = {
     "DATABASE_URL": "database_url",
     "OLLAMA_HOST": "ollama_host",
@@ -163,12 +170,12 @@ class Settings(BaseModel):
         default_factory=lambda: {"user": "User", "assistant": "Assistant"}
     )
 
-    # Search bounds. The SQL functions hold the reference's ceilings (10 results, 20 rows), so
-    # these settings can lower a bound but not raise it.
-    memory_search_max_results: int = Field(10, ge=1, le=10)
-    archive_search_max_rows: int = Field(20, ge=1, le=20)
+    # Search bounds. The SQL functions hold the reference's ceilings, so these settings can
+    # lower a bound but not raise it.
+    memory_search_max_results: int = Field(MEMORY_MAX_RESULTS, ge=1, le=MEMORY_MAX_RESULTS)
+    archive_search_max_rows: int = Field(ARCHIVE_MAX_ROWS, ge=1, le=ARCHIVE_MAX_ROWS)
     search_timeout_s: float = Field(15.0, gt=0)
-    search_query_max_chars: int = Field(8000, ge=1)
+    search_query_max_chars: int = Field(SEARCH_QUERY_MAX_CHARS, ge=1)
     # A memory hit longer than this shows an excerpt: every turn of it, cut around what matched.
     search_hit_max_chars: int = Field(1100, ge=100, le=100_000)
     # A hit whose relevance is under this is a weak match; a search with no better hit says

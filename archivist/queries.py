@@ -1,10 +1,11 @@
 """The arguments of each read, as pydantic models shared by every way in.
 
-The Python client (`archivist.client.Archivist`, and through it the module functions and the
-CLI) validates its arguments with these models, and `archivist mcp` publishes their JSON
-Schema as its tools' input schemas, so a bot gets the same names, types and refusals from
-either. A limit over its ceiling is not refused here: the search clamps it and says so in
-the result's `clamped`.
+Each edge builds one of these and validates it there, once: the CLI from its flags,
+`archivist mcp` from a tool call's arguments (it publishes their JSON Schema as its tools' input
+schemas, so a bot gets the same names, types and refusals from either), and the Python client
+from its keyword arguments (`build_query`). The client and the searcher then take the model as
+it is, down to the arguments of the SQL call. A limit over its ceiling is not refused here: the
+search clamps it and says so in the result's `clamped`.
 """
 
 from __future__ import annotations
@@ -12,13 +13,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from archivist.config import SearchMode, plain_error
+from archivist.config import (
+    ARCHIVE_MAX_ROWS,
+    MEMORY_MAX_RESULTS,
+    SEARCH_QUERY_MAX_CHARS,
+    SearchMode,
+    plain_error,
+)
 from archivist.errors import ConfigError
 from archivist.models import ChunkSource
-from archivist.search import ARCHIVE_MAX_ROWS, MEMORY_MAX_RESULTS, ArchiveFilters
+from archivist.sanitize import clean_text
+from archivist.state.items import ItemStatus, ItemType
 from archivist.when import HINT, Moment
+
+_QUERY = f"What to look for, in plain words (cut at {SEARCH_QUERY_MAX_CHARS:,} characters)."
+_CHUNKS = f"Chunks wanted; more than {MEMORY_MAX_RESULTS} is clamped to {MEMORY_MAX_RESULTS}."
+_ROWS = f"Rows wanted; more than {ARCHIVE_MAX_ROWS} is clamped to {ARCHIVE_MAX_ROWS}."
+_MODE = "Ranking: vector, text or hybrid (default: the configured one)."
 
 _DESCRIPTIONS = {
     "topics": "Sessions about any of these topics (every one of them with all_topics).",
@@ -48,27 +61,104 @@ _STRICT = ConfigDict(extra="forbid", json_schema_extra=_describe)
 Query = TypeVar("Query", bound=BaseModel)
 
 
+class ArchiveFilters(BaseModel):
+    """Structured filters over the archive; every one optional."""
+
+    topics: list[str] = Field(default_factory=list)
+    all_topics: bool = False
+    decision: str | None = None
+    entity: str | None = None
+    action: str | None = None
+    session_ids: list[str] = Field(default_factory=list)
+    since: Moment | None = None
+    until: Moment | None = None
+    item_types: list[ItemType] = Field(default_factory=list)
+    item_statuses: list[ItemStatus] = Field(default_factory=list)
+    # Per-user memory (ARCHIVIST_MESSAGE_USER_ID): only this user's versions and chunks.
+    user_id: str | None = None
+    # The archive as it stood then: conversation up to this time, state items current then in
+    # their scope (archivist.search.currency).
+    as_of: Moment | None = None
+
+    @field_validator("topics", "session_ids", mode="after")
+    @classmethod
+    def _storable_list(cls, values: list[str]) -> list[str]:
+        return [clean_text(v) for v in values]
+
+    @field_validator("decision", "entity", "action", "user_id", mode="after")
+    @classmethod
+    def _storable(cls, value: str | None) -> str | None:
+        return clean_text(value) if value is not None else None
+
+    @property
+    def empty(self) -> bool:
+        """No filter that narrows sessions by their archive (the user id is a chunk filter too)."""
+        return not (
+            self.topics
+            or self.decision
+            or self.entity
+            or self.action
+            or self.session_ids
+            or self.item_types
+            or self.item_statuses
+        ) and (self.since is None and self.until is None and self.as_of is None)
+
+    def as_arguments(self, limit: int, all_versions: bool) -> dict[str, Any]:
+        """The arguments of `search_jarvis_archive`."""
+        return {
+            "p_topics": self.topics or None,
+            "p_all_topics": self.all_topics,
+            "p_decision": self.decision,
+            "p_entity": self.entity,
+            "p_action": self.action,
+            "p_session_ids": self.session_ids or None,
+            "p_since": self.since,
+            "p_until": min(t for t in (self.until, self.as_of) if t is not None)
+            if self.until or self.as_of
+            else None,
+            "p_all_versions": all_versions,
+            "p_limit": limit,
+            "p_item_types": list(self.item_types) or None,
+            "p_item_statuses": list(self.item_statuses) or None,
+            "p_user_id": self.user_id,
+        }
+
+
 class MemoryQuery(BaseModel):
     """Find conversation by meaning: the chunks that best answer the query, best first."""
 
     model_config = _STRICT
 
-    query: str = Field(description="What to look for, in plain words (cut at 8,000 characters).")
-    limit: int = Field(
-        MEMORY_MAX_RESULTS, ge=1, description="Chunks wanted; more than 10 is clamped to 10."
-    )
+    query: str = Field(description=_QUERY)
+    limit: int = Field(MEMORY_MAX_RESULTS, ge=1, description=_CHUNKS)
     session_ids: list[str] = Field(default_factory=list)
     source: ChunkSource | None = Field(None, description="Only chunks of this kind.")
     since: Moment | None = None
     until: Moment | None = None
-    mode: SearchMode | None = Field(
-        None, description="Ranking: vector, text or hybrid (default: the configured one)."
-    )
+    mode: SearchMode | None = Field(None, description=_MODE)
     user_id: str | None = None
     min_score: float | None = Field(
         None, ge=0, description="Leave out hits whose relevance is under this (0 to 1)."
     )
     as_of: Moment | None = None
+
+    def chunk_filter(self, model: str) -> dict[str, Any]:
+        """The `filter` document of the memory search functions (keys only for what is given),
+        for the chunks of embedding `model`."""
+        filter_: dict[str, Any] = {"embedding_model": model}
+        if self.session_ids:
+            filter_["session_ids"] = [clean_text(s) for s in self.session_ids]
+        if self.source:
+            filter_["source"] = self.source
+        if self.since:
+            filter_["since"] = self.since.isoformat()
+        if self.until:
+            filter_["until"] = self.until.isoformat()
+        if self.user_id is not None:
+            filter_["user_id"] = clean_text(self.user_id)
+        if self.as_of:
+            filter_["as_of"] = self.as_of.isoformat()
+        return filter_
 
 
 class _Filtered(ArchiveFilters):
@@ -83,9 +173,7 @@ class ArchiveQuery(_Filtered):
 
     model_config = _STRICT
 
-    limit: int = Field(
-        ARCHIVE_MAX_ROWS, ge=1, description="Rows wanted; more than 20 is clamped to 20."
-    )
+    limit: int = Field(ARCHIVE_MAX_ROWS, ge=1, description=_ROWS)
     all_versions: bool = Field(False, description="Every version, not only each latest.")
 
 
@@ -94,13 +182,9 @@ class HybridQuery(_Filtered):
 
     model_config = _STRICT
 
-    query: str = Field(description="What to look for, in plain words (cut at 8,000 characters).")
-    limit: int = Field(
-        MEMORY_MAX_RESULTS, ge=1, description="Chunks wanted; more than 10 is clamped to 10."
-    )
-    mode: SearchMode | None = Field(
-        None, description="Ranking: vector, text or hybrid (default: the configured one)."
-    )
+    query: str = Field(description=_QUERY)
+    limit: int = Field(MEMORY_MAX_RESULTS, ge=1, description=_CHUNKS)
+    mode: SearchMode | None = Field(None, description=_MODE)
 
 
 class SessionQuery(BaseModel):
@@ -135,3 +219,16 @@ def parse_query(model: type[Query], values: Mapping[str, Any]) -> Query:
             "been said by then; give an earlier since or a later as_of"
         )
     return query
+
+
+def build_query(model: type[Query], given: str | BaseModel | None = None, **values: Any) -> Query:
+    """The query of a Python call: `given` itself when it is a `model` and nothing came with it;
+    else one `model` made of `given` (the query's words, or a model's fields) and `values`,
+    validated here by `parse_query`."""
+    if isinstance(given, model) and not values:
+        return given
+    if isinstance(given, str):
+        values = {"query": given, **values}
+    elif given is not None:
+        values = {**given.model_dump(), **values}
+    return parse_query(model, values)

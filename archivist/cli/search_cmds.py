@@ -7,7 +7,7 @@ so a database archived with the offline `hash` embedder is searched without `--e
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, cast
+from typing import Annotated, Any
 
 import typer
 
@@ -42,9 +42,8 @@ from archivist.cli.common import (
     value,
 )
 from archivist.client import Archivist
-from archivist.config import SearchMode
-from archivist.models import ChunkSource
-from archivist.search import ArchiveFilters
+from archivist.config import ARCHIVE_MAX_ROWS, MEMORY_MAX_RESULTS
+from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, parse_query
 
 Query = Annotated[str, typer.Argument(metavar="QUERY", help="What to look for, in plain words.")]
 
@@ -62,29 +61,31 @@ def _filters(
     item_statuses: list[ItemStatus] | None = None,
     user_id: str | None = None,
     as_of: datetime | None = None,
-) -> ArchiveFilters:
-    return ArchiveFilters(
-        user_id=user_id,
-        as_of=as_of,
-        item_types=[t.value for t in item_types or []],
-        item_statuses=[s.value for s in item_statuses or []],
-        topics=topic or [],
-        all_topics=all_topics,
-        decision=decision,
-        entity=entity,
-        action=action,
-        session_ids=session_id or [],
-        since=since,
-        until=until,
-    )
+) -> dict[str, Any]:
+    """The `ArchiveFilters` fields of the structured flags."""
+    return {
+        "user_id": user_id,
+        "as_of": as_of,
+        "item_types": [t.value for t in item_types or []],
+        "item_statuses": [s.value for s in item_statuses or []],
+        "topics": topic or [],
+        "all_topics": all_topics,
+        "decision": decision,
+        "entity": entity,
+        "action": action,
+        "session_ids": session_id or [],
+        "since": since,
+        "until": until,
+    }
 
 
 @cli.command("memory-search", cls=Command)
 def memory_search(
     query: Query,
     limit: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Results wanted (at most 10).")
-    ] = 10,
+        int,
+        typer.Option(min=1, metavar="N", help=f"Results wanted (at most {MEMORY_MAX_RESULTS})."),
+    ] = MEMORY_MAX_RESULTS,
     session_id: SessionIds = None,
     source: Annotated[
         SourceName | None,
@@ -123,18 +124,22 @@ def memory_search(
         out, {"embedder": value(embedder), "search_mode": value(mode)}, reading=True
     )
     with reported(out, settings), Archivist(settings) as client:
-        result = client.memory_search(
-            query,
-            limit,
-            session_id or (),
-            cast("ChunkSource | None", value(source)),
-            since,
-            until,
-            cast("SearchMode | None", value(mode)),
-            user_id=user_id,
-            min_score=min_score,
-            as_of=as_of,
+        q = parse_query(
+            MemoryQuery,
+            {
+                "query": query,
+                "limit": limit,
+                "session_ids": session_id or [],
+                "source": value(source),
+                "since": since,
+                "until": until,
+                "mode": value(mode),
+                "user_id": user_id,
+                "min_score": min_score,
+                "as_of": as_of,
+            },
         )
+        result = client.memory_search(q)
     render_search.memory_result(out, result)
 
 
@@ -154,7 +159,9 @@ def archive_search(
         bool,
         typer.Option("--all-versions", metavar="", help="Every version, not only the latest."),
     ] = False,
-    limit: Annotated[int, typer.Option(min=1, metavar="N", help="Rows wanted (at most 20).")] = 20,
+    limit: Annotated[
+        int, typer.Option(min=1, metavar="N", help=f"Rows wanted (at most {ARCHIVE_MAX_ROWS}).")
+    ] = ARCHIVE_MAX_ROWS,
     user_id: UserId = None,
     as_of: AsOf = None,
     json_output: JsonFlag = False,
@@ -189,8 +196,9 @@ def archive_search(
         as_of,
     )
     with reported(out, settings), Archivist(settings) as client:
-        result = client.archive_search(filters, limit, all_versions)
-    render_search.archive_result(out, result, filters)
+        q = parse_query(ArchiveQuery, {**filters, "limit": limit, "all_versions": all_versions})
+        result = client.archive_search(q)
+    render_search.archive_result(out, result, q)
 
 
 @cli.command("search", cls=Command)
@@ -205,8 +213,8 @@ def hybrid_search(
     since: Since = None,
     until: Until = None,
     limit: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Chunks wanted (at most 10).")
-    ] = 10,
+        int, typer.Option(min=1, metavar="N", help=f"Chunks wanted (at most {MEMORY_MAX_RESULTS}).")
+    ] = MEMORY_MAX_RESULTS,
     user_id: UserId = None,
     mode: ModeFlag = None,
     embedder: SearchEmbedderFlag = None,
@@ -226,5 +234,8 @@ def hybrid_search(
         topic, all_topics, decision, entity, action, session_id, since, until, user_id=user_id
     )
     with reported(out, settings), Archivist(settings) as client:
-        result = client.search(query, filters, limit, cast("SearchMode | None", value(mode)))
-    render_search.search_result(out, result, filters)
+        q = parse_query(
+            HybridQuery, {**filters, "query": query, "limit": limit, "mode": value(mode)}
+        )
+        result = client.search(q)
+    render_search.search_result(out, result, q)

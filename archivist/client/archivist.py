@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
 from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -15,7 +14,7 @@ from typing import Any
 from archivist.chunking import chunk_chars
 from archivist.client.connections import Connections, SharedStore
 from archivist.client.runs import run_here, run_in_workers
-from archivist.config import SearchMode, Settings, database_label, load_settings
+from archivist.config import Settings, database_label, load_settings
 from archivist.doctor import DoctorReport, run_doctor
 from archivist.embed.base import Embedder, probe
 from archivist.embed.configured import make_embedder
@@ -23,17 +22,22 @@ from archivist.embed.hashing import HashEmbedder
 from archivist.errors import ConfigError, DimensionMismatchError
 from archivist.extract.configured import make_extractor
 from archivist.forget import ForgetReport, ForgetRequest, forget_in_database, scrub_report_files
-from archivist.models import ChunkSource, RunReport
+from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest, Progress
 from archivist.pipeline.claims import RunLimits
 from archivist.prune_check import PruneCheck, prune_check
-from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery, parse_query
+from archivist.queries import (
+    ArchiveFilters,
+    ArchiveQuery,
+    HybridQuery,
+    MemoryQuery,
+    SessionQuery,
+    build_query,
+    parse_query,
+)
 from archivist.reembed import Progress as ReembedProgress
 from archivist.reembed import ReembedReport, reembed
 from archivist.search import (
-    ARCHIVE_MAX_ROWS,
-    MEMORY_MAX_RESULTS,
-    ArchiveFilters,
     ArchiveSearchResult,
     MemorySearchResult,
     Searcher,
@@ -164,74 +168,35 @@ class Archivist:
 
     # -- reads --------------------------------------------------------------------------------
 
-    def memory_search(
-        self,
-        query: str,
-        limit: int = MEMORY_MAX_RESULTS,
-        session_ids: Sequence[str] = (),
-        source: ChunkSource | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        mode: SearchMode | None = None,
-        user_id: str | None = None,
-        min_score: float | None = None,
-        as_of: datetime | str | None = None,
-    ) -> MemorySearchResult:
+    def memory_search(self, query: str | MemoryQuery, **options: Any) -> MemorySearchResult:
         """Search memory by meaning: the chunks that best answer the query, best first (only
         `user_id`'s, when given; none with a relevance under `min_score`; with `as_of`, the
-        archive as it stood then: only what had been said by that time)."""
-        q = parse_query(
-            MemoryQuery,
-            {
-                "query": query,
-                "limit": limit,
-                "session_ids": list(session_ids),
-                "source": source,
-                "since": since,
-                "until": until,
-                "mode": mode,
-                "user_id": user_id,
-                "min_score": min_score,
-                "as_of": as_of,
-            },
-        )
-        return self._searcher.memory_search(
-            q.query,
-            q.limit,
-            q.session_ids,
-            q.source,
-            q.since,
-            q.until,
-            q.mode,
-            user_id=q.user_id,
-            min_score=q.min_score,
-            as_of=q.as_of,
-        )
+        archive as it stood then: only what had been said by that time).
+
+        `query` is a `MemoryQuery`, or its words with its other fields as keyword arguments:
+        `memory_search("refresh tokens", limit=5, since="7d")`."""
+        q = build_query(MemoryQuery, query, **options)
+        return self._searcher.memory_search(q)
 
     def archive_search(
-        self,
-        filters: ArchiveFilters | None = None,
-        limit: int = ARCHIVE_MAX_ROWS,
-        all_versions: bool = False,
-        **filter_values: Any,
+        self, filters: ArchiveFilters | None = None, **options: Any
     ) -> ArchiveSearchResult:
-        """Search the archive by structured fact, e.g. `archive_search(topics=["oauth"])`."""
-        values = filters.model_dump() if filters is not None else filter_values
-        q = parse_query(ArchiveQuery, {**values, "limit": limit, "all_versions": all_versions})
-        return self._searcher.archive_search(q.filters(), q.limit, q.all_versions)
+        """Search the archive by structured fact, e.g. `archive_search(topics=["oauth"])`:
+        `filters` (an `ArchiveFilters`, or a whole `ArchiveQuery`) or `ArchiveQuery`'s fields as
+        keyword arguments, or both."""
+        q = build_query(ArchiveQuery, filters, **options)
+        return self._searcher.archive_search(q)
 
     def search(
-        self,
-        query: str,
-        filters: ArchiveFilters | None = None,
-        limit: int = MEMORY_MAX_RESULTS,
-        mode: SearchMode | None = None,
-        **filter_values: Any,
+        self, query: str | HybridQuery, filters: ArchiveFilters | None = None, **options: Any
     ) -> SearchResult:
-        """The hybrid: sessions found by meaning, restricted by structured filters."""
-        values = filters.model_dump() if filters is not None else filter_values
-        q = parse_query(HybridQuery, {**values, "query": query, "limit": limit, "mode": mode})
-        return self._searcher.search(q.query, q.filters(), q.limit, q.mode)
+        """The hybrid: sessions found by meaning, restricted by structured filters. `query` is
+        a `HybridQuery`, or its words with `filters` and `HybridQuery`'s other fields as
+        keyword arguments."""
+        if filters is not None:
+            options = {**filters.model_dump(), **options}
+        q = build_query(HybridQuery, query, **options)
+        return self._searcher.search(q)
 
     def status(self) -> Status:
         """What the archive covers, what waits, and the last runs."""

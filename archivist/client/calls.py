@@ -3,19 +3,15 @@ does; a caller in a loop keeps one `Archivist` instead."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from archivist.client.archivist import Archivist
-from archivist.config import SearchMode, Settings
+from archivist.config import Settings
 from archivist.embed.base import Embedder
-from archivist.models import ChunkSource, RunReport
+from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest, Progress
+from archivist.queries import ArchiveFilters, HybridQuery, MemoryQuery
 from archivist.search import (
-    ARCHIVE_MAX_ROWS,
-    MEMORY_MAX_RESULTS,
-    ArchiveFilters,
     ArchiveSearchResult,
     MemorySearchResult,
     SearchResult,
@@ -23,57 +19,32 @@ from archivist.search import (
 
 
 def memory_search(
-    query: str,
-    limit: int = MEMORY_MAX_RESULTS,
-    session_ids: Sequence[str] = (),
-    source: ChunkSource | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    mode: SearchMode | None = None,
-    settings: Settings | None = None,
-    user_id: str | None = None,
-    min_score: float | None = None,
-    as_of: datetime | str | None = None,
+    query: str | MemoryQuery, settings: Settings | None = None, **options: Any
 ) -> MemorySearchResult:
-    """Search memory by meaning, on a client opened for this one call."""
+    """Search memory by meaning (`Archivist.memory_search`), on a client opened for this one
+    call."""
     with Archivist(settings) as client:
-        return client.memory_search(
-            query,
-            limit,
-            session_ids,
-            source,
-            since,
-            until,
-            mode,
-            user_id=user_id,
-            min_score=min_score,
-            as_of=as_of,
-        )
+        return client.memory_search(query, **options)
 
 
 def archive_search(
-    filters: ArchiveFilters | None = None,
-    limit: int = ARCHIVE_MAX_ROWS,
-    all_versions: bool = False,
-    settings: Settings | None = None,
-    **filter_values: Any,
+    filters: ArchiveFilters | None = None, settings: Settings | None = None, **options: Any
 ) -> ArchiveSearchResult:
-    """Search the archive by structured fact, e.g. `archive_search(topics=["oauth"])`."""
+    """Search the archive by structured fact (`Archivist.archive_search`), e.g.
+    `archive_search(topics=["oauth"])`, on a client opened for this one call."""
     with Archivist(settings) as client:
-        return client.archive_search(filters, limit, all_versions, **filter_values)
+        return client.archive_search(filters, **options)
 
 
 def search(
-    query: str,
+    query: str | HybridQuery,
     filters: ArchiveFilters | None = None,
-    limit: int = MEMORY_MAX_RESULTS,
-    mode: SearchMode | None = None,
     settings: Settings | None = None,
-    **filter_values: Any,
+    **options: Any,
 ) -> SearchResult:
-    """The hybrid, on a client opened for this one call."""
+    """The hybrid (`Archivist.search`), on a client opened for this one call."""
     with Archivist(settings) as client:
-        return client.search(query, filters, limit, mode, **filter_values)
+        return client.search(query, filters, **options)
 
 
 def archive(

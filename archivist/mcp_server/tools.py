@@ -1,8 +1,9 @@
 """The six read-only tools: each one's arguments model, result model, call and text.
 
-Input schemas are the JSON Schema of the argument models in `archivist.queries` (the ones
-the Python client validates with); output schemas are those of the result models the CLI's
-`--json` prints. Nothing here writes or deletes.
+Input schemas are the JSON Schema of the argument models in `archivist.queries`: the server
+validates a call's arguments into its model once and the client takes that model as it is.
+Output schemas are those of the result models the CLI's `--json` prints. Nothing here writes
+or deletes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ from mcp.types import Tool, ToolAnnotations
 from pydantic import BaseModel
 
 from archivist.client import Archivist
-from archivist.config import Settings
+from archivist.config import (
+    ARCHIVE_MAX_ROWS,
+    MEMORY_MAX_RESULTS,
+    SEARCH_QUERY_MAX_CHARS,
+    Settings,
+)
 from archivist.mcp_server.text import (
     archive_text,
     history_text,
@@ -24,13 +30,7 @@ from archivist.mcp_server.text import (
     state_text,
 )
 from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery
-from archivist.search import (
-    ARCHIVE_MAX_ROWS,
-    MEMORY_MAX_RESULTS,
-    ArchiveSearchResult,
-    MemorySearchResult,
-    SearchResult,
-)
+from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
 from archivist.state.current import CurrentState, CurrentStateQuery
 from archivist.state.history import History
 from archivist.state.view import StateView
@@ -41,7 +41,7 @@ R = TypeVar("R", bound=BaseModel)
 _DEFAULTS = Settings.model_fields
 _LIMITS = (
     f" At most {MEMORY_MAX_RESULTS} chunks and {ARCHIVE_MAX_ROWS} archive rows, the query cut at"
-    f" {_DEFAULTS['search_query_max_chars'].default:,} characters and"
+    f" {SEARCH_QUERY_MAX_CHARS:,} characters and"
     f" {_DEFAULTS['search_timeout_s'].default:g} s per call; a request over a limit is clamped"
     " and the result says so in `clamped`."
 )
@@ -70,26 +70,15 @@ class ToolSpec(Generic[Q, R]):
 
 
 def _memory(client: Archivist, q: MemoryQuery) -> MemorySearchResult:
-    return client.memory_search(
-        q.query,
-        q.limit,
-        q.session_ids,
-        q.source,
-        q.since,
-        q.until,
-        q.mode,
-        user_id=q.user_id,
-        min_score=q.min_score,
-        as_of=q.as_of,
-    )
+    return client.memory_search(q)
 
 
 def _archive(client: Archivist, q: ArchiveQuery) -> ArchiveSearchResult:
-    return client.archive_search(q.filters(), q.limit, q.all_versions)
+    return client.archive_search(q)
 
 
 def _hybrid(client: Archivist, q: HybridQuery) -> SearchResult:
-    return client.search(q.query, q.filters(), q.limit, q.mode)
+    return client.search(q)
 
 
 def _state(client: Archivist, q: SessionQuery) -> StateView:

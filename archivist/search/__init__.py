@@ -1,12 +1,14 @@
 """memory_search (by meaning), archive_search (by structured fact) and their hybrid, `search`.
 
-The package: `results` (what a search returns), `filters` (structured and chunk filters),
-`deadline` (one time budget per search) and `searcher` (the searches on a store, with their
-limits). `archivist.client` opens stores and embedders from settings and calls the searcher.
+The package: `results` (what a search returns), `deadline` (one time budget per search) and
+`searcher` (the searches on a store, with their limits); their arguments are the models of
+`archivist.queries`. `archivist.client` opens stores and embedders from settings and calls the
+searcher.
 """
 
+from archivist.config import ARCHIVE_MAX_ROWS, MEMORY_MAX_RESULTS
+from archivist.queries import ArchiveFilters
 from archivist.search.deadline import Deadline, SearchTimeoutError
-from archivist.search.filters import ArchiveFilters, chunk_filter
 from archivist.search.results import (
     ArchiveHit,
     ArchiveSearchResult,
@@ -17,7 +19,7 @@ from archivist.search.results import (
     SearchResult,
     SessionMatch,
 )
-from archivist.search.searcher import ARCHIVE_MAX_ROWS, MEMORY_MAX_RESULTS, Searcher
+from archivist.search.searcher import Searcher
 
 __all__ = [
     "ARCHIVE_MAX_ROWS",
@@ -34,5 +36,4 @@ __all__ = [
     "SearchTimeoutError",
     "Searcher",
     "SessionMatch",
-    "chunk_filter",
 ]

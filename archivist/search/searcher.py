@@ -9,18 +9,15 @@ timeout of what is left of it, so a slow query is cancelled rather than abandone
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
-from archivist.config import SearchMode, Settings
+from archivist.config import ARCHIVE_MAX_ROWS, Settings
 from archivist.embed.base import Embedder, embed_query
 from archivist.errors import ConfigError
-from archivist.models import ChunkSource
+from archivist.queries import ArchiveFilters, ArchiveQuery, HybridQuery, MemoryQuery, build_query
 from archivist.sanitize import clean_text
 from archivist.search.current import current_first
 from archivist.search.deadline import Deadline, SearchTimeoutError
-from archivist.search.filters import ArchiveFilters, chunk_filter
 from archivist.search.newest import newest_first
 from archivist.search.results import (
     ArchiveHit,
@@ -37,17 +34,11 @@ from archivist.search.results import (
 from archivist.snippets import excerpt, query_terms
 from archivist.store import Json, QueryTimeoutError, Store, vector_text
 
-# The same bounds are written into sql/functions/search_*.sql (tests/db/test_search_limits.py).
-MEMORY_MAX_RESULTS = 10
-ARCHIVE_MAX_ROWS = 20
-
 
 def _clamp(name: str, requested: int, ceiling: int, clamped: dict[str, Clamp]) -> int:
     if requested > ceiling:
         clamped[name] = Clamp(requested=requested, applied=ceiling)
         return ceiling
-    if requested < 1:
-        raise ConfigError(f"{name} must be at least 1")
     return requested
 
 
@@ -71,21 +62,11 @@ class Searcher:
             self._ready = True
 
     def memory_search(
-        self,
-        query: str,
-        limit: int = MEMORY_MAX_RESULTS,
-        session_ids: Sequence[str] = (),
-        source: ChunkSource | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        mode: SearchMode | None = None,
-        deadline: Deadline | None = None,
-        user_id: str | None = None,
-        min_score: float | None = None,
-        as_of: datetime | None = None,
+        self, query: str | MemoryQuery, deadline: Deadline | None = None, **options: Any
     ) -> MemorySearchResult:
         """The chunks that best answer the query, best first, ranked by `mode`; only
         `user_id`'s when given (per-user memory); none with a relevance under `min_score`.
+        `query` is a `MemoryQuery`, or its words with the other fields as keyword arguments.
 
         With `as_of`, the archive as it stood then: only chunks whose messages are all at or
         before it (sql/functions/search_filters.sql), so which hit is newer (`superseded_by`) is
@@ -93,19 +74,18 @@ class Searcher:
 
         Text mode does not embed the query (no embedding server is needed for it).
         """
+        q = build_query(MemoryQuery, query, **options)
         deadline = deadline or Deadline(self.settings.search_timeout_s)
         clamped: dict[str, Clamp] = {}
-        text = self._query_text(query, clamped)
-        limit = _clamp("limit", limit, self.settings.memory_search_max_results, clamped)
+        text = self._query_text(q.query, clamped)
+        limit = _clamp("limit", q.limit, self.settings.memory_search_max_results, clamped)
         self._check_ready()
-        mode = mode or self.settings.search_mode
+        mode = q.mode or self.settings.search_mode
         vector = None
         if mode != "text":
             vector = vector_text(embed_query(self.embedder, text))
             deadline.remaining_ms()  # the embedding may have used it all
-        filter_ = chunk_filter(
-            self.embedder.model, session_ids, source, since, until, user_id, as_of
-        )
+        filter_ = q.chunk_filter(self.embedder.model)
         args: dict[str, Any] = {
             "query_embedding": vector,
             "match_count": limit,
@@ -123,7 +103,7 @@ class Searcher:
         terms = query_terms(text)
         hits = [_excerpted(memory_hit(r), terms, s.search_hit_max_chars) for r in rows]
         hits = newest_first(hits, terms)
-        if mode != "vector" and until is None and as_of is None and hits:  # now only
+        if mode != "vector" and q.until is None and q.as_of is None and hits:  # now only
             current = self._timed(
                 deadline, "archivist_current_values", {"query_text": text, "filter": Json(filter_)}
             )
@@ -131,38 +111,38 @@ class Searcher:
         # A cosine's scale depends on the model: only word relevance is judged weak.
         weak_below = s.search_weak_below if mode != "vector" else 0.0
         hits = [h.model_copy(update={"weak": (h.relevance or 0.0) < weak_below}) for h in hits]
-        kept = [h for h in hits if min_score is None or (h.relevance or 0.0) >= min_score]
+        kept = [h for h in hits if q.min_score is None or (h.relevance or 0.0) >= q.min_score]
         return MemorySearchResult(
             query=text,
             mode=mode,
             limit=limit,
-            as_of=as_of,
+            as_of=q.as_of,
             hits=kept,
             clamped=clamped,
             truncated=bool(clamped),
             no_good_match=all(h.weak for h in hits),
             weak_below=weak_below,
-            min_score=min_score,
+            min_score=q.min_score,
             dropped_below=len(hits) - len(kept),
         )
 
     def archive_search(
         self,
-        filters: ArchiveFilters,
-        limit: int = ARCHIVE_MAX_ROWS,
-        all_versions: bool = False,
+        query: ArchiveFilters | None = None,
         deadline: Deadline | None = None,
+        **options: Any,
     ) -> ArchiveSearchResult:
-        """Versions matching every given filter, newest first (latest per session by default)."""
+        """Versions matching every given filter, newest first (latest per session by default).
+        `query` is an `ArchiveQuery`, or `ArchiveFilters` and the other fields as keyword
+        arguments, or the keyword arguments alone."""
+        q = build_query(ArchiveQuery, query, **options)
         deadline = deadline or Deadline(self.settings.search_timeout_s)
         clamped: dict[str, Clamp] = {}
-        limit = _clamp("limit", limit, self.settings.archive_search_max_rows, clamped)
-        rows = self._timed(
-            deadline, "search_jarvis_archive", filters.as_arguments(limit, all_versions)
-        )
+        limit = _clamp("limit", q.limit, self.settings.archive_search_max_rows, clamped)
+        rows = self._timed(deadline, "search_jarvis_archive", q.as_arguments(limit, q.all_versions))
         hits = [archive_hit(r) for r in rows]
-        if not all_versions and ("active" in filters.item_statuses or filters.as_of is not None):
-            hits = self._current_only(filters, hits, deadline)
+        if not q.all_versions and ("active" in q.item_statuses or q.as_of is not None):
+            hits = self._current_only(q, hits, deadline)
         return ArchiveSearchResult(limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped))
 
     def _current_only(
@@ -204,28 +184,24 @@ class Searcher:
             kept.append(hit.model_copy(update={"state_items": items}))
         return kept
 
-    def search(
-        self,
-        query: str,
-        filters: ArchiveFilters,
-        limit: int = MEMORY_MAX_RESULTS,
-        mode: SearchMode | None = None,
-    ) -> SearchResult:
+    def search(self, query: str | HybridQuery, **options: Any) -> SearchResult:
         """Meaning first, then structured facts: chunk hits grouped by session, each session
         joined with its latest version, sessions kept only if they match the filters.
+        `query` is a `HybridQuery`, or its words with the other fields as keyword arguments.
 
         The filters are resolved to at most ARCHIVE_MAX_ROWS sessions, the newest that match;
         when that many match, older ones are not searched and the result's `cut` says so.
         All three steps share one deadline.
         """
+        q = build_query(HybridQuery, query, **options)
         deadline = Deadline(self.settings.search_timeout_s)
-        sessions: list[str] = list(filters.session_ids)
+        sessions: list[str] = list(q.session_ids)
         cut = None
-        if not filters.empty:
-            matching = self.archive_search(filters, ARCHIVE_MAX_ROWS, deadline=deadline)
+        if not q.empty:
+            matching = self.archive_search(q.filters(), deadline, limit=ARCHIVE_MAX_ROWS)
             sessions = [h.session_id for h in matching.hits]
             if not sessions:
-                return SearchResult(query=query, sessions=[])
+                return SearchResult(query=q.query, sessions=[])
             if len(sessions) >= ARCHIVE_MAX_ROWS:
                 cut = FilterCut(
                     searched=len(sessions),
@@ -233,13 +209,13 @@ class Searcher:
                     f"newest {len(sessions)} were searched",
                 )
         memory = self.memory_search(
-            query,
-            limit=limit,
+            q.query,
+            deadline,
+            limit=q.limit,
             session_ids=sessions,
-            mode=mode,
-            deadline=deadline,
-            user_id=filters.user_id,
-            as_of=filters.as_of,
+            mode=q.mode,
+            user_id=q.user_id,
+            as_of=q.as_of,
         )
         grouped: dict[str, list[MemoryHit]] = {}
         for hit in memory.hits:
@@ -247,11 +223,12 @@ class Searcher:
         latest = {}
         if grouped:
             found = self.archive_search(
-                ArchiveFilters(
-                    session_ids=list(grouped), user_id=filters.user_id, as_of=filters.as_of
-                ),
-                ARCHIVE_MAX_ROWS,
-                deadline=deadline,
+                None,
+                deadline,
+                session_ids=list(grouped),
+                user_id=q.user_id,
+                as_of=q.as_of,
+                limit=ARCHIVE_MAX_ROWS,
             )
             latest = {h.session_id: h for h in found.hits}
         matches = [
