@@ -1,0 +1,33 @@
+"""A read's arguments become one model in one place: `build_query` for Python keyword calls,
+which every way in shares, and a model given whole passes through as it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from archivist.errors import ConfigError
+from archivist.queries import ArchiveFilters, ArchiveQuery, HybridQuery, MemoryQuery, build_query
+
+
+def test_a_model_given_alone_is_taken_as_it_is() -> None:
+    q = MemoryQuery(query="refresh tokens", limit=3)
+    assert build_query(MemoryQuery, q) is q
+
+
+def test_keyword_arguments_make_the_model() -> None:
+    q = build_query(MemoryQuery, "refresh tokens", limit=3, session_ids=("a",))
+    assert (q.query, q.limit, q.session_ids) == ("refresh tokens", 3, ["a"])
+
+
+def test_filters_and_keyword_arguments_make_one_model() -> None:
+    q = build_query(ArchiveQuery, ArchiveFilters(topics=["oauth"]), limit=5, all_versions=True)
+    assert (q.topics, q.limit, q.all_versions) == (["oauth"], 5, True)
+    hybrid = build_query(HybridQuery, "deploy", topics=["vercel"])
+    assert (hybrid.query, hybrid.topics) == ("deploy", ["vercel"])
+
+
+def test_a_bad_keyword_is_one_line_refusal() -> None:
+    with pytest.raises(ConfigError, match="invalid argument topic: unknown argument"):
+        build_query(ArchiveQuery, topic=["oauth"])
+    with pytest.raises(ConfigError, match="since .* is after until"):
+        build_query(MemoryQuery, "x", since="2026-02-01", until="2026-01-01")
