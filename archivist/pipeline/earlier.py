@@ -6,8 +6,8 @@ this read looks further: when those messages hold a first-person "never" stateme
 session has one user, the turn chunks of the user's other sessions that hold what it is about
 (its names, else its head's words; and its verb, where that says a deed) are read back, and
 their user turns go to planning, which pairs them with the statement
-(`rules.earlier_contradictions`). The fact it makes cites both
-messages and is flagged as a conflict; nothing of the other session's text is copied.
+(`rules.earlier_contradictions`). The fact it makes cites both messages and is flagged as a
+conflict; nothing of the other session's text is copied.
 
 On BEAM's contradiction questions (tuning chats) the "never" came after the affirmation in 33
 of 34, mostly in a later session; an affirmation said after the "never" is not looked for.

@@ -66,8 +66,7 @@ $$;
 -- (archivist_runs: arguments, counts, failures), and the forgotten messages' ids out of what
 -- other sessions cite (a "never" cites the earlier session's turn that affirms it): their state
 -- items' refs, their versions' items and their chunks' message ids (`citations` counts the
--- items). Tombstones: each forgotten session, and each
--- forgotten message of a session kept.
+-- items). Tombstones: each forgotten session, and each forgotten message of a session kept.
 -- Returns {dry_run, sessions, messages: [{session_id, message_id}], rebuild, tables: {name: rows},
 -- tombstones}.
 CREATE OR REPLACE FUNCTION archivist_forget(
