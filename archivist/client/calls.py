@@ -19,7 +19,7 @@ from archivist.search import (
 
 
 def memory_search(
-    query: str | MemoryQuery, settings: Settings | None = None, **options: Any
+    query: str | MemoryQuery, *, settings: Settings | None = None, **options: Any
 ) -> MemorySearchResult:
     """Search memory by meaning (`Archivist.memory_search`), on a client opened for this one
     call."""
@@ -28,7 +28,7 @@ def memory_search(
 
 
 def archive_search(
-    filters: ArchiveFilters | None = None, settings: Settings | None = None, **options: Any
+    filters: ArchiveFilters | None = None, *, settings: Settings | None = None, **options: Any
 ) -> ArchiveSearchResult:
     """Search the archive by structured fact (`Archivist.archive_search`), e.g.
     `archive_search(topics=["oauth"])`, on a client opened for this one call."""
@@ -39,6 +39,7 @@ def archive_search(
 def search(
     query: str | HybridQuery,
     filters: ArchiveFilters | None = None,
+    *,
     settings: Settings | None = None,
     **options: Any,
 ) -> SearchResult:

@@ -31,3 +31,15 @@ def test_a_bad_keyword_is_one_line_refusal() -> None:
         build_query(ArchiveQuery, topic=["oauth"])
     with pytest.raises(ConfigError, match="since .* is after until"):
         build_query(MemoryQuery, "x", since="2026-02-01", until="2026-01-01")
+
+
+def test_a_one_shot_search_takes_only_its_query_by_position() -> None:
+    """`memory_search("q", 5)` read 5 as the limit once; now it would be the settings."""
+    from archivist.client import archive_search, memory_search, search
+
+    with pytest.raises(TypeError, match="positional"):
+        memory_search("refresh token", 5)  # type: ignore[misc]
+    with pytest.raises(TypeError, match="positional"):
+        search("refresh token", None, 5)  # type: ignore[misc]
+    with pytest.raises(TypeError, match="positional"):
+        archive_search(None, 5)  # type: ignore[misc]
