@@ -132,10 +132,22 @@ class Frame:
     # Thursday one"), and the words it was said in, for its item text.
     commit: bool = field(default=False, compare=False)
     said: str | None = field(default=None, compare=False)
+    # The subject is an event and the value where it is held ("doing the offsite in Porto").
+    held: bool = field(default=False, compare=False)
 
     @property
     def empty(self) -> bool:
         return self.subject is None and self.value is None and self.old is None
+
+    def replacing(self, old: str | None, change: ChangeKind | None) -> Frame:
+        """This choice as a change that replaces `old`. An event held somewhere replaces it
+        as a whole ("we stopped using Instacart, we do pickup at Safeway now": pickup at
+        Safeway is the new value, not a place for a pickup that Instacart never was)."""
+        if self.held and old is not None:
+            return replace(
+                self, subject=None, value=self.subject, old=old, change=change, held=False
+            )
+        return replace(self, old=old, change=change)
 
 
 NO_FRAME = Frame()
@@ -860,17 +872,22 @@ def _commitment(text: str) -> Frame:
             subject = _phrase(fronted.group("subj"))
         verb = _base(match.group("verb"))
         when = _SET_FOR.search(obj) if subject is None and verb in _SETS_A_DATE else None
+        where = _HELD_AT.search(obj) if subject is None and verb in _HOLDS else None
         source = _SOURCE.search(obj) if subject is None and verb in _SOURCING else None
         if when and _ARTICLE.match(obj) and not concrete(value) and _DAY.search(when[1]):
             # "we booked the flight for May 3rd": the thing is known, its date is chosen
             subject, value = value, _phrase(when[1], value=True)
+        elif where and where.start() > 0 and (place := _phrase(where["place"], value=True)):
+            # "we're doing the offsite in Porto": the event is known, where it is is chosen
+            subject, value = value, place
         elif source and not concrete(value):
             # "order the standing desk from Fully": who it comes from is what is chosen
             subject, value = value, source[1]
         if verb in _WEAK_VERBS and _PAST.search(match.group("verb")):
             continue  # "we had pizza for lunch", "I got a new laptop": told, not chosen
         said = f"{verb} {said_obj}" if not after else f"{verb} {said_obj} for {subject}"
-        return Frame(subject, value, commit=True, said=said)
+        held = where is not None and value is not None and subject is not None
+        return Frame(subject, value, commit=True, said=said, held=held)
     return Frame()
 
 
@@ -881,6 +898,15 @@ _SCHEDULING = frozenset({"book", "reserve", "schedule", "confirm", "pencil in", 
 # on March 14", "we're holding the party on Friday" (but "take the train on Friday" takes the
 # train).
 _SETS_A_DATE = _SCHEDULING | {"do", "have", "hold", "host", "throw"}
+# Of those, the verbs whose object is an event held somewhere: "we're doing the offsite in
+# Porto", "let's do design handoff in Penpot", "hold the retreat at Lake Tahoe" choose the
+# place (a name), not the event.
+_HOLDS = frozenset({"do", "have", "hold", "host", "throw"})
+_HELD_AT = re.compile(
+    r"\s(?:in|at)\s+(?P<place>(?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z])[\w.&'-]*){0,3}"
+    r"(?:'s\s+(?:place|house|flat|apartment))?)",
+    re.I,
+)
 # The vendor of a thing acquired: "rent a car from Blue Car Rental", "get groceries
 # delivered by Instacart".
 _SOURCE = re.compile(
@@ -1194,7 +1220,7 @@ def frame(sentence: str) -> Frame:
     found = replace(found, subject=subject)
     if change is None and old is not None:
         change = "replace"  # "Rome it is, not Florence"
-    return replace(found, change=change, old=old)
+    return found.replacing(old, change)
 
 
 def _cut(value: str | None) -> str | None:
@@ -1235,7 +1261,8 @@ def _by_pattern(text: str) -> Frame:
             # now": the cancel names what the choice after it replaces
             then = _then(text[match.end() :])
             if then.value:
-                return replace(then, old=old, change="replace", subject=subject or then.subject)
+                then = then.replacing(old, "replace")
+                return replace(then, subject=subject or then.subject)
         # A plain choice that names no subject still commits ("we'll stick with the vendor").
         commit = pattern is _IT_IS or (change is None and "subj" not in pattern.groupindex)
         return Frame(subject, value, old, change, commit=commit)

@@ -233,6 +233,34 @@ def test_a_change_said_of_a_kind_of_thing_or_a_name_replaces_the_earlier_one(
     ], items
 
 
+def test_where_an_event_is_held_is_its_value_and_a_later_place_replaces_it(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add(
+        "a",
+        [
+            "The team offsite will be in Lisbon.",
+            "Nice.",
+            "We settled on Figma for design handoff.",
+            "Ok.",
+            "Hmm, on second thought, let's do design handoff in Penpot.",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        ["Actually we're doing the offsite in Porto instead, flights were cheaper.", "Ok."],
+        start=T0 + DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert sorted(i["value"] for i in items if i["type"] == "decision") == [
+        "Penpot",
+        "Porto",
+    ], items
+
+
 def test_a_later_change_that_names_only_a_value_is_on_the_subject_that_value_was_chosen_for(
     source: SourceDB, env: dict[str, str]
 ) -> None:

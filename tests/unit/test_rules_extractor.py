@@ -1067,6 +1067,8 @@ def test_sums_and_idioms_are_no_limits(text: str) -> None:
     ("text", "subject", "value", "change"),
     [
         ("ok so we're doing the move on march 14.", "move", "march 14", None),
+        ("Actually we're doing the offsite in Porto instead.", "offsite", "Porto", "replace"),
+        ("let's hold the retreat at Lake Tahoe", "retreat", "Lake Tahoe", None),
         (
             "Lemonade wouldn't cover the older roof, so home insurance is going back to State"
             " Farm.",
@@ -1083,6 +1085,15 @@ def test_what_an_event_is_set_to_and_where_a_subject_goes_back(
     found = [c for c in rules_candidates(chat(("user", text))) if c.type == "decision"]
     assert [(c.subject, c.value, c.change, c.replaces) for c in found] == [
         (subject, value, change, None)
+    ]
+
+
+def test_an_event_held_somewhere_replaces_a_named_value_as_a_whole() -> None:
+    found = rules_candidates(
+        chat(("user", "We stopped using Instacart, we do pickup at Safeway now."))
+    )
+    assert [(c.subject, c.value, c.change, c.replaces) for c in found] == [
+        (None, "pickup", "replace", "Instacart")
     ]
 
 

@@ -319,7 +319,7 @@ def _with_what_failed(choice: Frame, text: str, sentence: str) -> Frame:
     old = failed(said[:value] if value > 0 else said)  # the reason comes first
     if old is None or same_value(old, choice.value):
         return choice
-    return replace(choice, old=old, change=choice.change or "replace")
+    return choice.replacing(old, choice.change or "replace")
 
 
 def clause_of(text: str) -> str:
@@ -400,7 +400,10 @@ class _Found:
             del self._keys[key]  # "back to Redis" after a move off it: said anew, not merged
         if key in self._keys:
             item = self.items[self._keys[key]]
-            if item.subject is None and choice.subject is not None:
+            # (an event held somewhere is no subject for what replaces a named value: see
+            # Frame.replacing)
+            held = choice.held and item.replaces is not None
+            if item.subject is None and choice.subject is not None and not held:
                 item.subject = choice.subject
                 item.value = choice.value or item.value
             if message.id not in item.refs:
