@@ -29,7 +29,8 @@ ChangeKind = Literal["replace", "reverse", "cancel", "update"]
 # A noun phrase: up to five words, no clause punctuation. Cut further by `_phrase`.
 _WORD = (
     r"(?:[^\s,.;:!?()\[\]\"]|[.,](?=[\w$])|(?<=\d):(?=\d)|(?<=\b(?-i:Dr))\.(?=\s[A-Z])"
-    r"|(?<=\b(?-i:Mr))\.(?=\s[A-Z])|(?<=\b(?-i:Ms))\.(?=\s[A-Z])|(?<=\b(?-i:St))\.(?=\s[A-Z]))+"
+    r"|(?<=\b(?-i:Mr))\.(?=\s[A-Z])|(?<=\b(?-i:Ms))\.(?=\s[A-Z])|(?<=\b(?-i:Mrs))\.(?=\s[A-Z])"
+    r"|(?<=\b(?-i:St))\.(?=\s[A-Z]))+"
 )
 _NP = _WORD + r"(?:\s+" + _WORD + r"){0,5}?"
 _NP4 = _WORD + r"(?:\s+" + _WORD + r"){0,3}?"
@@ -40,7 +41,7 @@ _UPDATED = (
     r"|pushed|set)"
 )
 # A period after a title ("Dr. Patel") ends no phrase.
-_NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:St))"
+_NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:Mrs))(?<!\b(?-i:St))"
 _END = (
     r"(?=\s*(?:[,;!?()\n]|:(?!\d)|"
     + _NOT_TITLE
@@ -1272,7 +1273,8 @@ def _by_pattern(text: str) -> Frame:
 # "I switched gyms, I'm at Planet Fitness now": a plural names the subject, the rest the value;
 # "the kids renamed the puppy, he's Waffles now", "we renamed the app to Tally".
 _SWITCHED = re.compile(
-    r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|swapp(?:ed|ing))\s+(?P<subj>[a-z]{3,}s)\b\s*"
+    r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|swapp(?:ed|ing))\s+(?P<subj>(?:[a-z]{3,}\s+)?[a-z]{3,}s)"
+    r"\b\s*"
     r"(?:[,;:\u2014-]\s*|\s+and\s+)(?P<rest>.+)$",
     re.I,
 )
@@ -1283,14 +1285,33 @@ _RENAMED = re.compile(
     re.I,
 )
 _AT_NOW = re.compile(
-    r"\b(?:i'm|i am|we're|we are|it's|it is)\s+(?:at|with|on|using)\s+(?P<val>(?-i:[A-Z])[\w.+&'-]*"
+    r"\b(?:i'm|i am|we're|we are|it's|it is|they're|they are|(?:he|she)(?:'s|\s+is)"
+    r"|(?:the|my|our)\s+[a-z]+\s+(?:is|are))\s+(?:at|with|on|using)\s+(?P<val>(?-i:[A-Z])[\w.+&'-]*"
     r"(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})\s+now\b",
     re.I,
 )
 
 
+# A change of mind about a subject, the new value first after it: "changed my mind about date
+# night, Saturday works better".
+_MIND = re.compile(
+    r"\bchanged?\s+(?:my|our)\s+minds?\s+(?:about|on)\s+(?P<subj>DETNP4)\s*[,;:\u2014-]\s*"
+    r"(?P<rest>.+)$".replace("DET", _DET).replace("NP4", _NP4),
+    re.I,
+)
+
+
 def _switched(text: str) -> Frame:
-    """A change said of a kind of thing ("switched gyms") or a name ("renamed the puppy")."""
+    """A change said of a kind of thing ("switched gyms"), a name ("renamed the puppy") or a
+    subject one changed one's mind about."""
+    mind = _MIND.search(text)
+    if mind is not None:
+        rest = mind.group("rest")
+        first = _CONCRETE.match(rest)
+        value = _then(rest).value or (_phrase(first.group(0), value=True) if first else None)
+        subject = _phrase(_ARTICLE.sub("", mind.group("subj")))
+        if subject is not None and value is not None:
+            return Frame(subject, value, None, "replace")
     renamed = _RENAMED.search(text)
     if renamed is not None:
         subject = _phrase(_ARTICLE.sub("", renamed.group("subj")))

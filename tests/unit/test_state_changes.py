@@ -254,6 +254,21 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             "replace",
         ),
         (
+            "We switched piano teachers, the kids are with Mrs. Okafor now.",
+            "piano teacher",
+            "Mrs. Okafor",
+            None,
+            "replace",
+        ),
+        # a change of mind about a subject, the new value after it
+        (
+            "Changed my mind about date night, Saturday works better.",
+            "date night",
+            "Saturday",
+            None,
+            "replace",
+        ),
+        (
             "Funny story, the kids renamed the puppy, he's Waffles now.",
             "name of puppy",
             "Waffles",
