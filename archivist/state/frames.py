@@ -875,19 +875,19 @@ def _commitment(text: str) -> Frame:
         when = _SET_FOR.search(obj) if subject is None and verb in _SETS_A_DATE else None
         where = _HELD_AT.search(obj) if subject is None and verb in _HOLDS else None
         source = _SOURCE.search(obj) if subject is None and verb in _SOURCING else None
+        held = False
         if when and _ARTICLE.match(obj) and not concrete(value) and _DAY.search(when[1]):
             # "we booked the flight for May 3rd": the thing is known, its date is chosen
             subject, value = value, _phrase(when[1], value=True)
         elif where and where.start() > 0 and (place := _phrase(where["place"], value=True)):
             # "we're doing the offsite in Porto": the event is known, where it is is chosen
-            subject, value = value, place
+            subject, value, held = value, place, True
         elif source and not concrete(value):
             # "order the standing desk from Fully": who it comes from is what is chosen
             subject, value = value, source[1]
         if verb in _WEAK_VERBS and _PAST.search(match.group("verb")):
             continue  # "we had pizza for lunch", "I got a new laptop": told, not chosen
         said = f"{verb} {said_obj}" if not after else f"{verb} {said_obj} for {subject}"
-        held = where is not None and value is not None and subject is not None
         return Frame(subject, value, commit=True, said=said, held=held)
     return Frame()
 
