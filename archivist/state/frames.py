@@ -902,7 +902,7 @@ _SETS_A_DATE = _SCHEDULING | {"do", "have", "hold", "host", "throw"}
 # Of those, the verbs whose object is an event held somewhere: "we're doing the offsite in
 # Porto", "let's do design handoff in Penpot", "hold the retreat at Lake Tahoe" choose the
 # place (a name), not the event.
-_HOLDS = frozenset({"do", "have", "hold", "host", "throw"})
+_HOLDS = _SETS_A_DATE - _SCHEDULING
 _HELD_AT = re.compile(
     r"\s(?:in|at)\s+(?P<place>(?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z])[\w.&'-]*){0,3}"
     r"(?:'s\s+(?:place|house|flat|apartment))?)",
