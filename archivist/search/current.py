@@ -25,13 +25,13 @@ from typing import Any
 
 from archivist.search.newest import LEAST_SHARE, LEAST_WORDS, hit_time
 from archivist.search.results import MemoryHit, memory_hit
+from archivist.search.values import numbers
 from archivist.snippets import matched_terms, query_terms
 
 # The words a subject names a quantity by ("Number of mentees: 7"): a question asks for it as
 # "how many mentees", and the hit that said it ("my 5 mentees") need not name them either.
 QUANTITY = frozenset({"number", "count", "total", "amount"})
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_NUMBER = re.compile(r"\d[\d,.:]*\d|\d")
 
 
 def current_first(
@@ -43,7 +43,7 @@ def current_first(
     ordered = list(hits)
     for row in rows:
         item = memory_hit(row)
-        values = _numbers(str(row.get("value") or ""))
+        values = numbers(str(row.get("value") or ""))
         subject = [w for w in query_terms(str(row.get("subject") or "")) if w not in QUANTITY]
         at = hit_time(item, "first_at")
         if not values or not subject or at is None:
@@ -75,12 +75,8 @@ def _said_of(text: str, subject: list[str], terms: list[str], least: float) -> f
         for sentence in _SENTENCE_END.split(text)
         if len(matched_terms(sentence, subject)) == len(subject)
         and len(matched_terms(sentence, terms)) >= least
-        for n in _numbers(sentence)
+        for n in numbers(sentence)
     )
-
-
-def _numbers(text: str) -> frozenset[str]:
-    return frozenset(n.replace(",", "") for n in _NUMBER.findall(text))
 
 
 def _trimmed(hits: list[MemoryHit], size: int) -> list[MemoryHit]:

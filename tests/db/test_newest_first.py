@@ -17,15 +17,18 @@ from archivist.snippets import query_terms
 DAY = datetime(2026, 3, 1, tzinfo=UTC)
 
 
-def hit(hit_id: str, text: str, days: int) -> MemoryHit:
+def hit(
+    hit_id: str, text: str, days: int, source: str = "session_turn", last_days: int | None = None
+) -> MemoryHit:
     at = (DAY + timedelta(days=days)).isoformat()
+    last = (DAY + timedelta(days=days if last_days is None else last_days)).isoformat()
     return MemoryHit(
         id=hit_id,
         session_id="s",
-        source="session_turn",
+        source=source,
         content=text,
         created_at=DAY,
-        metadata={"first_at": at, "last_at": at},
+        metadata={"first_at": at, "last_at": last},
     )
 
 
@@ -65,6 +68,41 @@ def test_newer_hits_on_the_subject_without_another_value_keep_their_places() -> 
     ordered = newest_first(hits, terms)
     assert [h.id for h in ordered] == ["moved", "booked", "talk", "again"]
     assert [h.superseded_by for h in ordered] == [None, "moved", None, None]
+
+
+def test_a_newer_number_of_another_kind_is_no_new_value() -> None:
+    """A version, a number in code or a web address does not restate a response time."""
+    terms = query_terms("What is the average response time of the dashboard API?")
+    hits = [
+        hit("time", "The dashboard API average response time is 400 ms.", 0),
+        hit("version", "The dashboard API average response time page runs on React 18.2.0.", 5),
+        hit("code", "Dashboard API response time average: `timeout_ms = 250`.", 6),
+        hit("url", "Average response time of the dashboard API: see https://x.io/api/v2/5.", 7),
+        hit("count", "The dashboard API average response time was measured 3 times.", 8),
+    ]
+    ordered = newest_first(hits, terms)
+    assert [h.id for h in ordered] == ["time", "version", "code", "url", "count"]
+    assert all(h.superseded_by is None for h in ordered)
+
+
+def test_a_session_summary_is_as_old_as_the_session_it_quotes() -> None:
+    """A summary piece spans its session: it quoted the opening 4,500 words, and the turn
+    near the session's end that says 4,700 is newer, though the summary's last message is
+    later still."""
+    terms = query_terms("How many words does my final essay draft contain?")
+    hits = [
+        hit(
+            "summary",
+            'User asked: "my final essay draft has 4,500 words".',
+            0,
+            "archive_extraction",
+            2,
+        ),
+        hit("turn", "My final essay draft reached 4,700 words on May 13.", 1),
+    ]
+    ordered = newest_first(hits, terms)
+    assert [h.id for h in ordered] == ["turn", "summary"]
+    assert [h.superseded_by for h in ordered] == [None, "turn"]
 
 
 def test_memory_search_ranks_the_update_first(source: SourceDB, settings: Settings) -> None:
