@@ -432,6 +432,29 @@ def test_turns_first_context_bounded_and_nothing_said_twice(
     assert len([h for h in whole.hits if h.source != "session_turn"]) > 2
 
 
+@pytest.mark.both_transports
+def test_a_summary_question_gets_the_sessions_pieces_first_in_half_the_places(
+    source: SourceDB, settings: Settings
+) -> None:
+    """Their message ids stand for what a summary needs: many messages of several sessions."""
+    topics = ["Redis cache", "Vercel deploy", "OAuth tokens", "Postgres backups"]
+    words = "slowly quickly calmly boldly gladly oddly warmly dryly".split()
+    for day in range(12):
+        topic = topics[day % 4]
+        turns = [f"{topic} work goes on, {word}. The {topic} plan moves." for word in words]
+        source.add(f"s{day}", turns, start=T0 + timedelta(days=day))
+    archive(settings, ArchiveRequest(delay_ms=0))
+
+    hits = memory_search("Summarise how the Redis cache work went", settings=settings).hits
+    pieces = [i for i, h in enumerate(hits) if h.source == "archive_extraction"]
+    assert pieces == list(range(5))  # first, and half the places
+    assert {hits[i].session_id for i in pieces[:3]} == {"s0", "s4", "s8"}  # the Redis sessions
+    assert all(hits[i].message_ids for i in pieces)
+    assert all(h.source == "session_turn" for h in hits[5:])
+    asked = memory_search("How did the Redis cache work go?", settings=settings).hits
+    assert len([h for h in asked if h.source != "session_turn"]) <= 2  # not asked as a whole
+
+
 def test_hybrid_search_says_when_filters_cut_to_the_newest_sessions(
     source: SourceDB, settings: Settings
 ) -> None:
