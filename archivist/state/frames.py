@@ -160,6 +160,9 @@ _START = (
     r"(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
     r"(?:(?:we|i|they|the team)\s+(?:(?:have|'ve)\s+)?(?:decided|agreed|confirmed)\s+"
     r"(?:that\s+)?)?"
+    # reported: "Ms. Ruiz told me that the page limit is now 25 pages"
+    r"(?:[^,;:!?]{0,60}?\b(?:told|tells|informed|informs|said|says|mentioned|announced|wrote)"
+    r"\s+(?:(?:me|us|everyone|the team)\s+)?that\s+)?"
 )
 _LEAD = re.compile(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
@@ -355,10 +358,19 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?P<val>NP)(?<! from)\s+now\b",
             "update",
         ),
-        # a terse line: "region now us-east-1"
+        # a terse line: "region now us-east-1", "rent now $2,100 since the lease renewed"
         (
-            r"^(?P<subj>[\w-]+(?:\s+[\w-]+)?)\s+now\s+(?P<val>[\w$.:/-]+(?:\s+[\w$.:/-]+)?)"
-            r"[.!]*$",
+            r"^(?P<subj>[\w-]+(?:\s+[\w-]+)?)\s+now\s+(?P<val>[\w$.,:/-]+(?:\s+[\w$.,:/-]+)?)"
+            r"(?:[.!]*$|,?\s+(?:since|because|as|after|due to|so)\b)",
+            "update",
+        ),
+        # a new amount: "membership goes to $55 in March", "the limit went up to 50"
+        (
+            r"START DET(?P<subj>NP4)\s+(?:goes|went|is going|will go)\s+(?:up\s+|down\s+)?to\s+"
+            r"(?P<val>[$€£]?\d+(?:[,.:]\d+)*(?:\s*%|[km]\b)?(?:\s+(?:ms|seconds?|minutes?|hours?"
+            r"|days?|weeks?|months?|years?|pages?|words?|seats?|users?|people|guests|gb|mb|tb"
+            r"|miles?|km|kg|lbs?)\b)?(?:\s+(?:a|per)\s+\w+)?)(?=\s*(?:[,;.!?]|$)|\s+(?:in|on"
+            r"|at|from|starting|next|this|by|after|since|because|as of|for)\b)",
             "update",
         ),
         (

@@ -1051,6 +1051,13 @@ def test_a_limit_said_inside_a_list_or_plainly_is_a_constraint(
     assert value is None or value in constraints[0].text
 
 
+def test_a_new_value_of_a_limit_is_a_constraint_that_updates_it() -> None:
+    """So that it replaces the limit it changes, and a reader finds a limit where it was."""
+    found = rules_candidates(chat(("user", "Ad budget is now capped at $800 after the round.")))
+    assert [(c.type, c.change) for c in found] == [("constraint", "update")]
+    assert "$800" in found[0].text
+
+
 @pytest.mark.parametrize(
     "text",
     [

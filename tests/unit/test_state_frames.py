@@ -83,10 +83,31 @@ from archivist.state.frames import (
         ("I'm putting 500 a month into my Roth IRA at Fidelity", Frame("Roth IRA", "500")),
         ("we're spending 200 a week on groceries", Frame("groceries", "200")),
         ("I'm adding 2 days to the Lisbon trip", Frame(None, "2 days")),
+        # terse updates with a reason after them, an amount something goes to, a reported one
+        (
+            "Rent now $2,100 since the landlord renewed the lease.",
+            Frame("Rent", "$2,100", None, "update"),
+        ),
+        (
+            "standup now 10:00 because of the new timezone",
+            Frame("standup", "10:00", None, "update"),
+        ),
+        ("Membership goes to $55 in March", Frame("Membership", "$55", None, "update")),
+        ("the limit went up to 50 users", Frame("limit", "50 users", None, "update")),
+        ("The kid goes to the Lycée on weekdays.", Frame()),
+        (
+            "Ms. Ruiz told me that the page limit is now 25 pages.",
+            Frame("page limit", "25 pages", None, "update"),
+        ),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
     assert frame(sentence) == expected
+
+
+def test_going_to_a_number_of_things_is_no_new_amount() -> None:
+    assert frame("Maya goes to 3 practices a week.").change is None
+    assert frame("Maya's practices go to 3 a week.").change is None  # "go": a plan, not news
 
 
 def test_an_update_in_passing_is_read_even_in_a_question() -> None:

@@ -598,10 +598,15 @@ class _Found:
                 typed = True
             elif isinstance(finding, Completion):
                 typed = self._complete(finding, message, sentence) or typed
-        limit = choice.change is None and bool(_CONSTRAINT.search(sentence))
-        if not decided and not limit and is_choice(choice) and (chosen := choice_text(choice)):
-            self.add("decision", chosen, message, sentence, choice)
-            typed = True
+        limits = bool(_CONSTRAINT.search(sentence))
+        limit = choice.change is None and limits
+        if not decided and is_choice(choice) and (chosen := choice_text(choice)):
+            if choice.change == "update" and limits:  # "the ad budget is now capped at $800"
+                self.add("constraint", chosen, message, sentence, choice)
+                typed = True
+            elif not limit:
+                self.add("decision", chosen, message, sentence, choice)
+                typed = True
         if (
             chose
             and accepted is None
