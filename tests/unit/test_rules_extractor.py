@@ -1056,6 +1056,9 @@ def test_a_new_value_of_a_limit_is_a_constraint_that_updates_it() -> None:
     found = rules_candidates(chat(("user", "Ad budget is now capped at $800 after the round.")))
     assert [(c.type, c.change) for c in found] == [("constraint", "update")]
     assert "$800" in found[0].text
+    said = "The new barn holds more people so the guest cap is bumped up to 150"
+    found = rules_candidates(chat(("user", said)))  # the clause is that update, not another
+    assert [(c.type, c.change) for c in found] == [("constraint", "update")]
 
 
 @pytest.mark.parametrize(

@@ -648,8 +648,10 @@ class _Found:
             if len(words) > CLAUSE_WORDS or led or is_question(part) or tentative(part):
                 continue
             if limits and _CONSTRAINT.search(part):
-                self.add("constraint", _phrase(part), message, part, statement(part))
-                added = True
+                stated = statement(part)
+                if not (choice.change and same_value(stated.value, choice.value)):
+                    self.add("constraint", _phrase(part), message, part, stated)  # not twice
+                    added = True
                 continue
             said = frame(part)
             if (
