@@ -6,8 +6,7 @@ them apart keeps a version number in a URL from reading as a changed response ti
 kind comes from the words around it: money ($, €, £ before it, or a currency after it), a
 percentage, a date (a month name, an ordinal), a time of day (am/pm or h:mm), a version (v1.2
 or 1.2.3), a year, a reference (#123), a duration, size, weight or distance (by its unit),
-else a count. Code
-(fenced or inline) and web addresses state no values and are left out.
+else a count. Code (fenced or inline) and web addresses state no values and are left out.
 """
 
 from __future__ import annotations
