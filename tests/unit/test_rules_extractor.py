@@ -1051,6 +1051,17 @@ def test_a_limit_said_inside_a_list_or_plainly_is_a_constraint(
     assert value is None or value in constraints[0].text
 
 
+def test_a_limit_in_a_clause_of_a_long_sentence_is_a_constraint() -> None:
+    said = (
+        "so the running club is finally starting, we meet every other thursday evening at the "
+        "old track on Pine street near the school, max 12 people because the coach can only "
+        "handle that many"
+    )
+    assert len(said.split()) > 30
+    found = [c for c in rules_candidates(chat(("user", said))) if c.type == "constraint"]
+    assert [c.text for c in found] == ["Max 12 people because the coach can only handle that many"]
+
+
 def test_a_new_value_of_a_limit_is_a_constraint_that_updates_it() -> None:
     """So that it replaces the limit it changes, and a reader finds a limit where it was."""
     found = rules_candidates(chat(("user", "Ad budget is now capped at $800 after the round.")))

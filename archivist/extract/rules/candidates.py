@@ -133,7 +133,7 @@ _PROPOSAL = re.compile(
 # offered: a word of the user's next sentence that one of them shares chooses nothing.
 MAX_OPTIONS = 8
 TABLE_VALUES = 3  # values of one subject in one message that make it a table
-CLAUSED_WORDS = 30  # the longest sentence read for a choice in each clause (but for a list)
+CLAUSED_WORDS = 45  # the longest sentence read for a choice in each clause (but for a list)
 CLAUSE_WORDS = 12  # and the longest of its clauses read so
 # Code or markup in a sentence, or a question: its "x = y" and "**Claim**: ..." are no choices.
 _CODE = re.compile(r"[`(){}\[\]<>*]|\w\.\w+\(|\?")
