@@ -279,6 +279,19 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (r"^(?:it's|it is|it'll be|it will be)\s+DET(?P<val>NP)\s+for\s+DET(?P<subj>NP)END", None),
+        # a thing given its date or place: "my defence has been scheduled for 12 June", "the
+        # presentation takes place in the Main Boardroom"
+        (
+            r"START DET(?P<subj>NP4)\s+(?:is|are|was|were|has been|have been|will be|'s|got)\s+"
+            r"(?:scheduled|booked|set|planned|fixed)\s+(?:for|on)\s+DET(?P<val>NP)"
+            r"(?:(?=\s+(?:at|in|on|with)\b)|END)",
+            None,
+        ),
+        (
+            r"START DET(?P<subj>NP4)\s+(?:takes|will take|is taking)\s+place\s+(?:in|at)\s+"
+            r"DET(?P<val>NP)(?:(?=\s+(?:at|in|on|with)\b)|END)",
+            None,
+        ),
         # the new value first: "Adyen replaces Stripe for payments"
         (
             r"^DET(?P<val>NP4)\s+(?:replaces|will replace|is replacing|takes over from"
@@ -760,6 +773,11 @@ _COMMIT = re.compile(
     re.I,
 )
 _AFTER_COLON = re.compile(r"\s*:\s*(?P<val>[^,;:!?]{1,80})")
+# A name after a comma that ends the sentence: "we picked our DJ, Sam Rivera!"
+_APPOSITIVE = re.compile(
+    r",\s+(?P<val>(?-i:[A-Z])[\w.&'-]*(?:\s+(?:(?:and|&|of|the)\s+)?(?-i:[A-Z])[\w.&'-]*){0,3})"
+    r"\s*[.!]*\s*$"
+)
 # Where a commitment's value ends: before a preposition or clause word ("a taxi from the
 # airport" -> taxi; "the hotel Krone in Salzburg" -> hotel Krone).
 _VALUE_CUT = re.compile(
@@ -856,8 +874,8 @@ def _commitment(text: str) -> Frame:
     for match in _COMMIT.finditer(body):
         obj = match.group("obj").strip().rstrip(" .")
         subject = None
-        after = _AFTER_COLON.match(body, match.end())
-        if after:  # "we picked the venue: the Glasshouse"
+        after = _AFTER_COLON.match(body, match.end()) or _APPOSITIVE.match(body, match.end())
+        if after:  # "we picked the venue: the Glasshouse", "we picked our DJ, Sam Rivera"
             subject, obj = _phrase(obj), after.group("val").strip().rstrip(" .")
         counted = _OF_NUMBER.search(obj)
         if counted and (of := _terse(obj)).value:
@@ -1278,6 +1296,10 @@ def _by_pattern(text: str) -> Frame:
                 return replace(then, subject=subject or then.subject)
         # A plain choice that names no subject still commits ("we'll stick with the vendor").
         commit = pattern is _IT_IS or (change is None and "subj" not in pattern.groupindex)
+        named = _APPOSITIVE.match(text, match.end()) if subject is None and value else None
+        role = value is not None and (not concrete(value) or value.isupper() and len(value) <= 4)
+        if named and role and (name := _phrase(named["val"], value=True)):  # "DJ", "CTO" too
+            subject, value = value, name  # "we picked our DJ, Sam Rivera": the DJ is Sam Rivera
         return Frame(subject, value, old, change, commit=commit)
     return Frame()
 

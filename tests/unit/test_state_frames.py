@@ -95,6 +95,15 @@ from archivist.state.frames import (
         ("Membership goes to $55 in March", Frame("Membership", "$55", None, "update")),
         ("the limit went up to 50 users", Frame("limit", "50 users", None, "update")),
         ("The kid goes to the Lycée on weekdays.", Frame()),
+        # a role named, then who fills it; a thing given its date or its place
+        ("and we picked our DJ, Sam Rivera!", Frame("DJ", "Sam Rivera")),
+        ("we chose our caterer, Fig and Thistle", Frame("caterer", "Fig and Thistle")),
+        ("We picked Bellhop, Sam said so", Frame(None, "Bellhop")),
+        ("My defence has been scheduled for 12 June at 14:00.", Frame("defence", "12 June")),
+        (
+            "The presentation takes place in the Main Boardroom on the 4th floor.",
+            Frame("presentation", "Main Boardroom"),
+        ),
         (
             "Ms. Ruiz told me that the page limit is now 25 pages.",
             Frame("page limit", "25 pages", None, "update"),
