@@ -988,8 +988,9 @@ def test_a_change_names_what_it_replaces_in_the_words_around_it(
     text: str, value: str, replaces: str | None, change: str
 ) -> None:
     """What failed, said first, is what a change replaces; a cancel the same message turns into
-    a replacement is not a second decision."""
-    found = [c for c in rules_candidates(chat(("user", text))) if c.type == "decision"]
+    a replacement is not a second decision (a new value of a limit is a constraint)."""
+    chosen = ("decision", "constraint")
+    found = [c for c in rules_candidates(chat(("user", text))) if c.type in chosen]
     assert [(c.value, c.replaces, c.change) for c in found] == [(value, replaces, change)]
 
 
@@ -1067,6 +1068,8 @@ def test_a_new_value_of_a_limit_is_a_constraint_that_updates_it() -> None:
     found = rules_candidates(chat(("user", "Ad budget is now capped at $800 after the round.")))
     assert [(c.type, c.change) for c in found] == [("constraint", "update")]
     assert "$800" in found[0].text
+    found = rules_candidates(chat(("user", "found some savings so we raised the cap to 48k")))
+    assert [(c.type, c.change) for c in found] == [("constraint", "update")]  # by its name
     said = "The new barn holds more people so the guest cap is bumped up to 150"
     found = rules_candidates(chat(("user", said)))  # the clause is that update, not another
     assert [(c.type, c.change) for c in found] == [("constraint", "update")]
@@ -1103,7 +1106,8 @@ def test_sums_and_idioms_are_no_limits(text: str) -> None:
 def test_what_an_event_is_set_to_and_where_a_subject_goes_back(
     text: str, subject: str, value: str, change: str | None
 ) -> None:
-    found = [c for c in rules_candidates(chat(("user", text))) if c.type == "decision"]
+    chosen = ("decision", "constraint")  # a new value of a cap is a constraint
+    found = [c for c in rules_candidates(chat(("user", text))) if c.type in chosen]
     assert [(c.subject, c.value, c.change, c.replaces) for c in found] == [
         (subject, value, change, None)
     ]

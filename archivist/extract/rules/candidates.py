@@ -133,6 +133,10 @@ _PROPOSAL = re.compile(
 # offered: a word of the user's next sentence that one of them shares chooses nothing.
 MAX_OPTIONS = 8
 TABLE_VALUES = 3  # values of one subject in one message that make it a table
+# What a limit is called: an update of one is a limit too ("we raised the cap to 48k").
+_LIMIT = re.compile(
+    r"\b(?:cap|limit|ceiling|budget|quota|max|maximum|minimum|allowance|target)s?$", re.I
+)
 CLAUSED_WORDS = 45  # the longest sentence read for a choice in each clause (but for a list)
 CLAUSE_WORDS = 12  # and the longest of its clauses read so
 # Code or markup in a sentence, or a question: its "x = y" and "**Claim**: ..." are no choices.
@@ -598,7 +602,9 @@ class _Found:
                 typed = True
             elif isinstance(finding, Completion):
                 typed = self._complete(finding, message, sentence) or typed
-        limits = bool(_CONSTRAINT.search(sentence))
+        limits = bool(_CONSTRAINT.search(sentence)) or (
+            choice.change == "update" and _LIMIT.search(choice.subject or "") is not None
+        )
         limit = choice.change is None and limits
         if not decided and is_choice(choice) and (chosen := choice_text(choice)):
             if choice.change == "update" and limits:  # "the ad budget is now capped at $800"
