@@ -190,9 +190,19 @@ _NOW = re.compile(
 _PARTS = r"(?:sent|held|built|kept|run|set|paid|made|done|given|taken|put|shown|written|sold)"
 
 
+# An amount something goes to, with its unit, and where it ends ("$55 in March").
+_AMOUNT = (
+    r"(?P<val>[$€£]?\d+(?:[,.:]\d+)*(?:\s*%|[km]\b)?(?:\s+(?:ms|seconds?|minutes?|hours?"
+    r"|days?|weeks?|months?|years?|pages?|words?|seats?|users?|people|guests|approvals?|gb|mb"
+    r"|tb|miles?|km|kg|lbs?)\b)?(?:\s+(?:a|per)\s+\w+)?)(?=\s*(?:[,;.!?]|$)|\s+(?:in|on|at"
+    r"|from|starting|next|this|by|after|since|because|as of|for|if|until)\b)"
+)
+
+
 def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(
         pattern.replace("START ", _START)
+        .replace("AMOUNT", _AMOUNT)
         .replace("PARTS", _PARTS)
         .replace("UPDATED", _UPDATED)
         .replace("NP4", _NP4)
@@ -377,13 +387,16 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?:[.!]*$|,?\s+(?:since|because|as|after|due to|so)\b)",
             "update",
         ),
-        # a new amount: "membership goes to $55 in March", "the limit went up to 50"
+        # a new amount: "membership goes to $55 in March", "the limit went up to 50", "budget
+        # can go to 35000", and in a note: "reviews back down to 1 approval"
         (
-            r"START DET(?P<subj>NP4)\s+(?:goes|went|is going|will go)\s+(?:up\s+|down\s+)?to\s+"
-            r"(?P<val>[$€£]?\d+(?:[,.:]\d+)*(?:\s*%|[km]\b)?(?:\s+(?:ms|seconds?|minutes?|hours?"
-            r"|days?|weeks?|months?|years?|pages?|words?|seats?|users?|people|guests|gb|mb|tb"
-            r"|miles?|km|kg|lbs?)\b)?(?:\s+(?:a|per)\s+\w+)?)(?=\s*(?:[,;.!?]|$)|\s+(?:in|on"
-            r"|at|from|starting|next|this|by|after|since|because|as of|for)\b)",
+            r"START DET(?P<subj>NP4)\s+(?:goes|went|is going|will go|can go|could go)\s+"
+            r"(?:up\s+|down\s+)?to\s+AMOUNT",
+            "update",
+        ),
+        (
+            r"START DET(?P<subj>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s+(?:back\s+)?(?:up|down)"
+            r"\s+to\s+AMOUNT",
             "update",
         ),
         (

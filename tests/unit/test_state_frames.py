@@ -94,6 +94,13 @@ from archivist.state.frames import (
         ),
         ("Membership goes to $55 in March", Frame("Membership", "$55", None, "update")),
         ("the limit went up to 50 users", Frame("limit", "50 users", None, "update")),
+        ("budget can go to 35000 if we get it", Frame("budget", "35000", None, "update")),
+        (
+            "reviews back down to 1 approval, 2 was slow",
+            Frame("reviews", "1 approval", None, "update"),
+        ),
+        ("headcount down to 8", Frame("headcount", "8", None, "update")),
+        ("prices up to 30% off this week", Frame()),
         ("The kid goes to the Lycée on weekdays.", Frame()),
         # a role named, then who fills it; a thing given its date or its place
         ("and we picked our DJ, Sam Rivera!", Frame("DJ", "Sam Rivera")),
