@@ -887,9 +887,12 @@ def _commitment(text: str) -> Frame:
     for match in _COMMIT.finditer(body):
         obj = match.group("obj").strip().rstrip(" .")
         subject = None
-        after = _AFTER_COLON.match(body, match.end()) or _APPOSITIVE.match(body, match.end())
-        if after:  # "we picked the venue: the Glasshouse", "we picked our DJ, Sam Rivera"
+        after = _AFTER_COLON.match(body, match.end())
+        filled = None if after else _who_fills(obj, body, match.end())
+        if after:  # "we picked the venue: the Glasshouse"
             subject, obj = _phrase(obj), after.group("val").strip().rstrip(" .")
+        elif filled:  # "we hired a new designer, Priya"
+            subject, obj = _phrase(obj), filled
         counted = _OF_NUMBER.search(obj)
         if counted and (of := _terse(obj)).value:
             return of  # "we have a budget of $30k"
@@ -930,7 +933,7 @@ def _commitment(text: str) -> Frame:
             subject, value = value, source[1]
         if verb in _WEAK_VERBS and _PAST.search(match.group("verb")):
             continue  # "we had pizza for lunch", "I got a new laptop": told, not chosen
-        said = f"{verb} {said_obj}" if not after else f"{verb} {said_obj} for {subject}"
+        said = f"{verb} {said_obj} for {subject}" if after or filled else f"{verb} {said_obj}"
         return Frame(subject, value, commit=True, said=said, held=held)
     return Frame()
 
@@ -1309,12 +1312,21 @@ def _by_pattern(text: str) -> Frame:
                 return replace(then, subject=subject or then.subject)
         # A plain choice that names no subject still commits ("we'll stick with the vendor").
         commit = pattern is _IT_IS or (change is None and "subj" not in pattern.groupindex)
-        named = _APPOSITIVE.match(text, match.end()) if subject is None and value else None
-        role = value is not None and (not concrete(value) or value.isupper() and len(value) <= 4)
-        if named and role and (name := _phrase(named["val"], value=True)):  # "DJ", "CTO" too
+        filled = _who_fills(value, text, match.end()) if subject is None and value else None
+        if filled and (name := _phrase(filled, value=True)):
             subject, value = value, name  # "we picked our DJ, Sam Rivera": the DJ is Sam Rivera
         return Frame(subject, value, old, change, commit=commit)
     return Frame()
+
+
+def _who_fills(role: str, text: str, end: int) -> str | None:
+    """The name after a comma that ends `text` at `end`, when what was chosen is a role ("our
+    DJ, Sam Rivera", "a new designer, Priya"), not a thing with a name of its own ("Postgres,
+    Heroku")."""
+    named = _APPOSITIVE.match(text, end)
+    if named is None or (concrete(role) and not (role.isupper() and len(role) <= 4)):
+        return None  # a short acronym ("DJ", "CTO") is a role
+    return named["val"]
 
 
 # "I switched gyms, I'm at Planet Fitness now": a plural names the subject, the rest the value;

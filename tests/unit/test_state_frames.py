@@ -106,6 +106,8 @@ from archivist.state.frames import (
         ("and we picked our DJ, Sam Rivera!", Frame("DJ", "Sam Rivera")),
         ("we chose our caterer, Fig and Thistle", Frame("caterer", "Fig and Thistle")),
         ("We picked Bellhop, Sam said so", Frame(None, "Bellhop")),
+        ("We are using Postgres, Heroku", Frame(None, "Postgres")),  # a name is no role
+        ("we hired a new designer, Priya", Frame("new designer", "Priya")),
         ("My defence has been scheduled for 12 June at 14:00.", Frame("defence", "12 June")),
         (
             "The presentation takes place in the Main Boardroom on the 4th floor.",
