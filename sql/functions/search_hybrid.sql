@@ -141,11 +141,14 @@ $$;
 --     (archivist_whole_session_query) or the filter names a source; and when fewer turn
 --     windows than places are candidates, context fills the places they leave.
 -- A query about sessions as wholes ("summarise how the migration went") gets the summaries and
--- extraction pieces that match it best (by words, else by meaning) in the first half of the
--- places: what it asks for is spread over many messages of several sessions, which a piece
--- stands for (its message ids) and a turn window does not. On BEAM's tuning chats (hash
--- embedder) this took summarisation questions' evidence recall@10 from 0.336 to 0.444 (100K)
--- and from 0.105 to 0.208 (500K), the same characters; no other question asks so.
+-- extraction pieces that match it best (by words, else by meaning) in half of the places,
+-- held for them while they are below (and not hidden by the turn windows they stand for):
+-- what it asks for is spread over many messages of several sessions, which a piece stands
+-- for (its message ids) and a turn window does not. They keep their rank among the turns, so
+-- the first hit is still the best match (a bot reads a weak first hit as "no answer"). On
+-- BEAM's tuning chats (hash embedder) this took summarisation questions' evidence recall@10
+-- from 0.336 to 0.454 (100K) and from 0.105 to 0.208 (500K), the same characters; put first,
+-- the pieces gave the same recall and made the no-answer signal worse (AUROC 0.539 -> 0.506).
 -- With words in the ranking and 5 places or more, the standing rule the query's words point to
 -- (archivist_standing_rule, a share of at least 0.15) holds the last place unless a hit taken
 -- covers it: what the user told the assistant to always or never do about the matter asked of
@@ -186,6 +189,7 @@ DECLARE
     v_context   integer := greatest(1, v_k / 5);
     v_taken     integer := 0;
     v_fill      boolean;
+    v_wholes    integer;
     v_contexts  integer := 0;
     v_sessions  text[] := '{}';
     v_hashes    text[] := '{}';
@@ -248,6 +252,7 @@ BEGIN
         )
         SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash,
                count(*) FILTER (WHERE c.source = 'session_turn') OVER () AS turns,
+               count(w.id) OVER () AS wholes,
                1 - (c.embedding <=> query_embedding) AS similarity, c.created_at,
                CASE WHEN v_by_text THEN coalesce(f.text_rank, w.score, 0)
                     ELSE 1 - (c.embedding <=> query_embedding) END AS relevance,
@@ -261,21 +266,24 @@ BEGIN
         WHERE f.fused IS NOT NULL OR w.id IS NOT NULL
         UNION ALL
         -- The standing rule, after every candidate: it takes the place held for it.
-        SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash, 0,
+        SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash, 0, 0,
                1 - (c.embedding <=> query_embedding), c.created_at, v_rule_rank, 0, true, NULL
         FROM jarvis_memory_chunks c WHERE c.id = v_rule
-        ORDER BY reserved, whole NULLS LAST, score DESC, id
+        ORDER BY reserved, score DESC, id
     LOOP
+        -- The sessions' pieces a whole-session query holds places for, this one and those below.
+        v_wholes := coalesce(v_wholes, r.wholes::integer) - (r.whole IS NOT NULL)::integer;
         v_ids := ARRAY(SELECT jsonb_array_elements_text(
                            CASE WHEN jsonb_typeof(r.metadata -> 'message_ids') = 'array'
                                 THEN r.metadata -> 'message_ids' ELSE '[]' END));
         CONTINUE WHEN (r.session_id || ':' || r.content_hash) = ANY (v_hashes)
-                   OR (cardinality(v_ids) > 0 AND v_ids <@ v_covered);
+                   OR (r.whole IS NULL AND cardinality(v_ids) > 0 AND v_ids <@ v_covered);
         IF v_fill IS NULL THEN
             -- Too few turn windows are candidates to fill the places: context fills the rest.
             v_fill := r.turns < v_k;
             v_context := greatest(v_context, v_k - r.turns::integer);
         END IF;
+        CONTINUE WHEN r.whole IS NULL AND NOT r.reserved AND v_k - v_taken <= v_wholes;
         -- The last place is held for the standing rule while nothing taken covers it.
         CONTINUE WHEN v_rule IS NOT NULL AND NOT r.reserved AND v_taken = v_k - 1
                    AND NOT (v_rule_key = ANY (v_hashes)

@@ -433,10 +433,11 @@ def test_turns_first_context_bounded_and_nothing_said_twice(
 
 
 @pytest.mark.both_transports
-def test_a_summary_question_gets_the_sessions_pieces_first_in_half_the_places(
+def test_a_summary_question_gets_the_sessions_pieces_in_half_the_places(
     source: SourceDB, settings: Settings
 ) -> None:
-    """Their message ids stand for what a summary needs: many messages of several sessions."""
+    """Their message ids stand for what a summary needs: many messages of several sessions.
+    They are ranked among the turns, so the first hit is still the best match."""
     topics = ["Redis cache", "Vercel deploy", "OAuth tokens", "Postgres backups"]
     words = "slowly quickly calmly boldly gladly oddly warmly dryly".split()
     for day in range(12):
@@ -446,11 +447,11 @@ def test_a_summary_question_gets_the_sessions_pieces_first_in_half_the_places(
     archive(settings, ArchiveRequest(delay_ms=0))
 
     hits = memory_search("Summarise how the Redis cache work went", settings=settings).hits
-    pieces = [i for i, h in enumerate(hits) if h.source == "archive_extraction"]
-    assert pieces == list(range(5))  # first, and half the places
-    assert {hits[i].session_id for i in pieces[:3]} == {"s0", "s4", "s8"}  # the Redis sessions
-    assert all(hits[i].message_ids for i in pieces)
-    assert all(h.source == "session_turn" for h in hits[5:])
+    pieces = [h for h in hits if h.source == "archive_extraction"]
+    assert len(hits) == 10 and len(pieces) == 5  # half the places
+    assert {"s0", "s4", "s8"} <= {h.session_id for h in pieces}  # the Redis sessions'
+    assert all(h.message_ids for h in pieces)
+    assert hits[0].source == "session_turn" and "Redis" in hits[0].content
     asked = memory_search("How did the Redis cache work go?", settings=settings).hits
     assert len([h for h in asked if h.source != "session_turn"]) <= 2  # not asked as a whole
 
