@@ -221,23 +221,27 @@ BEGIN
             FROM archivist_text_matches(query_text, 50, v_filter) t
             WHERE v_by_text
         ), by_whole AS (
-            -- A query about sessions as wholes: their summaries and extraction pieces.
+            -- A query about sessions as wholes: their summaries and extraction pieces, the
+            -- best of each session (a summary and the extraction piece that holds it are one).
             SELECT w.id, w.score, row_number() OVER (ORDER BY w.score DESC, w.id) AS r
-            FROM (SELECT t.id, t.rank::float8 AS score FROM archivist_text_matches(
-                      query_text, v_k / 2, v_filter || '{"source": "archive_extraction"}') t
-                  WHERE v_by_text
-                  UNION ALL
-                  SELECT t.id, t.rank FROM archivist_text_matches(
-                      query_text, v_k / 2, v_filter || '{"source": "session_summary"}') t
-                  WHERE v_by_text
-                  UNION ALL
-                  SELECT n.id, n.similarity FROM archivist_nearest_chunks(
-                      query_embedding, v_k / 2, v_filter || '{"source": "archive_extraction"}') n
-                  WHERE v_by_vector AND NOT v_by_text
-                  UNION ALL
-                  SELECT n.id, n.similarity FROM archivist_nearest_chunks(
-                      query_embedding, v_k / 2, v_filter || '{"source": "session_summary"}') n
-                  WHERE v_by_vector AND NOT v_by_text) w
+            FROM (SELECT DISTINCT ON (c.session_id) u.id, u.score
+                  FROM (SELECT t.id, t.rank::float8 AS score FROM archivist_text_matches(
+                            query_text, v_k / 2, v_filter || '{"source": "archive_extraction"}') t
+                        WHERE v_by_text
+                        UNION ALL
+                        SELECT t.id, t.rank FROM archivist_text_matches(
+                            query_text, v_k / 2, v_filter || '{"source": "session_summary"}') t
+                        WHERE v_by_text
+                        UNION ALL
+                        SELECT n.id, n.similarity FROM archivist_nearest_chunks(
+                            query_embedding, v_k / 2, v_filter || '{"source": "archive_extraction"}') n
+                        WHERE v_by_vector AND NOT v_by_text
+                        UNION ALL
+                        SELECT n.id, n.similarity FROM archivist_nearest_chunks(
+                            query_embedding, v_k / 2, v_filter || '{"source": "session_summary"}') n
+                        WHERE v_by_vector AND NOT v_by_text) u
+                  JOIN jarvis_memory_chunks c ON c.id = u.id
+                  ORDER BY c.session_id, u.score DESC, u.id) w
             WHERE v_whole
         ), fused AS (
             -- A chunk missing from a cut list ranks just past its end there (see above).

@@ -449,6 +449,7 @@ def test_a_summary_question_gets_the_sessions_pieces_in_half_the_places(
     hits = memory_search("Summarise how the Redis cache work went", settings=settings).hits
     pieces = [h for h in hits if h.source == "archive_extraction"]
     assert len(hits) == 10 and len(pieces) == 5  # half the places
+    assert len({h.session_id for h in pieces}) == 5  # one of each session
     assert {"s0", "s4", "s8"} <= {h.session_id for h in pieces}  # the Redis sessions'
     assert all(h.message_ids for h in pieces)
     assert hits[0].source == "session_turn" and "Redis" in hits[0].content
