@@ -1642,6 +1642,25 @@ def failed(text: str) -> str | None:
     return None
 
 
+# A second choice joined to a first: "use Flutter for the app and Firebase for the backend".
+_AND_FOR = _rx(
+    r"\s+and\s+(?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+for\s+"
+    r"DET(?P<subj>NP4)END"
+)
+
+
+def joined(sentence: str, first: Frame) -> Frame:
+    """The choice joined to `first` in its sentence by "and NAME for SUBJECT", or none: "we use
+    Redis for the job queue and Memcached for sessions" chooses Memcached for sessions too."""
+    if first.change is not None or not (first.subject and first.value):
+        return Frame()
+    at = sentence.find(first.value)
+    found = _AND_FOR.search(sentence, at + len(first.value)) if at >= 0 else None
+    if found is None:
+        return Frame()
+    return Frame(_phrase(found["subj"]), _phrase(found["val"], value=True), commit=first.commit)
+
+
 def is_choice(found: Frame) -> bool:
     """A frame that states a choice on its own: a subject and a value, or a change that names
     what it picks or drops."""

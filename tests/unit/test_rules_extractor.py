@@ -1052,6 +1052,17 @@ def test_a_limit_said_inside_a_list_or_plainly_is_a_constraint(
     assert value is None or value in constraints[0].text
 
 
+def test_a_second_choice_joined_by_and_is_a_decision_of_its_own() -> None:
+    said = "We use Redis for the job queue and Memcached for sessions."
+    found = rules_candidates(chat(("user", said)))
+    assert [(c.type, c.subject, c.value) for c in found] == [
+        ("decision", "job queue", "Redis"),
+        ("decision", "sessions", "Memcached"),
+    ]
+    said = "We use Redis for caching and I love it for that"  # no second name: no second choice
+    assert [c.value for c in rules_candidates(chat(("user", said)))] == ["Redis"]
+
+
 def test_a_limit_in_a_clause_of_a_long_sentence_is_a_constraint() -> None:
     said = (
         "so the running club is finally starting, we meet every other thursday evening at the "

@@ -35,6 +35,7 @@ from archivist.state.frames import (
     failed,
     frame,
     is_choice,
+    joined,
     same_subject,
     same_value,
     statement,
@@ -613,6 +614,9 @@ class _Found:
             elif not limit:
                 self.add("decision", chosen, message, sentence, choice)
                 typed = True
+                also = joined(sentence, choice)
+                if is_choice(also) and (second := choice_text(also)):
+                    self.add("decision", second, message, sentence, also)
         if (
             chose
             and accepted is None
