@@ -1052,6 +1052,19 @@ def test_a_limit_said_inside_a_list_or_plainly_is_a_constraint(
     assert value is None or value in constraints[0].text
 
 
+def test_a_bound_of_several_digits_is_a_limit_and_keeps_its_words() -> None:
+    said = "my physio says keep weekly mileage under 30 miles until the knee settles down"
+    found = rules_candidates(chat(("user", said)))
+    assert [c.type for c in found] == ["constraint"] and "under 30 miles" in found[0].text
+    found = rules_candidates(chat(("user", "trying to stay under 2000 cal a day")))
+    assert [c.type for c in found] == ["constraint"]
+
+
+def test_a_role_named_then_filled_is_one_decision() -> None:
+    found = rules_candidates(chat(("user", "and we picked our DJ, Sam Rivera!")))
+    assert [(c.subject, c.value) for c in found] == [("DJ", "Sam Rivera")]
+
+
 def test_a_second_choice_joined_by_and_is_a_decision_of_its_own() -> None:
     said = "We use Redis for the job queue and Memcached for sessions."
     found = rules_candidates(chat(("user", said)))

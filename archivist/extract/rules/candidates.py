@@ -61,7 +61,7 @@ _CONSTRAINT = re.compile(
     r"|(?:max|maximum|min|minimum)\s+\$?\d[\d,.]*|won't go (?:any )?(?:higher|lower|over|above)"
     r"|has to run|have to run|has to support|have to support|required to|mandatory"
     r"|can(?:'t|not| not) go (?:over|above|beyond)|not (?:to )?exceed|never exceed"
-    r"|(?:stay|stays|staying|keep|keeps|keeping)\b[^.;!?]{0,40}\b(?:under|below)\s+\$?\d"
+    r"|(?:stay|stays|staying|keep|keeps|keeping)\b[^.;!?]{0,40}\b(?:under|below)\s+\$?\d[\d,.]*"
     r"|\d[\d,.]*\s*(?:[a-z]+\s+)?(?:max|tops)(?!\w))\b"
     # a prohibition said first: "no synthetic pesticides", "nothing with peanuts"; what the
     # speaker cannot take or eat
@@ -138,6 +138,9 @@ TABLE_VALUES = 3  # values of one subject in one message that make it a table
 _LIMIT = re.compile(
     r"\b(?:cap|limit|ceiling|budget|quota|max|maximum|minimum|allowance|target)s?$", re.I
 )
+# The words that bound a limit's value: "keep weekly mileage under 30 miles".
+_BOUND = r"\b(?:under|below|over|above|at most|at least|no more than|no less than|max(?:imum)?"
+_BOUND += r"|min(?:imum)?|up to|within)\s+"
 CLAUSED_WORDS = 45  # the longest sentence read for a choice in each clause (but for a list)
 CLAUSE_WORDS = 12  # and the longest of its clauses read so
 # Code or markup in a sentence, or a question: its "x = y" and "**Claim**: ..." are no choices.
@@ -591,9 +594,14 @@ class _Found:
         if not user:
             findings = [f for f in findings if not self._echoes(f, message)]
         typed = decided = False
+        limits = bool(_CONSTRAINT.search(sentence)) or (
+            choice.change == "update" and _LIMIT.search(choice.subject or "") is not None
+        )
         for finding in findings:
             if isinstance(finding, DecisionHit):
-                self.add("decision", finding.text, message, sentence, choice)
+                # "keep weekly mileage under 30 miles": a decision that sets a limit is one
+                kind: ItemType = "constraint" if limits and choice.value else "decision"
+                self.add(kind, finding.text, message, sentence, choice)
                 typed = decided = True
             elif isinstance(finding, (ActionHit, Completion)) and is_choice(choice):
                 continue  # "move the session cache to Memcached": a choice, not a task
@@ -603,13 +611,12 @@ class _Found:
                 typed = True
             elif isinstance(finding, Completion):
                 typed = self._complete(finding, message, sentence) or typed
-        limits = bool(_CONSTRAINT.search(sentence)) or (
-            choice.change == "update" and _LIMIT.search(choice.subject or "") is not None
-        )
         limit = choice.change is None and limits
         if not decided and is_choice(choice) and (chosen := choice_text(choice)):
             if choice.change == "update" and limits:  # "the ad budget is now capped at $800"
-                self.add("constraint", chosen, message, sentence, choice)
+                bound = choice.value and re.search(_BOUND + re.escape(choice.value), sentence, re.I)
+                text = _phrase(sentence) if bound else chosen  # keep "under 30 miles" whole
+                self.add("constraint", text, message, sentence, choice)
                 typed = True
             elif not limit:
                 self.add("decision", chosen, message, sentence, choice)
@@ -668,6 +675,7 @@ class _Found:
                 not is_choice(said)
                 or (choice.change is not None and not _beside_a_change(said))
                 or same_value(said.value, choice.value)
+                or same_value(said.value, choice.subject)  # "we picked our DJ, Sam Rivera"
                 or _CONSTRAINT.search(part)
             ):
                 continue
