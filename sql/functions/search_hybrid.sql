@@ -190,6 +190,7 @@ DECLARE
     v_taken     integer := 0;
     v_fill      boolean;
     v_wholes    integer;
+    v_summed    text[] := '{}';
     v_contexts  integer := 0;
     v_sessions  text[] := '{}';
     v_hashes    text[] := '{}';
@@ -288,6 +289,11 @@ BEGIN
             v_context := greatest(v_context, v_k - r.turns::integer);
         END IF;
         CONTINUE WHEN r.whole IS NULL AND NOT r.reserved AND v_k - v_taken <= v_wholes;
+        -- A session's summary and the extraction piece that holds it say the same: one each.
+        IF v_whole AND r.source IN ('session_summary', 'archive_extraction') THEN
+            CONTINUE WHEN r.session_id = ANY (v_summed);
+            v_summed := v_summed || r.session_id;
+        END IF;
         -- The last place is held for the standing rule while nothing taken covers it.
         CONTINUE WHEN v_rule IS NOT NULL AND NOT r.reserved AND v_taken = v_k - 1
                    AND NOT (v_rule_key = ANY (v_hashes)

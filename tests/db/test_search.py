@@ -436,23 +436,24 @@ def test_turns_first_context_bounded_and_nothing_said_twice(
 def test_a_summary_question_gets_the_sessions_pieces_in_half_the_places(
     source: SourceDB, settings: Settings
 ) -> None:
-    """Their message ids stand for what a summary needs: many messages of several sessions.
-    They are ranked among the turns, so the first hit is still the best match."""
+    """They stand for what a summary needs: many messages of several sessions. They are ranked
+    among the turns, so the first hit is still the best match; a session's bot summary and
+    the extraction piece that holds it say the same, so only one of them is shown."""
     topics = ["Redis cache", "Vercel deploy", "OAuth tokens", "Postgres backups"]
     words = "slowly quickly calmly boldly gladly oddly warmly dryly".split()
     for day in range(12):
         topic = topics[day % 4]
         turns = [f"{topic} work goes on, {word}. The {topic} plan moves." for word in words]
         source.add(f"s{day}", turns, start=T0 + timedelta(days=day))
+        source.summarize(f"s{day}", f"The {topic} work went on.", T0 + timedelta(days=day))
     archive(settings, ArchiveRequest(delay_ms=0))
 
     hits = memory_search("Summarise how the Redis cache work went", settings=settings).hits
-    pieces = [h for h in hits if h.source == "archive_extraction"]
-    assert len(hits) == 10 and len(pieces) == 5  # half the places
-    assert len({h.session_id for h in pieces}) == 5  # one of each session
+    pieces = [h for h in hits if h.source in ("archive_extraction", "session_summary")]
+    assert len(hits) == 10 and len(pieces) >= 5  # half the places at least
+    assert len({h.session_id for h in pieces}) == len(pieces)  # one of each session
     assert {"s0", "s4", "s8"} <= {h.session_id for h in pieces}  # the Redis sessions'
-    assert all(h.message_ids for h in pieces)
-    assert hits[0].source == "session_turn" and "Redis" in hits[0].content
+    assert "Redis" in hits[0].content and not hits[0].weak  # the best match, not a held place
     asked = memory_search("How did the Redis cache work go?", settings=settings).hits
     assert len([h for h in asked if h.source != "session_turn"]) <= 2  # not asked as a whole
 
