@@ -261,7 +261,8 @@ BEGIN
                1 - (c.embedding <=> query_embedding) AS similarity, c.created_at,
                CASE WHEN v_by_text THEN coalesce(f.text_rank, w.score, 0)
                     ELSE 1 - (c.embedding <=> query_embedding) END AS relevance,
-               coalesce(f.fused, 0) * (1 - recency_weight + recency_weight * power(0.5, greatest(0,
+               coalesce(f.fused, 0) * (1 - recency_weight
+                   + recency_weight * power(0.5, greatest(0,
                    extract(epoch FROM now() - coalesce((c.metadata ->> 'last_at')::timestamptz,
                                                        c.created_at)) / 86400)
                    / greatest(half_life_days, 0.001))) AS score,
@@ -289,15 +290,15 @@ BEGIN
             v_context := greatest(v_context, v_k - r.turns::integer);
         END IF;
         CONTINUE WHEN r.whole IS NULL AND NOT r.reserved AND v_k - v_taken <= v_wholes;
+        -- The last place is held for the standing rule while nothing taken covers it.
+        CONTINUE WHEN v_rule IS NOT NULL AND NOT r.reserved AND v_taken = v_k - 1
+                   AND NOT (v_rule_key = ANY (v_hashes)
+                            OR (cardinality(v_rule_ids) > 0 AND v_rule_ids <@ v_covered));
         -- A session's summary and the extraction piece that holds it say the same: one each.
         IF v_whole AND r.source IN ('session_summary', 'archive_extraction') THEN
             CONTINUE WHEN r.session_id = ANY (v_summed);
             v_summed := v_summed || r.session_id;
         END IF;
-        -- The last place is held for the standing rule while nothing taken covers it.
-        CONTINUE WHEN v_rule IS NOT NULL AND NOT r.reserved AND v_taken = v_k - 1
-                   AND NOT (v_rule_key = ANY (v_hashes)
-                            OR (cardinality(v_rule_ids) > 0 AND v_rule_ids <@ v_covered));
         IF r.source <> 'session_turn' AND NOT v_open AND NOT r.reserved THEN
             CONTINUE WHEN v_contexts >= v_context
                        OR (NOT v_fill AND r.session_id = ANY (v_sessions));
