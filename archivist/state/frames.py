@@ -490,7 +490,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|cancel(?:s|led|ling|ed|ing)?|skip(?:s|ped|ping)?|nix(?:es|ed|ing)?|forget about"
             r"|ax(?:e|es|ed|ing)|discontinu(?:e|es|ed|ing)|pull(?:s|ed|ing)? the plug on"
             r"|(?:we're|we are|we'll|we will)\s+(?:be\s+)?kill(?:ing)?"
-            r"|forget)\s+DET(?P<old>NP)(?:\s+(?:for|from)\s+DET(?P<subj>NP))?END",
+            # (but "the show drops Tuesdays" releases it then)
+            r"|forget)(?!\s+(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b)"
+            r"\s+DET(?P<old>NP)(?:\s+(?:for|from)\s+DET(?P<subj>NP))?END",
             "cancel",
         ),
         (
@@ -1395,7 +1397,7 @@ def _then(rest: str) -> Frame:
     if found.change is None and found.value:
         return found
     found = next((f for f in (_commitment(rest), _copula(rest), _plan(rest)) if f.value), Frame())
-    if not found.value and (everything := _ALL_IN.search(rest)):
+    if not found.value and (everything := _ALL_IN.search(rest) or _GOT.match(rest)):
         found = Frame(value=_phrase(everything.group("val"), value=True))
     named = _LAST_NAME.search(rest) if not found.value else None
     # "we're dropping Buttondown, we need better analytics, so Beehiiv": the name it ends on
@@ -1406,6 +1408,12 @@ def _then(rest: str) -> Frame:
 _ALL_IN = _rx(
     r"(?:^|[,;]\s*)(?:everything|it all|all of it|all our \w+)\s+(?:is|'s|goes|lives|runs)\s+"
     r"(?:now\s+)?(?:in|on|through|via)\s+DET(?P<val>NP)END"
+)
+# What was got in its place: "returned the MV7, got a Rode PodMic instead".
+_GOT = re.compile(
+    r"(?:(?:we|i)\s+)?(?:got|bought|ordered|grabbed|picked up|went with)\s+"
+    r"(?:(?:a|an|the|some)\s+)?(?P<val>[^,;.!?]{2,40}?)(?:\s+instead)?\s*[.!]*$",
+    re.I,
 )
 # A name that ends a sentence as its last clause: ", so Beehiiv."
 _LAST_NAME = re.compile(

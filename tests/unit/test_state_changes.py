@@ -449,6 +449,38 @@ def test_a_thing_replaces_the_thing_chosen_with_the_same_verb() -> None:
     assert live(items) == ["Use Sam for card", "Get the pottery class"]
 
 
+def test_each_entry_of_a_settled_list_is_a_choice_a_later_change_replaces() -> None:
+    items = state(
+        ("user", "Garage build decisions: cedar siding, a Genie opener, 2-car bays"),
+        ("user", "Studio norms: - lessons Tue/Thu 6:30 - hosting on Zoom - review needs 2 OKs"),
+        ("user", "Changes after the walk: - opener: returned the Genie, got a Chamberlain instead"),
+    )
+    assert live(items) == [
+        "Cedar siding",
+        "2-car bays",
+        "Lessons Tue/Thu 6:30",
+        "Hosting on Zoom",
+        "Use Chamberlain instead of Genie",
+    ]
+    assert live(items, "constraint") == ["Review needs 2 OKs"]
+    genie = next(i for i in items if "Genie" in i.text and i.status == "superseded")
+    assert genie.replaced_by == next(i.uid for i in items if "Chamberlain" in i.text)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Change of plans: onboarding gets two steps, the third one tested badly.",
+        "Quick update: I finished the report, and the tests pass.",
+        "The podcast drops Tuesdays.",
+    ],
+)
+def test_a_single_change_or_news_is_no_list_of_choices(sentence: str) -> None:
+    made = rules_candidates(session(("user", sentence)))
+    assert all(c.change != "cancel" for c in made)
+    assert len([c for c in made if c.type == "decision"]) <= 1
+
+
 def test_a_yes_to_the_assistant_chooses_its_proposal_for_what_was_asked() -> None:
     items = state(
         ("user", "I need a hotel in Lisbon from the 12th to the 15th."),

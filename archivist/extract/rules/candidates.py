@@ -22,6 +22,7 @@ from archivist.extract.rules.experience import contradictions
 from archivist.extract.rules.findings import ActionHit, Completion, DecisionHit, EntityHit
 from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import clause, has_substance, strip_fillers, tidy
+from archivist.extract.rules.settled import SettledList, bare_choice, settled_list
 from archivist.extract.rules.text import units
 from archivist.extract.rules.vocabulary import COMMON_VERBS, TOPIC_STOPWORDS, domain_of
 from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
@@ -60,6 +61,7 @@ _CONSTRAINT = re.compile(
     r"|(?:limit|quota|cap|ceiling|maximum|minimum|max|min|allowance)(?:\s+\w+){0,2}\s+(?:is|of)"
     r"|(?:max|maximum|min|minimum)\s+\$?\d[\d,.]*|won't go (?:any )?(?:higher|lower|over|above)"
     r"|has to run|have to run|has to support|have to support|required to|mandatory"
+    r"|(?:needs|requires)\s+(?:at least\s+)?\d"
     r"|can(?:'t|not| not) go (?:over|above|beyond)|not (?:to )?exceed|never exceed"
     r"|(?:stay|stays|staying|keep|keeps|keeping)\b[^.;!?]{0,40}\b(?:under|below)\s+\$?\d[\d,.]*"
     r"|\d[\d,.]*\s*(?:[a-z]+\s+)?(?:max|tops)(?!\w))\b"
@@ -91,6 +93,8 @@ _NOTED = re.compile(
     r"|i've noted|i'll note|i've updated|i've added|added|saved)\b",
     re.I,
 )
+# A list entry that labels a sentence: "my mic: returned the MV7, got a Rode PodMic instead".
+_LABELLED = re.compile(r"^(?P<label>[^:]{1,30}?)\s*:\s*(?P<said>\S.*\s\S.*)$")
 # A bullet inside a sentence: "plan: • router: X • SSID: Y", "so far: - name: X - weekly".
 _BULLET = re.compile(r"\u2022|\s-\s")
 _RISK = re.compile(
@@ -564,6 +568,9 @@ class _Found:
                 status = "done" if list_outcome == "done" else "open"
                 self.add("action", text, message, sentence, status=status)
             return
+        if user and (listed := settled_list(sentence)) is not None:
+            self._settled(message, listed)
+            return
         findings = analyse(sentence, user=user, conversational=True).findings
         blocked = bool(_BLOCKED.search(sentence))
         # What the user's sentence chooses, by its structure: it gives every decision here its
@@ -648,6 +655,25 @@ class _Found:
             self.add("constraint", _phrase(sentence), message, sentence, stated)
         elif _RISK.search(sentence) and not _NOT_RISK.search(sentence):
             self.add("risk", _phrase(sentence), message, sentence)
+
+    def _settled(self, message: Message, listed: SettledList) -> None:
+        """Each entry of a user's list of what is settled as a sentence of its own; an entry
+        that states nothing so but names something concrete is a choice by being listed."""
+        for entry in listed.entries:
+            before = len(self.items)
+            labelled = _LABELLED.match(entry)
+            said = frame(labelled["said"]) if labelled else NO_FRAME
+            if labelled and is_choice(said) and (chosen := choice_text(said)):
+                # "my mic: returned the MV7, got a Rode PodMic instead"
+                said = replace(said, subject=said.subject or labelled["label"])
+                self.add("decision", chosen, message, entry, said)
+                continue
+            self.sentence(message, entry, None, user=True)
+            if len(self.items) > before or not listed.bare:
+                continue
+            said = bare_choice(entry)
+            if chosen := choice_text(said):
+                self.add("decision", chosen, message, entry, said)
 
     def _other_clauses(
         self, message: Message, sentence: str, choice: Frame, *, limits: bool

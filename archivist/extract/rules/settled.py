@@ -1,0 +1,110 @@
+"""A user's list of what is settled, read one entry at a time.
+
+People state several choices at once as a list: "Kitchen reno decisions: white oak cabinets,
+quartz countertops", "here's what I've locked in: under 5 minutes, open with the camping
+story", "Team norms for Q2: - standups Mon/Wed/Fri 9:30 - 2-week sprints". Read as one
+sentence such a list yields one choice at most (the heading's); each entry is a choice of its
+own, and its later change ("standups: MWF 9:30 -> daily 9:15") needs it as an item to replace.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from archivist.extract.rules.guards import is_question
+from archivist.extract.rules.phrases import has_substance
+from archivist.state.frames import Frame, tentative
+
+# A heading that says the list after its colon is settled (not a list of questions or news).
+_SETTLED = re.compile(
+    r"^(?P<head>[^:?]{0,80}?\b(?:decisions?|decided|plan|planning|locked(?:\s+in)?|settled"
+    r"|final(?:ized|ised)?|norms|rules|set-?up|so far|confirm(?:ed)?|details|specs?|line-?up"
+    r"|picks|choices|the deal|\w+-wise)\b[^:?]{0,40}?)\s*:\s*(?P<list>\S.*)$",
+    re.I,
+)
+# A heading that says the entries after it change what was settled: each entry is read as a
+# sentence of its own, but no bare entry is a choice ("Quick update: the tests pass").
+_CHANGES = re.compile(
+    r"^(?P<head>[^:?]{0,80}?\b(?:changes?|updates?|updated|revised|post-\w+)\b[^:?]{0,40}?)"
+    r"\s*:\s*(?P<list>\S.*)$",
+    re.I,
+)
+_BULLET = re.compile(r"(?:^|\s+)(?:-|\u2022|\*)\s+")
+_ENTRY = re.compile(r"\s*;\s*|,\s+(?:and\s+)?|\s+\+\s+|\s+and\s+(?=[a-z]+\s)", re.I)
+ENTRY_WORDS = 12  # the longest entry read; a longer one is prose, not a list entry
+# What an entry without a verb of choosing must name to be a choice: a name, a number, a day.
+_CONCRETE = re.compile(
+    r"(?-i:(?<=\s)[A-Z][\w.&'/-]*)|\d|\"|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b", re.I
+)
+# Where a bare entry's subject ends and its value starts ("standups Mon/Wed/Fri 9:30"), or
+# its value ends and its subject starts ("2-week sprints").
+_SUBJECT_FIRST = re.compile(
+    r"^(?P<subj>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)(?:\s+(?:on|at|in|via|with|by|for))?\s+(?P<val>(?-i:[A-Z0-9$\"\u20ac\u00a3]).*"
+    r"|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b.*)$"
+)
+_LABELLED = re.compile(r"^(?P<subj>[^:]{1,30}?)(?<!\d)\s*:\s*(?P<val>\S.*)$")
+_VALUE_FIRST = re.compile(r"^(?P<val>[$\u20ac\u00a3]?\d[\w./:-]*)\s+(?P<subj>[a-z][a-z-]+)$", re.I)
+# "a Genie opener": the name is the value, the noun after it what it is for.
+_NAME_FIRST = re.compile(
+    r"^(?P<val>(?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z0-9])[\w.&'-]*){0,2})"
+    r"\s+(?P<subj>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)$"
+)
+_ARTICLE = re.compile(r"^(?:a|an|the|our|my)\s+", re.I)
+_PRONOUN_LEAD = re.compile(
+    r"^(?:i|we|you|he|she|they|it|this|that|there|my|our|his|her|their|its)\b", re.I
+)
+
+
+@dataclass(frozen=True)
+class SettledList:
+    """The entries of a list of what is settled, and whether an entry that is no sentence
+    ("quartz countertops") is a choice by being on it."""
+
+    entries: list[str]
+    bare: bool
+
+
+def settled_list(sentence: str) -> SettledList | None:
+    """The list a user's sentence gives (see the module), or None when it gives none: a
+    heading that says it is settled, one that says it changes with a bullet after it, or
+    two bullets or more."""
+    if is_question(sentence) or tentative(sentence):
+        return None
+    settled = _SETTLED.match(sentence)
+    changes = None if settled else _CHANGES.match(sentence)
+    headed = settled or changes
+    body = headed.group("list") if headed else sentence
+    bullets = len(_BULLET.findall(" " + body))
+    if not settled and bullets < (1 if changes else 2):
+        return None  # "Change of plans: onboarding gets two steps, ...": one change
+    parts = _BULLET.split(" " + body) if bullets else _ENTRY.split(body)
+    entries = [p.strip(" .;,") for p in parts if p.strip(" .;,")]
+    entries = [e for e in entries if len(e.split()) <= ENTRY_WORDS]
+    if len(entries) < (1 if headed and bullets else 2):
+        return None
+    bare = bullets >= 2 or settled is not None
+    return SettledList(entries, bare)
+
+
+def bare_choice(entry: str) -> Frame:
+    """The choice an entry of a settled list makes without a verb of choosing ("2-week
+    sprints", "quartz countertops with a Calacatta look"), or an empty frame."""
+    words = entry.split()
+    if (
+        len(words) > ENTRY_WORDS
+        or not has_substance(entry)
+        or _PRONOUN_LEAD.match(entry)
+        or (len(words) < 2 and not _CONCRETE.search(" " + entry))
+    ):
+        return Frame()
+    named = _ARTICLE.sub("", entry)
+    split = (
+        _LABELLED.match(entry)
+        or _SUBJECT_FIRST.match(named)
+        or _VALUE_FIRST.match(named)
+        or _NAME_FIRST.match(named)
+    )
+    if split is not None:
+        return Frame(split.group("subj"), split.group("val"), said=entry)
+    return Frame(None, entry, commit=True, said=entry)
