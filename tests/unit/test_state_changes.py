@@ -467,6 +467,22 @@ def test_each_entry_of_a_settled_list_is_a_choice_a_later_change_replaces() -> N
     assert genie.replaced_by == next(i.uid for i in items if "Chamberlain" in i.text)
 
 
+def test_a_verbless_clause_after_a_choice_says_when_where_or_a_value_of_its_own() -> None:
+    made = rules_candidates(
+        session(
+            ("user", "The bake sale is at the Elm Street gym, every other Sunday, entry fee $3"),
+            ("user", "Pottery class is on Mondays, Tuesdays are for choir"),
+        )
+    )
+    assert [(c.subject, c.value) for c in made if c.type == "decision"] == [
+        ("bake sale", "Elm Street gym"),
+        ("bake sale", "every other Sunday"),
+        ("entry fee", "$3"),
+        ("Pottery class", "Mondays"),
+        ("choir", "Tuesdays"),  # a clause of its own, not the pottery class's
+    ]
+
+
 @pytest.mark.parametrize(
     "sentence",
     [

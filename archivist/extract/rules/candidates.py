@@ -22,7 +22,12 @@ from archivist.extract.rules.experience import contradictions
 from archivist.extract.rules.findings import ActionHit, Completion, DecisionHit, EntityHit
 from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import clause, has_substance, strip_fillers, tidy
-from archivist.extract.rules.settled import SettledList, bare_choice, settled_list
+from archivist.extract.rules.settled import (
+    SettledList,
+    bare_choice,
+    fragment_choice,
+    settled_list,
+)
 from archivist.extract.rules.text import units
 from archivist.extract.rules.vocabulary import COMMON_VERBS, TOPIC_STOPWORDS, domain_of
 from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
@@ -687,6 +692,11 @@ class _Found:
         added = False
         for part in _CLAUSE.split(sentence) if _CLAUSE.search(sentence) else []:
             words = part.split()
+            fragment = fragment_choice(part, choice) if choice.change is None else NO_FRAME
+            if (chosen := choice_text(fragment)) and not _CONSTRAINT.search(part):
+                self.add("decision", chosen, message, part, fragment)
+                added = True
+                continue
             led = bool(words) and _NOT_A_CLAUSE.match(words[0]) is not None
             if len(words) > CLAUSE_WORDS or led or is_question(part) or tentative(part):
                 continue

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import has_substance
-from archivist.state.frames import Frame, tentative
+from archivist.extract.rules.vocabulary import COMMON_VERBS
+from archivist.state.frames import Frame, is_time, tentative
+from archivist.words import FUNCTION_WORDS
 
 # A heading that says the list after its colon is settled (not a list of questions or news).
 _SETTLED = re.compile(
@@ -108,3 +110,34 @@ def bare_choice(entry: str) -> Frame:
     if split is not None:
         return Frame(split.group("subj"), split.group("val"), said=entry)
     return Frame(None, entry, commit=True, said=entry)
+
+
+FRAGMENT_WORDS = 6  # the longest clause read as a fragment of the choice before it
+FRAGMENT_VALUE_WORDS = 3  # and the longest value of its own it gives ("fundraising goal $10k")
+_EVERY = re.compile(r"^(?:every|each)\s+(?:other\s+)?", re.I)
+_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did)\b|'s\s", re.I)
+_AT_A_NAME = re.compile(r"^(?:at|in)\s+(?:the\s+)?(?-i:[A-Z])", re.I)
+
+
+def fragment_choice(clause: str, chosen: Frame) -> Frame:
+    """The choice a verbless clause after a choice adds to it: when or where
+    ("we're playing 5e, every other saturday at 2, at Mike's place"), or a subject of its own
+    with its value ("date is sat oct 12, ..., fundraising goal $10k"); else an empty frame."""
+    words = clause.split()
+    if len(words) > FRAGMENT_WORDS or _PRONOUN_LEAD.match(clause) or _VERB.search(clause):
+        return Frame()  # "..., Sundays are family days": a clause of its own
+    about = chosen.subject  # (not its value: "playing 5e, every other saturday" is no 5e's)
+    if about and (is_time(_EVERY.sub("", clause)) or _AT_A_NAME.match(clause)):
+        return Frame(about, clause, said=f"{about[:1].upper()}{about[1:]}: {clause}")
+    named = _ARTICLE.sub("", clause)
+    split = _SUBJECT_FIRST.match(named) or _VALUE_FIRST.match(named)
+    if (
+        split is None
+        or not has_substance(clause)
+        or len(split.group("val").split()) > FRAGMENT_VALUE_WORDS
+        or any(w.lower() in FUNCTION_WORDS for w in split.group("subj").split())
+        or split.group("subj").split()[0].lower()[:-1] in COMMON_VERBS
+    ):
+        # "some folks want 3-week sprints", "and Square handles payments", "starts June 24"
+        return Frame()
+    return Frame(split.group("subj"), split.group("val"), said=clause)
