@@ -663,7 +663,7 @@ class _Found:
 
     def _settled(self, message: Message, listed: SettledList) -> None:
         """Each entry of a user's list of what is settled as a sentence of its own; an entry
-        that states nothing so but names something concrete is a choice by being listed."""
+        that states no choice so is one by being listed (`bare_choice`), if the list says so."""
         for entry in listed.entries:
             before = len(self.items)
             labelled = _LABELLED.match(entry)
