@@ -1266,10 +1266,35 @@ def frame(sentence: str) -> Frame:
     if split is not None and concrete(split.group("old")):
         # "increased my weekly word count from 1,200 to 1,500 words"
         subject, old = split.group("subj"), old or split.group("old")
+    # "going to 20-minute slots": slots, 20-minute; "Organizers moved me to 45 minute slot":
+    # the slot's value, not the organizers' (but "the movers pushed us to the 30th")
+    unnamed = subject is None or _MOVED_US.search(text) is not None
+    counted = _COUNTED.match(found.value or "") if unnamed else None
+    if counted is not None:
+        subject, found = counted["noun"], replace(found, value=counted["count"])
+    named = _NAMED_OLD.match(old or "") if subject is None and found.value else None
+    if named and value_kind(named["old"]) == value_kind(found.value or "") != "thing":
+        subject, old = named["subj"], named["old"]  # "release day Tuesday → Thursday"
     found = replace(found, subject=subject)
     if change is None and old is not None:
         change = "replace"  # "Rome it is, not Florence"
     return found.replacing(old, change)
+
+
+# Who moved the speaker, said first, may not be what was moved.
+_MOVED_US = re.compile(
+    r"\b(?:moved|bumped|switched|put|pushed|upgraded|downgraded|shifted)\s+(?:me|us)\s+"
+    r"(?:up\s+|down\s+|over\s+)?(?:to|onto|into)\b",
+    re.I,
+)
+# What a change replaces, said after what it is about: "release day Tuesday".
+_NAMED_OLD = re.compile(r"^(?P<subj>[a-z][a-z ]*?)\s+(?P<old>\S+)$")
+# A count of a unit said with what it counts: "20-minute slots", "45 minute slot".
+_COUNTED = re.compile(
+    r"^(?:a\s+)?(?P<count>\d[\d.,]*[\s-](?:minute|hour|day|week|month|year|page|seat|person"
+    r"|mile|gb|mb|tb)s?)\s+(?P<noun>[a-z]{3,}s?)$",
+    re.I,
+)
 
 
 def _cut(value: str | None) -> str | None:

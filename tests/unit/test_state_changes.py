@@ -312,6 +312,11 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             "Buttondown",
             "cancel",
         ),
+        # a count with what it counts, who moved us, what a change names before its value
+        ("We are going to 20-minute slots.", "slots", "20-minute", None, None),
+        ("The panel moved us to a 40 minute slot.", "slot", "40 minute", None, "update"),
+        ("The movers pushed us to the 30th.", "movers", "30th", None, "update"),
+        ("pickup day Monday → Wednesday", "pickup day", "Wednesday", "Monday", "replace"),
     ],
 )
 def test_the_ways_people_choose_and_change(

@@ -668,9 +668,9 @@ class _Found:
             before = len(self.items)
             labelled = _LABELLED.match(entry)
             said = frame(labelled["said"]) if labelled else NO_FRAME
-            if labelled and is_choice(said) and (chosen := choice_text(said)):
+            if labelled and said.subject is None and (chosen := choice_text(said)):
                 # "my mic: returned the MV7, got a Rode PodMic instead"
-                said = replace(said, subject=said.subject or labelled["label"])
+                said = replace(said, subject=labelled["label"])
                 self.add("decision", chosen, message, entry, said)
                 continue
             self.sentence(message, entry, None, user=True)
