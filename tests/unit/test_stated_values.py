@@ -31,6 +31,19 @@ def test_a_number_takes_its_kind_from_the_words_around_it(
     assert (kind, number) in stated_values(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("I took a full day off to recover", {("duration", "1")}),
+        ("I extended it to two full days", {("duration", "2")}),
+        ("the sync moved to three hours a week", {("duration", "3")}),
+        ("a week ago I had two dogs", set()),  # when, not how long; no unit
+    ],
+)
+def test_a_number_in_words_counts_before_a_unit(text: str, values: set[tuple[str, str]]) -> None:
+    assert stated_values(text) == values
+
+
 def test_code_and_web_addresses_state_no_values() -> None:
     text = (
         "Call https://api.openweathermap.org/data/2.5/weather with `retries = 3`:\n"
