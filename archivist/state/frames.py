@@ -1307,6 +1307,13 @@ def _cut(value: str | None) -> str | None:
     return head if concrete(head) else None  # "capped at 50 MB per file": no value first
 
 
+# A verb that makes a phrase a clause: what a reversal goes back to is a thing, not a clause.
+_SAID_CLAUSE = re.compile(
+    r"\b(?:is|are|was|were|doesn't|don't|didn't|isn't|aren't|won't|can't|came|comes|just)\b",
+    re.I,
+)
+
+
 def _by_pattern(text: str) -> Frame:
     """The first of `_PATTERNS` that matches with a usable phrase."""
     arrows = _ARROW.search(text) is not None
@@ -1326,6 +1333,8 @@ def _by_pattern(text: str) -> Frame:
             continue  # no value, or a value that is no phrase ("We'll rent a car instead...")
         if groups.get("subj") and subject is None:
             continue  # "We'll go with X": "we" is who chose, not what about
+        if change == "reverse" and value and _SAID_CLAUSE.search(value):
+            continue  # "scratch that, churn data just came in": a reason, not what stays
         if subject is not None and subject.lower().split()[-1] in _NOT_TOPIC:
             continue  # "my sister lives in Boston": told, not chosen
         if change == "cancel" and old is None:
@@ -1514,6 +1523,7 @@ def _terse(text: str) -> Frame:
     if via is not None and (
         first in _NOT_SUBJECT | _VERBISH | FUNCTION_WORDS
         or first.endswith("ing")
+        or (len(words) == 1 and len(first) > 4 and first.endswith("ed"))  # "practiced on X"
         or _DAY.search(f"{last} 1")  # "starts June 24": a date, not a June of 24
     ):
         return Frame()  # "we go on Friday", "it runs on Redis": no subject line

@@ -488,6 +488,20 @@ def test_a_verbless_clause_after_a_choice_says_when_where_or_a_value_of_its_own(
     ]
 
 
+def test_a_reason_after_a_reversal_and_a_clause_that_only_stresses_are_no_items() -> None:
+    made = rules_candidates(
+        session(
+            ("user", "wait scratch that, the survey just came in, Basic stays at $9"),
+            ("user", "practiced on my sister, she laughed lol."),
+            ("user", "20 min a day, no exceptions"),
+        )
+    )
+    assert [(c.type, c.text) for c in made] == [
+        ("decision", "Use $9 for Basic"),
+        ("constraint", "20 min a day, no exceptions"),
+    ]
+
+
 @pytest.mark.parametrize(
     "sentence",
     [

@@ -73,7 +73,7 @@ _CONSTRAINT = re.compile(
     # a prohibition said first: "no synthetic pesticides", "nothing with peanuts"; what the
     # speaker cannot take or eat
     r"|^(?:(?:oh|and|also|plus|but)[\s,]+)*(?:no|nothing with)\s+(?!(?:problem|problems"
-    r"|worries|way|idea|rush|need|thanks|one|pressure|stress|doubt|offense|clue|luck|wonder"
+    r"|worries|way|idea|rush|need|thanks|one|pressure|stress|doubt|offense|clue|luck|wonder|wait"
     r"|matter|big|regrets|complaints|excuses|hurry|harm|kidding|chance|choice|comment)\b)"
     r"[a-z]{3,}|\bi\s+(?:can't|cannot|can not)\s+(?:take|eat|have|drink)\b"
     # the same in a list of what was settled: "..., NO ads", "under 5 minutes, ..."
@@ -97,6 +97,10 @@ _NOTED = re.compile(
     r"^(?:noted|got it|understood|updated|ok(?:ay)?|sure|will do|done|great|perfect|confirmed"
     r"|i've noted|i'll note|i've updated|i've added|added|saved)\b",
     re.I,
+)
+# A clause that only stresses the one before it.
+_EMPHASIS = re.compile(
+    r"^(?:no exceptions?|no excuses|period|full stop|final|that's final)\W*$", re.I
 )
 # A list entry that labels a sentence: "my mic: returned the MV7, got a Rode PodMic instead".
 _LABELLED = re.compile(r"^(?P<label>[^:]{1,30}?)\s*:\s*(?P<said>\S.*\s\S.*)$")
@@ -700,6 +704,8 @@ class _Found:
             led = bool(words) and _NOT_A_CLAUSE.match(words[0]) is not None
             if len(words) > CLAUSE_WORDS or led or is_question(part) or tentative(part):
                 continue
+            if _EMPHASIS.match(part):
+                continue  # "30 min a day, no exceptions": the sentence is the limit
             if limits and _CONSTRAINT.search(part):
                 stated = statement(part)
                 if not (choice.change and same_value(stated.value, choice.value)):
