@@ -71,7 +71,7 @@ _NOT_SUBJECT = frozenset(
 )
 _NOT_VALUE = frozenset(
     """it this that them those these one something anything everything nothing stuff things
-    same so well too now back""".split()
+    same so well too now back random""".split()
 )
 # A value never starts with these: "scratch that, we need more time" chooses nothing.
 _VERBISH = frozenset(
@@ -89,7 +89,8 @@ _HOW = frozenset(
 # Verbs that make a captured phrase a clause rather than a value.
 _CLAUSE_VERBS = frozenset(
     """is are was were be been feels feel felt seems seem looks sounds has have had does did
-    can could will would should must might gets got need needs wants keeps""".split()
+    can could will would should must might gets got need needs wants keeps came doesn't
+    don't didn't isn't aren't won't can't""".split()
 )
 _PREPOSITIONS = frozenset("of in on at to from with by for about into over under".split())
 _REVERSAL = re.compile(
@@ -1307,13 +1308,6 @@ def _cut(value: str | None) -> str | None:
     return head if concrete(head) else None  # "capped at 50 MB per file": no value first
 
 
-# A verb that makes a phrase a clause: what a reversal goes back to is a thing, not a clause.
-_SAID_CLAUSE = re.compile(
-    r"\b(?:is|are|was|were|doesn't|don't|didn't|isn't|aren't|won't|can't|came|comes|just)\b",
-    re.I,
-)
-
-
 def _by_pattern(text: str) -> Frame:
     """The first of `_PATTERNS` that matches with a usable phrase."""
     arrows = _ARROW.search(text) is not None
@@ -1333,8 +1327,6 @@ def _by_pattern(text: str) -> Frame:
             continue  # no value, or a value that is no phrase ("We'll rent a car instead...")
         if groups.get("subj") and subject is None:
             continue  # "We'll go with X": "we" is who chose, not what about
-        if change == "reverse" and value and _SAID_CLAUSE.search(value):
-            continue  # "scratch that, churn data just came in": a reason, not what stays
         if subject is not None and subject.lower().split()[-1] in _NOT_TOPIC:
             continue  # "my sister lives in Boston": told, not chosen
         if change == "cancel" and old is None:

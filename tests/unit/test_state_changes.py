@@ -346,6 +346,8 @@ def test_the_ways_people_choose_and_change(
         "Looking forward to keeping this pace going!",
         "I'll keep tracking my progress.",
         "I paid $40 for the tickets.",
+        "Users get logged out at random.",
+        "scratch that, my aunt doesn't land until Sunday",
     ],
 )
 def test_opinions_states_and_headings_choose_nothing(sentence: str) -> None:
