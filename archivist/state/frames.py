@@ -1473,6 +1473,9 @@ _TERSE = re.compile(
     r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2})(?<!\d)\s*:\s*[\"'\u201c]?"
     r"(?P<val>[\w$\u20ac\u00a3][^:;!?\"\u201d]{0,40}?)[\"'\u201d]?[.!]*$"
 )
+_SETTLED_STATE = re.compile(
+    r"\s+(?:is|are)\s+(?:booked|set|confirmed|final|locked(?:\s+in)?|decided|settled)$", re.I
+)
 # A short line that names a subject and what serves it: "payments through Stripe", "session
 # cache on memcached", "deploys go thru github actions", "breakfasts = overnight oats".
 _TERSE_VIA = re.compile(
@@ -1519,7 +1522,7 @@ def _terse(text: str) -> Frame:
         or _DAY.search(f"{last} 1")  # "starts June 24": a date, not a June of 24
     ):
         return Frame()  # "we go on Friday", "it runs on Redis": no subject line
-    subject = _phrase(match.group("subj"))
+    subject = _phrase(_SETTLED_STATE.sub("", match.group("subj")))  # "Venue is booked: ..."
     value = _phrase(match.group("val"), value=True)
     if subject is None or value is None or subject.lower().split()[-1] in _NOT_TOPIC:
         return Frame()

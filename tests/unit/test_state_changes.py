@@ -488,6 +488,11 @@ def test_a_verbless_clause_after_a_choice_says_when_where_or_a_value_of_its_own(
         ("Pottery class", "Mondays"),
         ("choir", "Tuesdays"),  # a clause of its own, not the pottery class's
     ]
+    booked = rules_candidates(session(("user", "Hall is booked: the Elm Lodge in Salem, May 3rd")))
+    assert [(c.subject, c.value) for c in booked] == [
+        ("Hall", "Elm Lodge in Salem"),
+        ("Hall", "May 3rd"),  # the clause before gave the subject
+    ]
 
 
 def test_a_reason_after_a_reversal_and_a_clause_that_only_stresses_are_no_items() -> None:

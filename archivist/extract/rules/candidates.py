@@ -694,9 +694,10 @@ class _Found:
         replaces. With `limits` (the sentence chose or limits something), a clause stating a limit
         is a constraint of its own ("hosting on Buzzsprout - episodes max 45 min")."""
         added = False
+        last = choice  # what a verbless clause adds to: the sentence's choice, or the last one's
         for part in _CLAUSE.split(sentence) if _CLAUSE.search(sentence) else []:
             words = part.split()
-            fragment = fragment_choice(part, choice) if choice.change is None else NO_FRAME
+            fragment = fragment_choice(part, last) if choice.change is None else NO_FRAME
             if (chosen := choice_text(fragment)) and not _CONSTRAINT.search(part):
                 self.add("decision", chosen, message, part, fragment)
                 added = True
@@ -724,6 +725,7 @@ class _Found:
             if chosen := choice_text(said):
                 self.add("decision", chosen, message, part, said)
                 added = True
+                last = said if last.subject is None else last
         return added
 
     def _complete(self, done: Completion, message: Message, sentence: str) -> bool:
