@@ -26,6 +26,7 @@ from archivist.extract.rules.settled import (
     SettledList,
     bare_choice,
     fragment_choice,
+    labelled,
     settled_list,
 )
 from archivist.extract.rules.text import units
@@ -102,8 +103,6 @@ _NOTED = re.compile(
 _EMPHASIS = re.compile(
     r"^(?:no exceptions?|no excuses|period|full stop|final|that's final)\W*$", re.I
 )
-# A list entry that labels a sentence: "my mic: returned the MV7, got a Rode PodMic instead".
-_LABELLED = re.compile(r"^(?P<label>[^:]{1,30}?)\s*:\s*(?P<said>\S.*\s\S.*)$")
 # A bullet inside a sentence: "plan: • router: X • SSID: Y", "so far: - name: X - weekly".
 _BULLET = re.compile(r"\u2022|\s-\s")
 _RISK = re.compile(
@@ -670,11 +669,11 @@ class _Found:
         that states no choice so is one by being listed (`bare_choice`), if the list says so."""
         for entry in listed.entries:
             before = len(self.items)
-            labelled = _LABELLED.match(entry)
-            said = frame(labelled["said"]) if labelled else NO_FRAME
-            if labelled and said.subject is None and (chosen := choice_text(said)):
+            label = labelled(entry)
+            said = frame(label[1]) if label else NO_FRAME
+            if label and said.subject is None and (chosen := choice_text(said)):
                 # "my mic: returned the MV7, got a Rode PodMic instead"
-                said = replace(said, subject=labelled["label"])
+                said = replace(said, subject=label[0])
                 self.add("decision", chosen, message, entry, said)
                 continue
             self.sentence(message, entry, None, user=True)

@@ -89,6 +89,13 @@ def settled_list(sentence: str) -> SettledList | None:
     return SettledList(entries, bare)
 
 
+def labelled(entry: str) -> tuple[str, str] | None:
+    """An entry's label and what follows it ("router: Ubiquiti Dream Router", "my mic:
+    returned the MV7, got a Rode PodMic instead"), or None; "standups 9:30" has none."""
+    match = _LABELLED.match(entry)
+    return (match["subj"], match["val"]) if match else None
+
+
 def bare_choice(entry: str) -> Frame:
     """The choice an entry of a settled list makes without a verb of choosing ("2-week
     sprints", "quartz countertops with a Calacatta look"), or an empty frame."""
