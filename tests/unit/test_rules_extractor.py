@@ -507,6 +507,19 @@ def test_task_lists_under_a_header_are_planned_and_checked_items_done() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "header", ["Next steps", "## Action items", "The plan", "Plan for Monday:"]
+)
+def test_a_list_header_is_a_heading_not_a_line_that_names_a_plan(header: str) -> None:
+    listed = extract(("assistant", f"{header}\n- write the backfill job"))
+    assert [(a.description, a.outcome) for a in listed.actions] == [
+        ("Write the backfill job", "planned")
+    ]
+    said = rules_candidates(chat(("user", "we moved everyone to the Team plan, 5 seats min")))
+    # a sentence that mentions a plan is read, not skipped as a heading
+    assert [c.value for c in said if c.type == "decision"] == ["Team plan"]
+
+
 def test_completion_marks_the_earlier_action_done_instead_of_adding_one() -> None:
     first = extract(("assistant", "I'll deploy the preview to staging and rotate the API key."))
     assert [a.outcome for a in first.actions] == ["planned", "planned"]

@@ -24,10 +24,20 @@ _SENTENCE_BREAK = re.compile(
 _LINE_PREFIX = re.compile(r"^(?:>+\s*|#{1,6}\s+)")
 _LIST_ITEM = re.compile(r"^(?:[-*\u2022+]|\d{1,2}[.)])\s+(?P<body>\S.*)$")
 _CHECKBOX = re.compile(r"^(?:[-*+]\s+)?\[(?P<mark>[ xX])\]\s+(?P<body>\S.*)$")
+_HEADS = (
+    r"(?:plan|next steps?|next up|to-?dos?|to do|action items?|tasks?|checklist|follow[- ]?ups?"
+    r"|remaining (?:work|items|steps))"
+)
+# A line that heads a task list: with a colon ("Plan for Monday:", "Things to do next:"), as a
+# markdown heading ("## Next steps"), or the heading words alone ("Action items", "The plan").
+# A sentence that only mentions a plan is prose ("we're on the Team plan now").
 _LIST_HEADER = re.compile(
     r"^(?=.{1,60}$)(?!.*\b(?:problems?|issues?|risks?|concerns?|questions?|pros|cons)\b)"
-    r"(?:#{1,6}\s*)?(?:.*\b)?(?:plan|next steps?|next up|to-?dos?|to do|action items?|tasks?"
-    r"|checklist|follow[- ]?ups?|remaining (?:work|items|steps))\b[^:]*(?::|(?<=\w))$",
+    r"(?:(?:#{1,6}\s*)?(?:.*\b)?" + _HEADS + r"\b[^:]*:"
+    r"|#{1,6}\s*(?:.*\b)?" + _HEADS + r"\b[^:]*(?<=\w)"
+    r"|(?:(?:the|our|my|your|today's|this week's)\s+)?"
+    + _HEADS
+    + r"(?:\s+for\s+\S+(?:\s+\S+)?)?)$",
     re.I,
 )
 
