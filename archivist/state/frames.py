@@ -797,9 +797,9 @@ _APPOSITIVE = re.compile(
 # Where a commitment's value ends: before a preposition or clause word ("a taxi from the
 # airport" -> taxi; "the hotel Krone in Salzburg" -> hotel Krone).
 _VALUE_CUT = re.compile(
-    r"\s(?:from|to|on|in|at|for|with|by|near|via|because|since|so|but|and|or|instead|now|then|over"
-    r"|which|that|when|if|after|before|until|as|this|next|tonight|tomorrow|today|again|too"
-    r"|please|anyway|though)\b|" + _NOT_TITLE + r"\.(?:\s|$)",
+    r"\s(?:from|to|on|in|at|for|with|by|near|via|because|bc|cuz|since|so|but|and|or|instead|now"
+    r"|then|over|not|rather|which|that|when|if|after|before|until|as|this|next|tonight|tomorrow"
+    r"|today|again|too|please|anyway|though)\b|" + _NOT_TITLE + r"\.(?:\s|$)",
     re.I,
 )
 # A subject fronted before the choice: "For Saturday's dinner, let's book Nopa".
@@ -906,10 +906,20 @@ def _commitment(text: str) -> Frame:
         if value is None or value.lower().split()[0] in _ABSTRACT:
             continue
         imperative = not re.match(r"\s*(?:we|i|they|the team|let)", match.group(0), re.I)
-        if imperative and match.group("verb").lower().endswith(("ing", "en")):
-            continue  # "hosting stays Vercel", "given my workload": a gerund or a participle
-        if imperative and not concrete(value):
-            continue
+        verb = _base(match.group("verb"))
+        gerund = match.group("verb").lower().endswith("ing")
+        # A line that starts with a plan's gerund and its object says what the speaker does
+        # ("renting a sprinter from Roadie Rentals", "adding a heat-shock control"); other
+        # gerunds and participles do not ("hosting stays Vercel", "given my workload").
+        planned = (
+            gerund
+            and match.start() == 0
+            and verb not in _WEAK_VERBS
+            and _ARTICLE.match(obj) is not None
+        )
+        if imperative and not planned:
+            if gerund or match.group("verb").lower().endswith("en") or not concrete(value):
+                continue
         named = _HEAD_NAME.match(_ARTICLE.sub("", value))
         purpose = re.search(r"\s(?:for|as)\s+(?P<subj>[^,;.!?]{2,60})$", " " + obj)
         if subject is not None:
@@ -920,7 +930,6 @@ def _commitment(text: str) -> Frame:
             subject = _phrase(purpose.group("subj"))
         if subject is None and fronted:
             subject = _phrase(fronted.group("subj"))
-        verb = _base(match.group("verb"))
         when = _SET_FOR.search(obj) if subject is None and verb in _SETS_A_DATE else None
         where = _HELD_AT.search(obj) if subject is None and verb in _HOLDS else None
         source = _SOURCE.search(obj) if subject is None and verb in _SOURCING else None
@@ -1450,18 +1459,26 @@ _LAST_NAME = re.compile(
 
 
 _FROM = re.compile(r"^(?P<subj>.+?)\s+from\s+(?P<old>.+)$", re.I)
+# What is set aside, after the words that set it aside.
+_OLD = (
+    r"\s+(?:(?:the|our|my|a|an)\s+)?(?P<old>[^,;.!?]{1,40}?)"
+    r"(?=\s*(?:[,;.!?]|$)|\s(?:for|because|bc|cuz|since|so|but|and)\b)"
+)
 _INSTEAD_OF = re.compile(
     r"(?:\b(?:instead of|rather than|in place of)|,\s*not|\bover(?=\s+(?:the\s+)?(?-i:[A-Z])))"
-    r"\s+(?:(?:the|our|my|a|an)\s+)?"
-    r"(?P<old>[^,;.!?]{1,40}?)"
-    r"(?=\s*(?:[,;.!?]|$)|\s(?:for|because|since|so|but|and)\b)",
+    + _OLD,
     re.I,
 )
+# The alternative set aside right after the value, with no comma: "a podcast not a poster".
+_NOT_AFTER = r"\s+not" + _OLD
 
 
 def _instead_of(text: str, value: str | None) -> str | None:
-    """What a choice says it replaces ("rent a car instead of the train": the train)."""
+    """What a choice says it replaces ("rent a car instead of the train": the train; "a
+    podcast not a poster": the poster)."""
     match = _INSTEAD_OF.search(text)
+    if match is None and value:
+        match = re.search(re.escape(value) + _NOT_AFTER, text, re.I)
     if match is None:
         return None
     old = _phrase(match.group("old"), value=True)

@@ -495,6 +495,16 @@ def test_a_verbless_clause_after_a_choice_says_when_where_or_a_value_of_its_own(
     ]
 
 
+def test_a_limit_in_another_clause_leaves_the_choice_a_decision() -> None:
+    made = rules_candidates(session(("user", "we're launching a Team plan, minimum 5 seats")))
+    assert [(c.type, c.value) for c in made] == [
+        ("decision", "Team plan"),
+        ("constraint", "5 seats"),
+    ]
+    capped = rules_candidates(session(("user", "the Team plan is capped at 5 seats")))
+    assert [c.type for c in capped] == ["constraint"]
+
+
 def test_a_reason_after_a_reversal_and_a_clause_that_only_stresses_are_no_items() -> None:
     made = rules_candidates(
         session(

@@ -117,6 +117,16 @@ from archivist.state.frames import (
             "Ms. Ruiz told me that the page limit is now 25 pages.",
             Frame("page limit", "25 pages", None, "update"),
         ),
+        # the alternative set aside after the value, with no comma, and a casual "because"
+        (
+            "we're doing a zine not a slideshow cuz the teacher said so",
+            Frame(None, "zine", "slideshow", "replace"),
+        ),
+        ("we're doing a zine and I'm not sure about the cover", Frame(None, "zine")),
+        # a line that starts with a plan's gerund and its object (but not any gerund)
+        ("hiring a caterer from Blue Fork Kitchen", Frame("caterer", "Blue Fork Kitchen")),
+        ("hosting stays Vercel", Frame("hosting", "Vercel")),
+        ("having a rough week at work", Frame()),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:

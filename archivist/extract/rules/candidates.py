@@ -321,6 +321,15 @@ def _heading(option: str) -> str:
     return bold.group("name").rstrip(" :") if bold else option
 
 
+def _choice_clause(sentence: str, choice: Frame) -> str:
+    """The clause of a sentence that states its choice, else the whole sentence: a limit in
+    another clause is one of its own ("we're adding an Enterprise tier, minimum 20 seats")."""
+    value = (choice.value or "").lower()
+    if not value or not _CLAUSE.search(sentence):
+        return sentence
+    return next((p for p in _CLAUSE.split(sentence) if value in p.lower()), sentence)
+
+
 def _beside_a_change(said: Frame) -> bool:
     """A clause said beside a change that is a choice of its own: another replacement or
     update, or a choice on its own subject of something concrete ("keep State Farm for auto,
@@ -609,7 +618,7 @@ class _Found:
         if not user:
             findings = [f for f in findings if not self._echoes(f, message)]
         typed = decided = False
-        limits = bool(_CONSTRAINT.search(sentence)) or (
+        limits = bool(_CONSTRAINT.search(_choice_clause(sentence, choice))) or (
             choice.change == "update" and _LIMIT.search(choice.subject or "") is not None
         )
         for finding in findings:
