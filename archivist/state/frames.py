@@ -1792,19 +1792,37 @@ _IS_TIME = re.compile(
 _BARE_NUMBER = re.compile(r"^(?:(?:at|to|by)\s+)?\d+(?:[.,]\d+)?$")
 
 
+_BOUND_WORD = r"(?:up to|under|over|about|around|at most|at least|max|min)"
+_AN_AMOUNT = r"(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*[\s-]*(?:%|(?:k|m|bn|[a-z]{2,})\b))"
+_IS_AMOUNT = re.compile(
+    rf"^(?:(?:{_BOUND_WORD[3:-1]}|to|by)\s+)?{_AN_AMOUNT}|^{_BOUND_WORD}\s+\d", re.I
+)
+_HAS_AMOUNT = re.compile(r"(?<!\w)" + _AN_AMOUNT, re.I)
+
+
 def is_time(value: str | None) -> bool:
-    """Whether a value is a time, said first ("Wednesdays", "July 15", "3:30", "Q2"): on one
-    subject a time and a thing are two sides of it, and neither replaces the other
-    (archivist_value_is_time in SQL)."""
+    """Whether a value is a time, said first ("Wednesdays", "July 15", "3:30", "Q2")."""
     return bool(value and _IS_TIME.match(value))
 
 
+def value_side(value: str | None) -> str | None:
+    """Which side of its subject a value gives: a time, an amount ("$500", "10k", "30 min",
+    "up to 150") or a thing; a bare number or a thing with an amount in it ("Mint 15 GB", a
+    plan changed by its size) may be either (None). On one subject they are sides of it, and
+    none replaces another (archivist_value_side in SQL)."""
+    if value and _BARE_NUMBER.match(value):
+        return None
+    if is_time(value):
+        return "time"
+    if value and _IS_AMOUNT.match(value):
+        return "amount"
+    return None if value and _HAS_AMOUNT.search(value) else "thing"
+
+
 def same_side(a: str | None, b: str | None) -> bool:
-    """Whether two values of one subject are on the same side of it: both times or both
-    things; a bare number may be either (archivist_value_is_time gives it NULL in SQL)."""
-    if any(v and _BARE_NUMBER.match(v) for v in (a, b)):
-        return True
-    return is_time(a) == is_time(b)
+    """Whether two values of one subject are on the same side of it (`value_side`)."""
+    side_a, side_b = value_side(a), value_side(b)
+    return side_a is None or side_b is None or side_a == side_b
 
 
 def same_value(a: str | None, b: str | None) -> bool:

@@ -88,7 +88,7 @@ $$;
 -- A subject's key: the stems of its words, but for the words that name which side of it is
 -- decided (time, date, day, venue, location, place) when others are left: "offsite venue" and
 -- "team offsite" are one subject, "pickup time" and "Emma's school pickup" another; which side
--- a value gives is told apart by its kind (archivist_value_is_time). sql/067 gave the rows
+-- a value gives is told apart by its kind (archivist_value_side). sql/067 gave the rows
 -- stored before it this key; archivist/state/frames.py `subject_key` is the same in Python.
 CREATE OR REPLACE FUNCTION archivist_subject_key(p_subject text) RETURNS text[]
 LANGUAGE sql IMMUTABLE
@@ -128,16 +128,19 @@ CREATE OR REPLACE FUNCTION archivist_same_key(a text[], b text[]) RETURNS boolea
 LANGUAGE sql IMMUTABLE
 AS $$ SELECT cardinality(a) > 0 AND cardinality(b) > 0 AND (a <@ b OR b <@ a) $$;
 
--- Whether a value is a time: a day, a date, a clock time, a quarter ("Wednesdays", "July 15",
--- "the 17th", "3:30", "Q2", "next week"), said first. On one subject a time and a thing are
--- two sides of it ("the onboarding revamp ships in Q2" and "its owner is Dan"): neither
--- replaces nor contradicts the other. A bare number ("10": "standup's now at 10", "batch size:
--- 64") may be either: NULL, which compares equal to both (frames.py `same_side`).
-CREATE OR REPLACE FUNCTION archivist_value_is_time(p_value text) RETURNS boolean
+-- Which side of its subject a value gives: 'time' (a day, a date, a clock time, a quarter:
+-- "Wednesdays", "July 15", "the 17th", "3:30", "Q2", "next week", said first), 'amount' (a sum,
+-- a share or a quantity of a unit, said first: "$500", "10k", "12%", "30 min", "up to 150") or
+-- 'thing'. On one subject they are sides of it ("the onboarding revamp ships in Q2" and "its
+-- owner is Dan"; "the emergency fund target is 10k" and "the emergency fund moved to Ally"):
+-- neither replaces nor contradicts the other. A bare number ("10": "standup's now at 10",
+-- "batch size: 64") or a thing with an amount in it ("Mint 15 GB") may be any: NULL, which
+-- compares equal to all (frames.py `value_side`).
+CREATE OR REPLACE FUNCTION archivist_value_side(p_value text) RETURNS text
 LANGUAGE sql IMMUTABLE
 AS $$
     SELECT CASE WHEN coalesce(p_value, '') ~* '^(?:(?:at|to|by)\s+)?\d+(?:[.,]\d+)?$' THEN NULL
-    ELSE coalesce(p_value, '') ~* ('^(?:(?:on|at|by|in|from|until|the)\s+)*(?:'
+    WHEN coalesce(p_value, '') ~* ('^(?:(?:on|at|by|in|from|until|the)\s+)*(?:'
         || '(?:mon|tues|wednes|thurs|fri|satur|sun)days?\M'
         || '|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d'
         || '|(?:january|february|march|april|june|july|august|september|october|november'
@@ -145,7 +148,15 @@ AS $$
         || '|\d{1,2}:\d{2}\M|q[1-4]\M|\d{4}-\d{2}-\d{2}|noon\M|midnight\M|tomorrow\M'
         || '|tonight\M|today\M|(?:next|this|last)\s+(?:week|month|year|quarter|sprint)\M'
         || '|(?:early|mid|late|end of)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))')
-    END
+    THEN 'time'
+    WHEN coalesce(p_value, '') ~* ('^(?:(?:up to|under|over|about|around|at most|at least'
+        || '|max|min|to|by)\s+)?(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*[\s-]*(?:%|(?:k|m|bn|[a-z]{2,})\M))'
+        || '|^(?:up to|under|over|about|around|at most|at least|max|min)\s+\d')
+    THEN 'amount'
+    WHEN coalesce(p_value, '') ~* ('\m(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*[\s-]*(?:%|(?:k|m|bn|[a-z]{2,})\M))'
+                                   || '|[$\u20ac\u00a3]\s?\d')
+    THEN NULL
+    ELSE 'thing' END
 $$;
 
 -- Every item of the scope known at p_as_of (all when NULL), with what the reconciliation across
@@ -183,7 +194,7 @@ AS $$
                s.subject_key, s.value, s.value_key, s.change, s.old_key, s.replaced_by,
                s.conflict, s.refs, s.became_at, s.last_seen_at, rs.action AS resolution,
                coalesce(s.user_id, '') AS scope_key, s.known, s.stopped_at AS known_stop,
-               archivist_value_is_time(s.value) AS value_time
+               archivist_value_side(s.value) AS value_side
         FROM (SELECT a.*, false AS known FROM jarvis_state_items a
               WHERE p_ids IS NULL AND (p_user_id IS NULL OR a.user_id = p_user_id)
                 AND (p_as_of IS NULL OR a.became_at IS NULL OR a.became_at <= p_as_of)
@@ -293,9 +304,9 @@ AS $$
           AND (y.became_at, y.session_id) > (x.became_at, x.session_id)
           AND y.resolution IS DISTINCT FROM 'drop'
           AND (y.change IS NOT NULL OR archivist_same_key(x.value_key, y.value_key))
-          -- a time and a thing are two sides of one subject (a cancel drops either, and a
-          -- change drops the value it names)
-          AND (y.change = 'cancel' OR coalesce(x.value_time = y.value_time, true)
+          -- a time, an amount and a thing are sides of one subject (a cancel drops any, and
+          -- a change the value it names)
+          AND (y.change = 'cancel' OR coalesce(x.value_side = y.value_side, true)
                OR archivist_same_key(x.value_key, y.old_key))
         ORDER BY r.x, y.became_at, y.session_id, y.uid
     ), live AS MATERIALIZED (
@@ -321,7 +332,7 @@ AS $$
         WHERE l.stop IS NULL AND o.stop IS NULL AND o.session_id <> l.session_id
           AND cardinality(l.value_key) > 0 AND cardinality(o.value_key) > 0
           AND NOT archivist_same_key(l.value_key, o.value_key)
-          AND coalesce(l.value_time = o.value_time, true)
+          AND coalesce(l.value_side = o.value_side, true)
     ), judged AS (
         SELECT l.*, coalesce(d.uids, '{}') AS conflict_uids, coalesce(d.kept_away, false)
                                                                AND l.resolution IS DISTINCT
@@ -685,7 +696,7 @@ BEGIN
     FROM pg_proc p
     WHERE p.pronamespace = current_schema()::regnamespace
       AND p.proname IN ('archivist_reconcile_state', 'archivist_same_key',
-                        'archivist_value_is_time', 'archivist_subject_key',
+                        'archivist_value_side', 'archivist_subject_key',
                         'archivist_state_neighbours', 'archivist_store_state',
                         'archivist_store_results', 'archivist_index_state',
                         'archivist_state_item_rows');

@@ -351,6 +351,23 @@ def test_a_time_and_a_thing_on_one_subject_neither_replace_nor_contradict_each_o
     assert as_json("conflicts")["items"] == []
 
 
+def test_an_amount_and_a_thing_on_one_subject_neither_replace_nor_contradict_each_other(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """How much the savings goal is and where the savings are kept are two sides of it: a later
+    move of the savings to another bank leaves the amount; a later amount replaces it."""
+    source.add("a", ["The savings goal is 12k.", "Ok."], start=T0)
+    source.add("b", ["We moved the savings from Capital One to Ally.", "Ok."], start=T0 + DAY)
+    source.add("c", ["The savings goal is now 15k.", "Ok."], start=T0 + 2 * DAY)
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert sorted(i["value"] for i in items if i["type"] == "decision") == ["15k", "Ally"], items
+    history = as_json("state", "--current", "--subject", "savings goal")["items"]
+    first = next(i for i in history if i["value"] == "12k")
+    assert first["superseded_by_session"] == "c" and first["trigger"] == "update"
+    assert as_json("conflicts")["items"] == []
+
+
 def test_a_change_of_one_side_of_a_subject_replaces_that_side_only(
     source: SourceDB, env: dict[str, str]
 ) -> None:

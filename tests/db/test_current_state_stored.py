@@ -21,6 +21,7 @@ from support.sources import T0, SourceDB, run_archivist
 from archivist.client import Archivist, archive
 from archivist.config import Settings, SourceTables
 from archivist.pipeline import ArchiveRequest
+from archivist.state.frames import value_side
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 DAY = timedelta(days=1)
@@ -105,7 +106,8 @@ def assert_current_reads_as_computed(conn: Conn, users: list[str | None]) -> Non
 
 SUBJECTS = ["session cache", "cache", "job queue", "queue", "session", "primary database",
             "database", "deploy target", "", ""]  # fmt: skip
-VALUES = ["Redis", "Memcached", "Postgres", "MySQL", "Vercel", "Netlify", "SQS", "Redis cluster"]
+VALUES = ["Redis", "Memcached", "Postgres", "MySQL", "Vercel", "Netlify", "SQS", "Redis cluster",
+          "10k", "$500", "Q2", "30 min", "64"]  # fmt: skip
 CHANGES = [None, None, None, "replace", "reverse", "cancel", "update"]
 USERS: list[str | None] = [None, "u1", "u2"]
 
@@ -252,6 +254,18 @@ def test_init_fills_stored_results_missing_or_made_by_other_rules(
         stored = conn.execute(f"SELECT {COLUMNS} FROM archivist_state_items() {ORDER}")
         assert stored.fetchall() == want
         assert_stored_is_computed(conn, USERS)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["10k", "$500", "12%", "30 min", "up to 150", "2-week", "583", "at 10", "Q2", "9:30",
+     "Wednesdays", "the 17th", "Ally", "5e", "Mint 15 GB", "iPhone 15 Pro", "plan at $9",
+     "daily 9:15", "", None],
+)  # fmt: skip
+def test_a_values_side_is_the_same_in_python_and_sql(db_url: str, value: str | None) -> None:
+    with psycopg.connect(db_url) as conn:
+        row = conn.execute("SELECT archivist_value_side(%s)", [value]).fetchone()
+    assert row == (value_side(value),)
 
 
 # -- through the real pipeline and CLI -----------------------------------------------------------

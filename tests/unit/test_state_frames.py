@@ -174,6 +174,9 @@ def test_a_bare_number_is_on_either_side_of_a_subject() -> None:
     may be an hour or a count, so it replaces a time and a number alike."""
     assert same_side("9:30", "10") and same_side("64", "128") and same_side("Redis", "10")
     assert not same_side("9:30", "Lakeview Lodge") and not same_side("Q2", "Dan")
+    # an amount is a side of its own; a thing with an amount in it may be either
+    assert not same_side("10k", "Ally") and not same_side("30 min", "Q2")
+    assert same_side("Mint 15 GB", "20 GB one") and same_side("$9", "12%")
 
 
 @pytest.mark.parametrize(
