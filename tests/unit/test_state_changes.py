@@ -474,6 +474,16 @@ def test_each_entry_of_a_settled_list_is_a_choice_a_later_change_replaces() -> N
     assert genie.replaced_by == next(i.uid for i in items if "Chamberlain" in i.text)
 
 
+def test_a_list_entry_led_by_a_verb_is_about_what_it_names() -> None:
+    made = rules_candidates(
+        session(("user", "Trip so far: flights booked, add a $300 buffer fund"))
+    )
+    assert [(c.subject, c.value) for c in made if c.type == "decision"] == [
+        (None, "flights booked"),
+        ("buffer fund", "$300"),  # not "add a"
+    ]
+
+
 def test_a_verbless_clause_after_a_choice_says_when_where_or_a_value_of_its_own() -> None:
     made = rules_candidates(
         session(

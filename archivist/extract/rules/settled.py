@@ -46,7 +46,11 @@ _SUBJECT_FIRST = re.compile(
     r"|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b.*)$"
 )
 _LABELLED = re.compile(r"^(?P<subj>[^:]{1,30}?)(?<!\d)\s*:\s*(?P<val>\S.*)$")
-_VALUE_FIRST = re.compile(r"^(?P<val>[$\u20ac\u00a3]?\d[\w./:-]*)\s+(?P<subj>[a-z][a-z-]+)$", re.I)
+_VALUE_FIRST = re.compile(
+    r"^(?P<val>[$\u20ac\u00a3]?\d[\w./:-]*)\s+(?P<subj>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)$", re.I
+)
+# The verb and article an entry of a list of choices may start with: "add a $1M umbrella policy".
+_VERB_LEAD = re.compile(r"^(?P<verb>[a-z]+)\s+(?:a|an|the|our|my)\s+(?=\S)", re.I)
 # "a Genie opener": the name is the value, the noun after it what it is for.
 _NAME_FIRST = re.compile(
     r"^(?P<val>(?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z0-9])[\w.&'-]*){0,2})"
@@ -108,15 +112,24 @@ def bare_choice(entry: str) -> Frame:
     ):
         return Frame()
     named = _ARTICLE.sub("", entry)
-    split = (
-        _LABELLED.match(entry)
-        or _SUBJECT_FIRST.match(named)
-        or _VALUE_FIRST.match(named)
-        or _NAME_FIRST.match(named)
+    lead = _VERB_LEAD.match(named)
+    if lead and lead["verb"].lower() in COMMON_VERBS:
+        named = named[lead.end() :]  # what is added is what the entry names
+    split = _LABELLED.match(entry) or (
+        _SUBJECT_FIRST.match(named) or _VALUE_FIRST.match(named) or _NAME_FIRST.match(named)
     )
-    if split is not None:
+    if split is not None and (split.re is _LABELLED or _a_subject(split["subj"])):
         return Frame(split.group("subj"), split.group("val"), said=entry)
     return Frame(None, entry, commit=True, said=entry)
+
+
+def _a_subject(words: str) -> bool:
+    """Whether words split off an entry can be what it is about: no function word ("add a")
+    and no verb first ("starts June 24")."""
+    said = words.split()
+    return not any(w.lower() in FUNCTION_WORDS for w in said) and (
+        said[0].lower() not in COMMON_VERBS and said[0].lower()[:-1] not in COMMON_VERBS
+    )
 
 
 FRAGMENT_WORDS = 6  # the longest clause read as a fragment of the choice before it
@@ -142,8 +155,7 @@ def fragment_choice(clause: str, chosen: Frame) -> Frame:
         split is None
         or not has_substance(clause)
         or len(split.group("val").split()) > FRAGMENT_VALUE_WORDS
-        or any(w.lower() in FUNCTION_WORDS for w in split.group("subj").split())
-        or split.group("subj").split()[0].lower()[:-1] in COMMON_VERBS
+        or not _a_subject(split.group("subj"))
     ):
         # "some folks want 3-week sprints", "and Square handles payments", "starts June 24"
         return Frame()
