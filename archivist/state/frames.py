@@ -1282,6 +1282,8 @@ def frame(sentence: str) -> Frame:
     counted = _COUNTED.match(found.value or "") if unnamed else None
     if counted is not None:
         subject, found = counted["noun"], replace(found, value=counted["count"])
+        if change is None and _GOING_TO.search(text):
+            change = "update"  # "we're going to 20-minute slots": from another size
     named = _NAMED_OLD.match(old or "") if subject is None and found.value else None
     if named and value_kind(named["old"]) == value_kind(found.value or "") != "thing":
         subject, old = named["subj"], named["old"]  # "release day Tuesday → Thursday"
@@ -1297,6 +1299,8 @@ _MOVED_US = re.compile(
     r"(?:up\s+|down\s+|over\s+)?(?:to|onto|into)\b",
     re.I,
 )
+# Going to a count of a unit is leaving the count before it.
+_GOING_TO = re.compile(r"\b(?:go|goes|going|went|gone)\s+(?:back\s+)?to\b", re.I)
 # What a change replaces, said after what it is about: "release day Tuesday".
 _NAMED_OLD = re.compile(r"^(?P<subj>[a-z][a-z ]*?)\s+(?P<old>\S+)$")
 # A count of a unit said with what it counts: "20-minute slots", "45 minute slot".

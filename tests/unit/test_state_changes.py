@@ -313,7 +313,7 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             "cancel",
         ),
         # a count with what it counts, who moved us, what a change names before its value
-        ("We are going to 20-minute slots.", "slots", "20-minute", None, None),
+        ("We are going to 20-minute slots.", "slots", "20-minute", None, "update"),
         ("The panel moved us to a 40 minute slot.", "slot", "40 minute", None, "update"),
         ("The movers pushed us to the 30th.", "movers", "30th", None, "update"),
         ("pickup day Monday → Wednesday", "pickup day", "Wednesday", "Monday", "replace"),

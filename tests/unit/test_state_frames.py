@@ -123,6 +123,9 @@ from archivist.state.frames import (
             Frame(None, "zine", "slideshow", "replace"),
         ),
         ("we're doing a zine and I'm not sure about the cover", Frame(None, "zine")),
+        # going to a count of a unit leaves the count before it; doing one is a choice
+        ("we're going to 45-minute sessions", Frame("sessions", "45-minute", None, "update")),
+        ("we're doing 45-minute sessions", Frame("sessions", "45-minute")),
         # a line that starts with a plan's gerund and its object (but not any gerund)
         ("hiring a caterer from Blue Fork Kitchen", Frame("caterer", "Blue Fork Kitchen")),
         ("hosting stays Vercel", Frame("hosting", "Vercel")),
