@@ -1157,7 +1157,8 @@ _RUN = (
     + _CLOCK
     + r")?|"
     + _CLOCK
-    + r"|\d{1,2}:\d{2}\b|[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*\s*[km]?|\d+(?:[.,]\d+)*\s*(?:%|percent)"
+    + r"|\d{1,2}:\d{2}\b|[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*(?:\s*[km]\b)?"
+    r"|\d+(?:[.,]\d+)*\s*(?:%|percent)"
     r"|\d+(?:[.,]\d+)*[kKmM]?\b(?:\s+(?!(?:to|and|or|of|in|on|at|by|for|the|a|with|from|per)"
     r"\b)[a-z][\w-]*){0,1}(?:\s+per\s+[a-z]+)?)"
 )
@@ -1179,15 +1180,24 @@ _COUNTS: tuple[re.Pattern[str], ...] = tuple(
         + _RUN
         + r")",
         # "it's rescheduled to March 22 at 4:30 PM", "it was adjusted to 1,350 words"
-        r"\b(?P<it>it|that|this)(?:'s|\s+is|\s+was|\s+has been|\s+had been|\s+got)\s+(?:now\s+"
-        r"|just\s+|since\s+)*(?P<subj>)" + _UPDATED + r"\s+(?:to\s+)?(?P<val>" + _RUN + r")",
+        r"\b(?P<it>it|that|this)(?:'s\s+been|'s|\s+is|\s+was|\s+has been|\s+had been|\s+got)"
+        r"\s+(?:now\s+|just\s+|since\s+)*(?P<subj>)"
+        + _UPDATED
+        + r"\s+(?:to\s+)?(?P<val>"
+        + _RUN
+        + r")",
         # "moving the Zoom call with the creative director to April 22 at 11 AM"
         r"\b(?:mov|reschedul|push|shift|postpon|delay|bump|extend|rais|increas|lower|reduc|cut"
         r"|chang|adjust|upgrad|downgrad)\w*\s+(?:back\s+|up\s+)?(?:the|my|our)\s+(?P<subj>[\w' -]"
         r"{2,60}?)\s+(?:back\s+|up\s+|down\s+)?to\s+(?P<val>" + _RUN + r")",
-        # "the new April 25 deadline", "my new 1,350-word target"
-        r"\b(?:the|my|our)\s+(?:new|updated|revised|latest)\s+(?P<val>" + _RUN + r")\s+"
+        # "the new April 25 deadline", "my new 1,350-word target", "the expanded 7-page guide"
+        r"\b(?:the|my|our)\s+(?:new|updated|revised|latest|expanded|extended|adjusted|increased"
+        r"|reduced)\s+(?P<val>\d+-[a-z]+|" + _RUN + r")\s+"
         r"(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\b",
+        # "my LDL cholesterol, which recently measured 102 mg/dL": a reading
+        r"\b(?:the|my|our)\s+(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s*,?\s+(?:which|that)\s+"
+        r"(?:now\s+|recently\s+|just\s+|last\s+)*(?:measured|read|came (?:in|back) at)\s+"
+        r"(?:at\s+)?(?P<val>" + _RUN + r")",
         # "I secured 5 interviews", "I've completed 15 classification problems"
         r"\b(?:i|we)(?:'ve|\s+have|\s+had|'d)?\s+(?:now\s+|recently\s+|just\s+|already\s+|only"
         r"\s+|finally\s+|also\s+|since\s+)*(?:completed|secured|finished|solved|written|wrote"

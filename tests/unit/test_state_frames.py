@@ -145,6 +145,13 @@ def test_an_update_in_passing_is_read_even_in_a_question() -> None:
     said = "I'm optimising the API response time, which has recently improved to 250ms, any tips?"
     assert aside(said) == Frame("API response time", "250ms", None, "update")
     assert aside("Should we use Redis for the cache?") == Frame()
+    # "it's been ...", a reading, an adjective of change; "$350 monthly" is no "$350 m"
+    said = "I'm worried about my gym budget, it's been adjusted to $60 monthly, any tips?"
+    assert aside(said) == Frame("gym budget", "$60", None, "update")
+    said = "How do I read my resting heart rate, which recently measured 58 bpm?"
+    assert aside(said) == Frame("resting heart rate", "58 bpm", None, "update")
+    said = "Can you review the expanded 12-page style guide?"
+    assert aside(said) == Frame("style guide", "12-page", None, "update")
 
 
 def test_subjects_are_the_same_only_when_the_words_of_one_are_all_in_the_other() -> None:
