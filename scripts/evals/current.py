@@ -16,9 +16,10 @@ Two sources, reported apart, each by split:
   `--beam DIR` naming its `chats/100K` folder. Each batch is a session, messages a minute
   apart from the batch's anchor date at 09:00 UTC, each chat its own user; chats 1-10 are the
   tuning half, 11-20 the held-out one. `knowledge_update`: the updated statement is in the
-  current state (a current item refs an `updated_info` message), and the original is no
-  longer current. `contradiction_resolution`: an item of each statement's messages, and the
-  pair flagged as a conflict.
+  current state (a current item of any type refs an `updated_info` message; and, stricter, a
+  current decision or constraint does), and the original is no longer current.
+  `contradiction_resolution`: an item of each statement's messages, and the pair flagged as a
+  conflict.
 
 Run:  python -m scripts.evals.current [--split tune|heldout] [--beam /tmp/beam/chats/100K]
       [--json] [-v]
@@ -335,7 +336,7 @@ def score_beam(items: list[dict[str, Any]], questions: dict[int, Any], chats: se
     by_user: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in items:
         by_user[item["user_id"]].append(item)
-    updated = original_stopped = updates = 0
+    updated = as_value = original_stopped = updates = 0
     with_items = flagged = contradictions = 0
     for n, qs in questions.items():
         if n not in chats:
@@ -353,6 +354,7 @@ def score_beam(items: list[dict[str, Any]], questions: dict[int, Any], chats: se
                 continue
             updates += 1
             updated += any(i["current"] for i in refs(new))
+            as_value += any(i["current"] and i["type"] in TYPES for i in refs(new))
             olds = refs(old)
             original_stopped += bool(olds) and not any(i["current"] for i in olds)
         for q in qs.get("contradiction_resolution", []):
@@ -367,6 +369,7 @@ def score_beam(items: list[dict[str, Any]], questions: dict[int, Any], chats: se
     return {
         "knowledge_update_questions": updates,
         "updated_statement_current": _ratio(updated, updates),
+        "updated_as_a_current_choice": _ratio(as_value, updates),
         "original_no_longer_current": _ratio(original_stopped, updates),
         "contradiction_questions": contradictions,
         "both_statements_have_items": _ratio(with_items, contradictions),
