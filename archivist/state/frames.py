@@ -1730,6 +1730,41 @@ def joined(sentence: str, first: Frame) -> Frame:
     return Frame(_phrase(found["subj"]), _phrase(found["val"], value=True), commit=first.commit)
 
 
+# A value that gives a subject's place and its time at once: "Lakeview Lodge on May 3rd",
+# "Friday at Nopa", "May 3 at the Roxy".
+_PLACE_AND_TIME = re.compile(r"^(?P<first>.+?)\s+(?:on|at|in)\s+(?:the\s+)?(?P<second>.+)$", re.I)
+
+
+_ONLY_TIME = re.compile(
+    r"^(?:(?:on|the|this|next|every|each|other)\s+)*(?:[\w:.,-]*\d[\w:.,-]*|(?:mon|tues|wednes"
+    r"|thurs|fri|satur|sun)days?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+    r"|noon|midnight|(?:morning|afternoon|evening|night)s?|am|pm|a\.m\.|p\.m\.)"
+    r"(?:\s+(?:[\w:.,-]*\d[\w:.,-]*|am|pm|a\.m\.|p\.m\.|at|of|the|(?:morning|afternoon"
+    r"|evening|night)s?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?))*$",
+    re.I,
+)
+
+
+def two_sides(found: Frame) -> tuple[Frame, Frame] | None:
+    """A choice whose value gives its subject's time and a thing (a place, a person) as two
+    choices, one per side ("the offsite is at Lakeview Lodge on May 3rd": the offsite's place,
+    and its date), so that a later "the offsite moved to May 10th" replaces the date alone;
+    else None."""
+    split = _PLACE_AND_TIME.match(found.value or "") if found.subject else None
+    if split is None or found.change not in (None, "update") or found.said:
+        return None
+    first, second = split["first"].strip(" ,"), split["second"].strip(" ,.")
+    when = first if is_time(first) else second
+    if (
+        is_time(first) == is_time(second)
+        or not (concrete(first) and concrete(second))
+        or any(_BARE_NUMBER.match(part) for part in (first, second))  # "Thursdays at 4"
+        or not _ONLY_TIME.match(when)  # "the gym on 5th street"
+    ):
+        return None
+    return replace(found, value=first), replace(found, value=second)
+
+
 def is_choice(found: Frame) -> bool:
     """A frame that states a choice on its own: a subject and a value, or a change that names
     what it picks or drops."""

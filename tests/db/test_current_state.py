@@ -351,6 +351,23 @@ def test_a_time_and_a_thing_on_one_subject_neither_replace_nor_contradict_each_o
     assert as_json("conflicts")["items"] == []
 
 
+def test_a_place_and_a_date_said_together_are_two_sides_a_later_date_replaces_one(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """ "The offsite is at Lakeview Lodge on May 3rd" gives where and when: a day later "the
+    offsite moved to May 10th" replaces the date and leaves the place current, so no stale
+    "May 3rd" stays in what is true now."""
+    source.add("a", ["The offsite is at Lakeview Lodge on May 3rd.", "Ok."], start=T0)
+    source.add("b", ["The offsite moved to May 10th.", "Ok."], start=T0 + DAY)
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert sorted(i["value"] for i in items) == ["Lakeview Lodge", "May 10th"], items
+    history = as_json("state", "--current", "--subject", "offsite")["items"]
+    may_3 = next(i for i in history if i["value"] == "May 3rd")
+    assert may_3["superseded_by_session"] == "b" and may_3["trigger"] == "update"
+    assert as_json("conflicts")["items"] == []
+
+
 def test_an_amount_and_a_thing_on_one_subject_neither_replace_nor_contradict_each_other(
     source: SourceDB, env: dict[str, str]
 ) -> None:

@@ -12,6 +12,7 @@ from archivist.state.frames import (
     is_time,
     same_side,
     same_subject,
+    two_sides,
 )
 
 
@@ -219,3 +220,22 @@ def test_a_noun_of_a_number_keeps_no_punctuation_in_its_value() -> None:
     """ "a latency of 210ms, which ..." is 210ms: a value "210ms," would differ from "210ms"."""
     said = frame("now I'm experiencing a latency of 210ms, which is too slow.")
     assert (said.subject, said.value) == ("latency", "210ms")
+
+
+@pytest.mark.parametrize(
+    ("value", "sides"),
+    [
+        ("Lakeview Lodge on May 3rd", ("Lakeview Lodge", "May 3rd")),
+        ("Friday at Nopa", ("Friday", "Nopa")),
+        ("Saturday the 21st at the Roxy", ("Saturday the 21st", "Roxy")),
+        ("Thursdays at 4", None),  # one time
+        ("Tuesday at 3pm", None),
+        ("the gym on 5th street", None),  # a street, not a date
+        ("Redis in Frankfurt", None),  # two things
+    ],
+)
+def test_a_place_and_a_time_in_one_value_are_two_sides(
+    value: str, sides: tuple[str, str] | None
+) -> None:
+    split = two_sides(Frame("offsite", value))
+    assert (split and (split[0].value, split[1].value)) == sides

@@ -48,6 +48,7 @@ from archivist.state.frames import (
     statement,
     subject_key,
     tentative,
+    two_sides,
 )
 from archivist.state.items import (
     CandidateItem,
@@ -643,7 +644,8 @@ class _Found:
                 self.add("constraint", text, message, sentence, choice)
                 typed = True
             elif not limit:
-                self.add("decision", chosen, message, sentence, choice)
+                for side in two_sides(choice) or (choice,):
+                    self.add("decision", choice_text(side) or chosen, message, sentence, side)
                 typed = True
                 also = joined(sentence, choice)
                 if is_choice(also) and (second := choice_text(also)):
