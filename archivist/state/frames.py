@@ -1508,10 +1508,12 @@ _SETTLED_STATE = re.compile(
     r"\s+(?:is|are)\s+(?:booked|set|confirmed|final|locked(?:\s+in)?|decided|settled)$", re.I
 )
 # A short line that names a subject and what serves it: "payments through Stripe", "session
-# cache on memcached", "deploys go thru github actions", "breakfasts = overnight oats".
+# cache on memcached", "deploys go thru github actions", "breakfasts = overnight oats",
+# "Friday dinner catered by Smoky Joe's BBQ" (who does it: a name).
 _TERSE_VIA = re.compile(
     r"^(?P<subj>[A-Za-z][\w'&/-]*(?:\s+[\w'&/-]+){0,2}?)\s+(?:(?:runs?|goes?|go|is|are)\s+)?"
-    r"(?:on|through|thru|via|=)\s+(?P<val>[\w$][\w$' &+-]{0,40}?)[.!]*$",
+    r"(?:(?:on|through|thru|via|=)\s+(?P<val>[\w$][\w$' &+-]{0,40}?)"
+    r"|[a-z]+ed\s+by\s+(?P<by>(?-i:[A-Z])[\w$' &+-]{0,40}?))[.!]*$",
     re.I,
 )
 TERSE_WORDS = 8  # the longest line read as a terse "subject via value"
@@ -1554,7 +1556,8 @@ def _terse(text: str) -> Frame:
     ):
         return Frame()  # "we go on Friday", "it runs on Redis": no subject line
     subject = _phrase(_SETTLED_STATE.sub("", match.group("subj")))  # "Venue is booked: ..."
-    value = _phrase(match.group("val"), value=True)
+    said = match.group("val") if match.re is not _TERSE_VIA else match["val"] or match["by"]
+    value = _phrase(said, value=True)
     if subject is None or value is None or subject.lower().split()[-1] in _NOT_TOPIC:
         return Frame()
     if match.re is _TERSE and subject.lower().split()[0] in _LABELS:

@@ -124,6 +124,12 @@ from archivist.state.frames import (
             Frame(None, "zine", "slideshow", "replace"),
         ),
         ("we're doing a zine and I'm not sure about the cover", Frame(None, "zine")),
+        # a short line naming who does it
+        (
+            "Saturday lunch catered by Blue Fork Kitchen",
+            Frame("Saturday lunch", "Blue Fork Kitchen"),
+        ),
+        ("my car got hit by a truck", Frame()),
         # going to a count of a unit leaves the count before it; doing one is a choice
         ("we're going to 45-minute sessions", Frame("sessions", "45-minute", None, "update")),
         ("we're doing 45-minute sessions", Frame("sessions", "45-minute")),
