@@ -1517,6 +1517,19 @@ _TERSE_VIA = re.compile(
     re.I,
 )
 TERSE_WORDS = 8  # the longest line read as a terse "subject via value"
+# A short line that names a thing and what it is for: "Redis for the session cache",
+# "WaniKani for kanji". The thing is a name (capitalised words); what it is for, lowercase.
+_NAME_FOR = re.compile(
+    r"^(?P<val>(?-i:[A-Z])[\w.&'+-]*(?:\s+(?-i:[A-Z0-9])[\w.&'+-]*){0,2})\s+for\s+"
+    r"(?:(?:the|our|my|all|every)\s+)?(?P<subj>(?:(?-i:[a-z])[\w'-]*|(?-i:[A-Z]{2,}))"
+    r"(?:\s+(?:(?-i:[a-z])[\w'-]*|(?-i:[A-Z]{2,}))){0,2})"
+    r"[.!]*$"
+)
+# Words a short "X for Y" line starts with that are no name: "Thanks for the help".
+_NOT_A_NAME = frozenset(
+    """thanks thank sorry ready good great perfect nice time excited grateful happy enough
+    same ok okay yes no plans set cheers congrats kudos props shoutout reasons""".split()
+)
 # A short clause that names a thing and its amount: "Pro $49/mo", "fundraising goal $10k",
 # "minimum 20 seats" (an amount has a currency or a unit: "turn 5" is a name).
 _NAMED_NUMBER = re.compile(
@@ -1543,16 +1556,23 @@ def _terse(text: str) -> Frame:
     """A "subject: value" line, or a "NOUN of NUMBER" value."""
     via = _TERSE_VIA.match(text) if len(text.split()) <= TERSE_WORDS else None
     via = via or (_NAMED_NUMBER.match(text) if len(text.split()) <= NAMED_NUMBER_WORDS else None)
+    named = _NAME_FOR.match(text) if len(text.split()) <= TERSE_WORDS else None
+    if named and named["val"].split()[0].lower() not in _NOT_A_NAME | _NOT_SUBJECT:
+        via = via or named
     match = _TERSE.match(text) or _OF_NUMBER.search(text) or via
     if match is None:
         return Frame()
     words = match.group("subj").lower().split()
     first, last = words[0], words[-1]
-    if via is not None and (
-        first in _NOT_SUBJECT | _VERBISH | FUNCTION_WORDS
-        or first.endswith("ing")
-        or (len(words) == 1 and len(first) > 4 and first.endswith("ed"))  # "practiced on X"
-        or _DAY.search(f"{last} 1")  # "starts June 24": a date, not a June of 24
+    if (
+        via is not None
+        and via.re is not _NAME_FOR
+        and (
+            first in _NOT_SUBJECT | _VERBISH | FUNCTION_WORDS
+            or first.endswith("ing")
+            or (len(words) == 1 and len(first) > 4 and first.endswith("ed"))  # "practiced on X"
+            or _DAY.search(f"{last} 1")  # "starts June 24": a date, not a June of 24
+        )
     ):
         return Frame()  # "we go on Friday", "it runs on Redis": no subject line
     subject = _phrase(_SETTLED_STATE.sub("", match.group("subj")))  # "Venue is booked: ..."

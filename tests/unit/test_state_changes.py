@@ -484,6 +484,11 @@ def test_a_list_entry_led_by_a_verb_is_about_what_it_names() -> None:
     ]
 
 
+def test_each_part_of_a_line_joined_by_plus_is_read() -> None:
+    made = rules_candidates(session(("user", "Anki for vocab + Tandem for speaking")))
+    assert [(c.subject, c.value) for c in made] == [("vocab", "Anki"), ("speaking", "Tandem")]
+
+
 def test_a_verbless_clause_after_a_choice_says_when_where_or_a_value_of_its_own() -> None:
     made = rules_candidates(
         session(

@@ -130,6 +130,10 @@ from archivist.state.frames import (
             Frame("Saturday lunch", "Blue Fork Kitchen"),
         ),
         ("my car got hit by a truck", Frame()),
+        # a short line naming a thing and what it is for
+        ("Figma for the mockups", Frame("mockups", "Figma")),
+        ("Postgres for the DB", Frame("DB", "Postgres")),
+        ("Thanks for the help", Frame()),
         # going to a count of a unit leaves the count before it; doing one is a choice
         ("we're going to 45-minute sessions", Frame("sessions", "45-minute", None, "update")),
         ("we're doing 45-minute sessions", Frame("sessions", "45-minute")),

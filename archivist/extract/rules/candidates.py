@@ -89,7 +89,7 @@ _CONSTRAINT = re.compile(
 # Where a sentence's clauses part: "Redis for the queue; Memcached for sessions", "X, and Y",
 # " - " between listed items.
 _CLAUSE = re.compile(
-    r"\s*[;\u2022]\s*|,\s+(?:and|plus|then|also|so)\s+|\s+-\s+"
+    r"\s*[;\u2022]\s*|,\s+(?:and|plus|then|also|so)\s+|\s+[-+]\s+"
     r"|\s+(?:and|so)\s+(?=(?:the|our|my|we|i)\b)|,\s+",
     re.I,
 )
