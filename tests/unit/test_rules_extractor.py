@@ -1055,6 +1055,7 @@ def test_the_other_clauses_of_a_change_give_choices_of_their_own(
         ("ok here's what I've locked in: under 5 minutes, open with the camping story", None),
         ("The department has informed me that the page limit is now 100 pages.", None),
         ("Home deductible stays at $500, my partner won't go any higher on that one.", None),
+        ("The essay is limited to 2,000 words, references excluded.", "2,000 words"),
     ],
 )
 def test_a_limit_said_inside_a_list_or_plainly_is_a_constraint(
