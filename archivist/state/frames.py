@@ -945,6 +945,8 @@ def _commitment(text: str) -> Frame:
             subject, value = value, source[1]
         if verb in _WEAK_VERBS and _PAST.search(match.group("verb")):
             continue  # "we had pizza for lunch", "I got a new laptop": told, not chosen
+        if verb == "have" and _PAST.search(obj.split()[0]):
+            continue  # "which we have accepted": "have" is the tense, not a choice
         said = f"{verb} {said_obj} for {subject}" if after or filled else f"{verb} {said_obj}"
         return Frame(subject, value, commit=True, said=said, held=held)
     return Frame()

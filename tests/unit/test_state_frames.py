@@ -134,6 +134,8 @@ from archivist.state.frames import (
         ("Figma for the mockups", Frame("mockups", "Figma")),
         ("Postgres for the DB", Frame("DB", "Postgres")),
         ("Thanks for the help", Frame()),
+        # "have" as the tense of another verb chooses nothing
+        ("The client wants a refund, which we have accepted.", Frame()),
         # going to a count of a unit leaves the count before it; doing one is a choice
         ("we're going to 45-minute sessions", Frame("sessions", "45-minute", None, "update")),
         ("we're doing 45-minute sessions", Frame("sessions", "45-minute")),
