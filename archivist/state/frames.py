@@ -1609,7 +1609,7 @@ _NOT_PLANS = frozenset(
     """try think wonder look hope plan work struggle have get feel ask go learn read study
     consider debate lean check wait worry need want make sure be help figure deal start
     finish stick keep love like enjoy mean say tell guess know see find leaning kind sort
-    curious starting running""".split()
+    curious starting running compare evaluate weigh research explore decide""".split()
 )
 PLAN_WORDS = 25  # the longest sentence read as a plan with any verb
 _HELP = re.compile(

@@ -134,6 +134,9 @@ from archivist.state.frames import (
         ("Figma for the mockups", Frame("mockups", "Figma")),
         ("Postgres for the DB", Frame("DB", "Postgres")),
         ("Thanks for the help", Frame()),
+        # weighing options is no plan yet
+        ("I'm comparing the Kia EV6 and the Hyundai Ioniq 5 for my commute", Frame()),
+        ("we're evaluating Hetzner for hosting", Frame()),
         # "have" as the tense of another verb chooses nothing
         ("The client wants a refund, which we have accepted.", Frame()),
         # going to a count of a unit leaves the count before it; doing one is a choice
