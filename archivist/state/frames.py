@@ -1758,8 +1758,7 @@ def joined(sentence: str, first: Frame) -> Frame:
 # A value that gives a subject's place and its time at once: "Lakeview Lodge on May 3rd",
 # "Friday at Nopa", "May 3 at the Roxy".
 _PLACE_AND_TIME = re.compile(r"^(?P<first>.+?)\s+(?:on|at|in)\s+(?:the\s+)?(?P<second>.+)$", re.I)
-
-
+# A time and nothing else: "May 3rd", "Saturday the 21st", "Friday mornings" (not "5th street").
 _ONLY_TIME = re.compile(
     r"^(?:(?:on|the|this|next|every|each|other)\s+)*(?:[\w:.,-]*\d[\w:.,-]*|(?:mon|tues|wednes"
     r"|thurs|fri|satur|sun)days?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
