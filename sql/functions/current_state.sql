@@ -4,10 +4,8 @@
 --
 -- Two items are about the same thing when both are decisions or constraints, of the same user
 -- (or both of none), and one's subject_key is contained in the other's ("sessions" and
--- "session cache"; never "job queue" and "session cache"), or when a change names the earlier
--- item's value as what it replaces ("we no longer use Jenkins"; with a subject, only an item
--- of none: "we're going with Basecamp", then "the project tracker moves from Basecamp to
--- Linear").
+-- "session cache"; never "job queue" and "session cache"), or when a change without a subject
+-- names the earlier item's value as what it replaces ("we no longer use Jenkins").
 -- An item stops being true when
 --   * its own session superseded it (status 'superseded', replaced_by): at its replacement's
 --     time, or
@@ -258,17 +256,13 @@ AS $$
         UNION
         SELECT b, a FROM within WHERE NOT b_known
         UNION
-        -- (any stem of what y replaces: x's value may be within it without its first stem);
-        -- a y with a subject so replaces only an x without one ("drops Tuesdays", then
-        -- "release day Tuesday -> Thursday"): "Redis for the job queue" is not what "the
-        -- session cache from Redis to Memcached" replaces
+        -- (any stem of what y replaces: x's value may be within it without its first stem)
         SELECT st.rid, y.rid
         FROM chosen y
         CROSS JOIN LATERAL unnest(y.old_key) o(stem)
         JOIN value_stems st ON st.k = o.stem AND st.scope_key = y.scope_key
         JOIN chosen x ON x.rid = st.rid
-        WHERE NOT x.known AND y.change IS NOT NULL
-          AND (cardinality(y.subject_key) = 0 OR cardinality(x.subject_key) = 0)
+        WHERE NOT x.known AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
           AND cardinality(y.old_key) > 0 AND x.rid <> y.rid
           AND archivist_same_key(x.value_key, y.old_key)
         UNION
@@ -364,8 +358,8 @@ $$;
 -- of: with p_needed, the items Y that archivist_reconcile_state's `related` pairs with an item X
 -- of p_items as (X, Y), those whose rows decide X's result; else the items X it pairs with an
 -- item Y of p_items, whose results Y's row decides. Pairs on the same subject go both ways; a
--- change (Y) is paired with the items whose value it replaces (X; those of no subject if Y has
--- one). More pairs than `related` has only cost time; one fewer would be a wrong result: every pair it
+-- change without a subject (Y) is paired with the items whose value it replaces (X). More
+-- pairs than `related` has only cost time; one fewer would be a wrong result: every pair it
 -- makes must be here. Through the GIN indexes of sql/061: a lookup is one stem and the scope's
 -- mark ('@' and the user id). archivist_same_key's test is written out: a call of it costs more
 -- than the lookup (its SET search_path, per row).
@@ -384,7 +378,7 @@ AS $$
     WITH x AS (
         SELECT i.id, i.session_id, i.subject_key, i.value_key, i.old_key, i.became_at,
                '@' || coalesce(i.user_id, '') AS mark,
-               i.change IS NOT NULL AND cardinality(i.old_key) > 0 AS drops,
+               i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops,
                i.change IN ('replace', 'reverse', 'update') AND cardinality(i.subject_key) = 0
                AND cardinality(i.value_key) > 0 AS anchored,
                i.change IN ('replace', 'cancel', 'update') AND cardinality(i.old_key) > 0
@@ -420,32 +414,28 @@ AS $$
               AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
             OFFSET 0) n
     ), values_ AS (
-        -- needed: y a change that replaces x's value (one with a subject only if x has none)
-        SELECT DISTINCT x.value_key AS key, x.mark, cardinality(x.subject_key) = 0 AS bare
-        FROM x WHERE p_needed
+        -- needed: y a change without a subject that replaces x's value
+        SELECT DISTINCT x.value_key AS key, x.mark FROM x WHERE p_needed
     ), by_value AS MATERIALIZED (
-        SELECT DISTINCT q.key, q.mark, q.bare, n.*
+        SELECT DISTINCT q.key, q.mark, n.*
         FROM values_ q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
             SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
             WHERE array_append(y.old_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
-              AND y.change IS NOT NULL AND (q.bare OR cardinality(y.subject_key) = 0)
+              AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
               AND y.type IN ('decision', 'constraint')
               AND (q.key <@ y.old_key OR y.old_key <@ q.key)
             OFFSET 0) n
     ), drops AS (
-        -- deciding: x such a change, y an item whose value it replaces (one without a subject
-        -- if x has one)
-        SELECT DISTINCT x.old_key AS key, x.mark, cardinality(x.subject_key) > 0 AS bare
-        FROM x WHERE NOT p_needed AND x.drops
+        -- deciding: x such a change, y an item whose value it replaces
+        SELECT DISTINCT x.old_key AS key, x.mark FROM x WHERE NOT p_needed AND x.drops
     ), by_drop AS MATERIALIZED (
-        SELECT DISTINCT q.key, q.mark, q.bare, n.*
+        SELECT DISTINCT q.key, q.mark, n.*
         FROM drops q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
             SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
             WHERE array_append(y.value_key, '@' || coalesce(y.user_id, ''))
                       @> ARRAY[k, q.mark]
-              AND (NOT q.bare OR cardinality(y.subject_key) = 0)
               AND y.type IN ('decision', 'constraint')
               AND (q.key <@ y.value_key OR y.value_key <@ q.key)
             OFFSET 0) n
@@ -533,12 +523,9 @@ AS $$
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_value n ON n.key = x.value_key AND n.mark = x.mark
-                         AND n.bare = (cardinality(x.subject_key) = 0)
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
-    FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark
-                        AND n.bare = (cardinality(x.subject_key) > 0)
-    WHERE x.drops
+    FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark WHERE x.drops
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_back n ON n.key = x.old_key AND n.mark = x.mark WHERE x.takes

@@ -307,30 +307,6 @@ def test_a_later_change_that_names_only_a_value_is_on_the_subject_that_value_was
     assert as_json("conflicts")["items"] == []
 
 
-def test_a_later_change_on_a_subject_replaces_the_earlier_choice_of_no_subject_it_names(
-    source: SourceDB, env: dict[str, str]
-) -> None:
-    """ "We're going with Basecamp" names no subject; a later "the project tracker moves from
-    Basecamp to Linear" replaces it, but not "Basecamp for the client portal" (a subject of its
-    own), and a change of another subject naming no value of it leaves it be."""
-    source.add(
-        "a",
-        ["We're going with Basecamp.", "Ok.", "Use Basecamp for the client portal.", "Ok."],
-        start=T0,
-    )
-    source.add("b", ["Our project tracker moves from Basecamp to Linear.", "Ok."], start=T0 + DAY)
-    assert invoke("archive").exit_code == 0
-    items = as_json("state", "--current")["items"]
-    assert {(i["subject"], i["value"]) for i in items} == {
-        ("project tracker", "Linear"),
-        ("client portal", "Basecamp"),
-    }, items
-    portal = next(i for i in items if i["subject"] == "client portal")
-    [linear] = as_json("state", "--current", "--subject", "project tracker")["items"]
-    assert len(linear["supersedes"]) == 1 and portal["uid"] not in linear["supersedes"]
-    assert as_json("conflicts")["items"] == []
-
-
 def test_a_time_and_a_thing_on_one_subject_neither_replace_nor_contradict_each_other(
     source: SourceDB, env: dict[str, str]
 ) -> None:
