@@ -68,6 +68,8 @@ MEANINGS: dict[str, str] = {
     "search_query_max_chars": "longer queries are cut",
     "search_weak_below": "relevance under which a hit is a weak match",
     "search_hit_max_chars": "a longer hit shows an excerpt of every turn (content_chars: whole)",
+    "search_context_turns": "turns shown on each side of a turn-window hit while it fits "
+    "search_hit_max_chars",
     "search_mode": "how memory searches rank",
     "search_vector_weight": "weight of the meaning ranking in the fusion",
     "search_text_weight": "weight of the word ranking in the fusion",

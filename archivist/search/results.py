@@ -42,6 +42,12 @@ class MemoryHit(BaseModel):
         "from, then those that named their entities; none for the bot's own session summary, "
         "written from the whole session)",
     )
+    context_ids: list[str] = Field(
+        default_factory=list,
+        description="of message_ids, the turns shown around a turn window for context: those "
+        "just before and after it in its session, as many as fit search_hit_max_chars "
+        "(search_context_turns a side at most)",
+    )
     similarity: float | None = Field(
         None, description="cosine of query and chunk; None in text mode (no query vector)"
     )

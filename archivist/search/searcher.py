@@ -18,6 +18,7 @@ from archivist.queries import ArchiveFilters, ArchiveQuery, HybridQuery, MemoryQ
 from archivist.sanitize import clean_text
 from archivist.search.current import current_first
 from archivist.search.deadline import Deadline, SearchTimeoutError
+from archivist.search.neighbours import neighbours_wanted, with_neighbours
 from archivist.search.newest import newest_first
 from archivist.search.results import (
     ArchiveHit,
@@ -108,6 +109,7 @@ class Searcher:
                 deadline, "archivist_current_values", {"query_text": text, "filter": Json(filter_)}
             )
             hits = current_first(hits, current, terms)
+        hits = self._with_neighbours(hits, filter_, deadline)
         # A cosine's scale depends on the model: only word relevance is judged weak.
         weak_below = s.search_weak_below if mode != "vector" else 0.0
         hits = [h.model_copy(update={"weak": (h.relevance or 0.0) < weak_below}) for h in hits]
@@ -125,6 +127,21 @@ class Searcher:
             min_score=q.min_score,
             dropped_below=len(hits) - len(kept),
         )
+
+    def _with_neighbours(
+        self, hits: list[MemoryHit], filter_: dict[str, Any], deadline: Deadline
+    ) -> list[MemoryHit]:
+        """The hits with the turns around their windows that fit (archivist.search.neighbours)."""
+        span, budget = self.settings.search_context_turns, self.settings.search_hit_max_chars
+        wanted = neighbours_wanted(hits, budget)
+        if not span or not wanted:
+            return hits
+        rows = self._timed(
+            deadline,
+            "archivist_turn_neighbours",
+            {"chunk_ids": wanted, "filter": Json(filter_), "span": span},
+        )
+        return with_neighbours(hits, rows, span, budget)
 
     def archive_search(
         self,

@@ -99,6 +99,13 @@ def test_the_current_values_a_memory_search_reads_check_their_filter_too(call: C
     assert code == "22023" and 'filter key "sesion_ids" is unknown' in detail
 
 
+def test_the_turns_around_the_hits_check_their_filter_too(call: Call) -> None:
+    code, detail = call(
+        "archivist_turn_neighbours", {"chunk_ids": "{}", "filter": '{"as-of": "2024-01-01"}'}
+    )
+    assert code == "22023" and 'filter key "as-of" is unknown' in detail
+
+
 def test_the_user_id_filter_is_a_known_key(call: Call) -> None:
     """Per-user memory's key (sql/010_user_id.sql) passes the check and scopes: these sessions
     carry no user id, so no chunk is that user's."""
