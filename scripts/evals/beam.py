@@ -212,19 +212,20 @@ def score(
     results: Sequence[Sequence[Hit]],
     latencies: Sequence[float] = (),
     current: frozenset[str] | None = None,
+    limit: int = LIMIT,
 ) -> Score:
     by_kind: dict[str, list[float]] = {}
     answered, missing, misses, reciprocal = [], [], [], []
     update_first = original_first = updates = 0
     known = named = 0
-    shown = [r[:LIMIT] for r, q in zip(results, questions, strict=True) if q.evidence]
+    shown = [r[:limit] for r, q in zip(results, questions, strict=True) if q.evidence]
     for q, hits in zip(questions, results, strict=True):
         top = hits[0].score if hits else 0.0
         if not q.evidence:
             missing.append(top)
             continue
         answered.append(top)
-        covered = set().union(*(h.keys for h in hits[:LIMIT])) if hits else set()
+        covered = set().union(*(h.keys for h in hits[:limit])) if hits else set()
         recall = len(covered.intersection(q.evidence)) / len(set(q.evidence))
         by_kind.setdefault(q.kind, []).append(recall)
         first = _first_rank(hits, q.evidence)
@@ -281,6 +282,23 @@ def bm25_windows(
             part = ms[-size:]
             windows.append((frozenset(m.key for m in part), "\n".join(m.content for m in part)))
     return windows
+
+
+def bm25_same_text(beam: BeamSet, results: Sequence[Sequence[Hit]], name: str) -> Score:
+    """BM25 over the 4-message windows given, per question, at least the characters the first
+    10 of `results` return (retrieval_eval.within_text): the baseline at the same text."""
+    windows = {c.owner: bm25_windows(c) for c in beam.conversations}
+    indexes = {owner: er.BM25(w) for owner, w in windows.items()}
+    taken = [
+        [
+            Hit(h.keys, h.chars, h.score)
+            for h in er.within_text(
+                indexes[q.chat], dict(windows[q.chat]), q.question, sum(x.chars for x in r[:LIMIT])
+            )
+        ]
+        for q, r in zip(beam.questions, results, strict=True)
+    ]
+    return score(name, beam.questions, taken, limit=max(map(len, taken), default=LIMIT))
 
 
 def run_bm25(beam: BeamSet, name: str, windows_of: Any) -> Score:
@@ -359,6 +377,7 @@ def evaluate(
                             _current_messages(url, id_to_key),
                         )
                     )
+                    scores.append(bm25_same_text(beam, results, "  bm25 at its text"))
             own = _own_turns(url, id_to_key, beam)
             pieces = chunk_chars(embedder.model, settings.chunk_max_chars)
             indexes = {

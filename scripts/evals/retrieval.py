@@ -57,7 +57,8 @@ def render(runs: Sequence[Run]) -> str:
         f"{'embedder':<8} {'system':<7} "
         + " ".join(f"{h:>18}" for h in heads)
         + f" {'all':>6} {'no-answer AUROC (' + str(n.get('no-answer', 0)) + ')':>24}"
-        + f" {'ids/hit':>7} {'turns':>6} {'p50 ms':>7} {'p95 ms':>7}"
+        + f" {'ids/hit':>7} {'turns':>6} {'kchars':>6} {'bm25 same text':>14}"
+        + f" {'p50 ms':>7} {'p95 ms':>7}"
     )
     lines = ["evidence recall@10", header, "-" * len(header)]
     for r in runs:
@@ -70,7 +71,9 @@ def render(runs: Sequence[Run]) -> str:
             f"{r.embedder:<8} {r.system:<7} "
             + " ".join(f"{r.recall[c]:>18.3f}" for c in ANSWERABLE)
             + f" {r.recall['all']:>6.3f} {r.no_answer_auroc:>24.3f}"
-            + f" {r.ids_per_hit:>7.1f} {r.turn_share:>6.2f} {lat}"
+            + f" {r.ids_per_hit:>7.1f} {r.turn_share:>6.2f} {r.kchars:>6.1f}"
+            + (f" {r.bm25_same_text:>14.3f}" if r.bm25_same_text is not None else f" {'-':>14}")
+            + f" {lat}"
         )
     return "\n".join(lines)
 

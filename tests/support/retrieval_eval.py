@@ -100,6 +100,7 @@ class RankedHit:
     keys: frozenset[str]
     source: str
     score: float
+    chars: int = 0  # the characters it returns
 
 
 def evidence_recall(hits: Sequence[RankedHit], evidence: Collection[str], k: int = LIMIT) -> float:
@@ -135,6 +136,10 @@ class Run:
     n: dict[str, int]
     ids_per_hit: float
     turn_share: float
+    kchars: float = 0.0  # thousands of characters the first 10 hits return, on average
+    # BM25 over the same windows as `bm25`, taken in its order while their text stays within
+    # this run's characters for the question: the baseline at the same text (None: not run)
+    bm25_same_text: float | None = None
     p50_ms: float | None = None
     p95_ms: float | None = None
     misses: list[str] = field(default_factory=list)
@@ -174,6 +179,9 @@ def score_run(
         turn_share=(
             sum(h.source == "session_turn" for h in all_hits) / len(all_hits) if all_hits else 0.0
         ),
+        kchars=statistics.fmean(sum(h.chars for h in hits[:LIMIT]) for hits in results) / 1000
+        if results
+        else 0.0,
         p50_ms=_percentile(latencies_ms, 50),
         p95_ms=_percentile(latencies_ms, 95),
         misses=misses,
@@ -269,17 +277,59 @@ class VectorWindows:
 
 def run_vector_windows(labelled: rs.LabelledSet, name: str, embedder: Embedder) -> Run:
     pieces = chunk_chars(embedder.model, Settings().chunk_max_chars)
-    indexes = {
-        c.conversation_id: VectorWindows(embedder, bm25_windows(c), pieces)
-        for c in labelled.conversations
-    }
-    results = [indexes[q.conversation_id].search(q.question) for q in labelled.questions]
+    windows = {c.conversation_id: bm25_windows(c) for c in labelled.conversations}
+    indexes = {cid: VectorWindows(embedder, w, pieces) for cid, w in windows.items()}
+    results = [
+        _with_chars(indexes[q.conversation_id].search(q.question), dict(windows[q.conversation_id]))
+        for q in labelled.questions
+    ]
     return score_run(name, "win-vec", labelled.questions, results)
 
 
+def within_text(
+    index: BM25, texts: dict[frozenset[str], str], query: str, budget: int
+) -> list[RankedHit]:
+    """BM25's windows for `query` in its order until their text reaches `budget` characters
+    (the window that crosses it included, so the baseline gets at least the text of the system
+    it is compared with), however many windows that is."""
+    taken: list[RankedHit] = []
+    used = 0
+    for hit in index.search(query, k=len(texts)):
+        if used >= budget:
+            break
+        chars = len(texts[hit.keys])
+        taken.append(RankedHit(hit.keys, hit.source, hit.score, chars))
+        used += chars
+    return taken
+
+
+def same_text_recall(labelled: rs.LabelledSet, results: Sequence[Sequence[RankedHit]]) -> float:
+    """BM25's evidence recall over the answerable questions with, for each, at least the
+    characters the first 10 of `results` return (within_text)."""
+    windows = {c.conversation_id: bm25_windows(c) for c in labelled.conversations}
+    indexes = {cid: BM25(w) for cid, w in windows.items()}
+    recalls = []
+    for q, hits in zip(labelled.questions, results, strict=True):
+        if q.cls == "no-answer":
+            continue
+        budget = sum(h.chars for h in hits[:LIMIT])
+        cid = q.conversation_id
+        taken = within_text(indexes[cid], dict(windows[cid]), q.question, budget)
+        recalls.append(evidence_recall(taken, q.evidence, k=len(taken)))
+    return statistics.fmean(recalls) if recalls else 0.0
+
+
+def _with_chars(hits: Sequence[RankedHit], texts: dict[frozenset[str], str]) -> list[RankedHit]:
+    return [RankedHit(h.keys, h.source, h.score, len(texts[h.keys])) for h in hits]
+
+
 def run_bm25(labelled: rs.LabelledSet) -> Run:
-    indexes = {c.conversation_id: BM25(bm25_windows(c)) for c in labelled.conversations}
-    results = [indexes[q.conversation_id].search(q.question) for q in labelled.questions]
+    windows = {c.conversation_id: bm25_windows(c) for c in labelled.conversations}
+    indexes = {cid: BM25(w) for cid, w in windows.items()}
+    results = [
+        _with_chars(indexes[q.conversation_id].search(q.question), dict(windows[q.conversation_id]))
+        for q in labelled.questions
+    ]
     return score_run("-", "bm25", labelled.questions, results)
 
 
@@ -449,7 +499,10 @@ def hit_keys(hit: Any, id_to_key: dict[str, str]) -> frozenset[str]:
 
 
 def ranked(hits: Sequence[Any], id_to_key: dict[str, str]) -> list[RankedHit]:
-    return [RankedHit(hit_keys(h, id_to_key), h.source, float(h.relevance or 0.0)) for h in hits]
+    return [
+        RankedHit(hit_keys(h, id_to_key), h.source, float(h.relevance or 0.0), len(h.content))
+        for h in hits
+    ]
 
 
 def evaluate_embedder(
@@ -522,7 +575,9 @@ def _score_modes(
                 ).hits
                 latencies.append((time.perf_counter() - started) * 1000)
                 results.append(ranked(hits, id_to_key))
-            runs.append(score_run(name, mode, labelled.questions, results, latencies))
+            run = score_run(name, mode, labelled.questions, results, latencies)
+            run.bm25_same_text = same_text_recall(labelled, results)
+            runs.append(run)
     return runs
 
 
