@@ -634,8 +634,8 @@ _ASIDES: tuple[re.Pattern[str], ...] = tuple(
         (
             r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:now\s+|recently\s+|just\s+|since\s+)*(?:extended"
             r"|increased|raised|reduced|cut|lowered|bumped|moved|changed|updated|pushed|shifted"
-            r"|expanded|upped|doubled|halved)\s+(?:my|our|the)\s+(?P<subj>NP4)\s+(?:to|up to"
-            r"|down to)\s+DET(?P<val>NP)END",
+            r"|expanded|upped|doubled|halved|stabilized|stabilised|capped)\s+(?:my|our|the)\s+"
+            r"(?P<subj>NP4)\s+(?:to|up to|down to|at)\s+DET(?P<val>NP)END",
             "update",
         ),
         (
@@ -1161,6 +1161,10 @@ _RUN = (
     + _CLOCK
     + r"|\d{1,2}:\d{2}\b|[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*(?:\s*[km]\b)?"
     r"|\d+(?:[.,]\d+)*\s*(?:%|percent)"
+    r"|(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:full\s+|whole\s+)?"
+    r"(?:minutes|hours|days|weeks|months|years|sessions)\b"
+    r"|\d+(?:[.,]\d+)*(?:ms|mb|gb|kb|tb|fps|hz|khz|mhz|ghz|rpm|kg|km|cm|mm|lbs?)\b"
+    r"(?:\s+per\s+[a-z]+)?"
     r"|\d+(?:[.,]\d+)*[kKmM]?\b(?:\s+(?!(?:to|and|or|of|in|on|at|by|for|the|a|with|from|per)"
     r"\b)[a-z][\w-]*){0,1}(?:\s+per\s+[a-z]+)?)"
 )
@@ -1176,7 +1180,8 @@ _COUNTS: tuple[re.Pattern[str], ...] = tuple(
         + r")",
         # "my final draft reached 4,700 words", "the API's quota was adjusted to 1,200 calls"
         r"\b(?:the|my|our)\s+(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:has\s+|have\s+|had\s+"
-        r"|was\s+|is\s+|got\s+|has been\s+|had been\s+|now\s+|recently\s+|just\s+|further\s+)*"
+        r"|was\s+|is\s+|got\s+|has been\s+|had been\s+|now\s+|recently\s+|just\s+|further\s+"
+        r"|only\s+|already\s+|finally\s+|being\s+)*"
         + _UPDATED
         + r"\s+(?:further\s+)?(?:to\s+|at\s+)?(?P<val>"
         + _RUN
@@ -1196,6 +1201,24 @@ _COUNTS: tuple[re.Pattern[str], ...] = tuple(
         r"\b(?:the|my|our)\s+(?:new|updated|revised|latest|expanded|extended|adjusted|increased"
         r"|reduced)\s+(?P<val>\d+-[a-z]+|" + _RUN + r")\s+"
         r"(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\b",
+        # "my API response time, which is currently at 180ms", "the memory usage, which is
+        # currently averaging around 140MB per session": the value as it stands now
+        r"\b(?:the|my|our)\s+(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,4}?)\s*,?\s+(?:which|that)\s+"
+        r"(?:is|are|'s)\s+(?:now\s+)?currently\s+(?:(?:at|around|about|roughly|approximately"
+        r"|averaging|running at|sitting at)\s+)*(?P<val>" + _RUN + r")",
+        # "my API response time is currently 180ms", "the average response time is around 220ms"
+        r"\b(?:the|my|our)\s+(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are)\s+(?:currently\s+"
+        r"(?:(?:at|around|about|roughly|approximately|averaging)\s+)*|(?:now\s+)?(?:around|about"
+        r"|roughly|approximately|averaging)\s+)(?P<val>" + _RUN + r")",
+        # "his current homework completion rate of 92%", "his recent math test score of 68%"
+        r"\b(?:my|our|the|his|her|their)\s+(?:current|recent|latest)\s+(?P<subj>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)"
+        r"{0,3}?)\s+(?:of|at)\s+(?:(?:about|around|roughly|approximately)\s+)?(?P<val>"
+        + _RUN
+        + r")",
+        # "I've got a portfolio review coming up on June 20": when a planned thing is
+        r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:got\s+)?(?:a|an|my|our|the)\s+(?P<subj>[a-z][\w'-]*"
+        r"(?:\s+[a-z][\w'-]*){0,2}?)\s+(?:coming up|scheduled|planned|booked|set)\s+(?:on|for)\s+"
+        r"(?P<val>" + _RUN + r")",
         # "my LDL cholesterol, which recently measured 102 mg/dL": a reading
         r"\b(?:the|my|our)\s+(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s*,?\s+(?:which|that)\s+"
         r"(?:now\s+|recently\s+|just\s+|last\s+)*(?:measured|read|came (?:in|back) at)\s+"

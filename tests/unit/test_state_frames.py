@@ -170,6 +170,68 @@ def test_an_update_in_passing_is_read_even_in_a_question() -> None:
     assert aside(said) == Frame("style guide", "12-page", None, "update")
 
 
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        # a value as it stands now, said in passing
+        (
+            "I'm tuning my API response time, which is currently at 180ms under load, ideas?",
+            Frame("API response time", "180ms", None, "update"),
+        ),
+        (
+            "I want to cut the batch memory usage, which is currently averaging around 140MB "
+            "per session.",
+            Frame("batch memory usage", "140MB per session", None, "update"),
+        ),
+        (
+            "I've noticed that the average API response time is around 220ms at peak.",
+            Frame("average API response time", "220ms", None, "update"),
+        ),
+        (
+            "How can Scott keep his current homework completion rate of 92% by June?",
+            Frame("homework completion rate", "92%", None, "update"),
+        ),
+        (
+            "How do I help Scott improve his recent math test score of 68%?",
+            Frame("math test score", "68%", None, "update"),
+        ),
+        # a unit written onto the number, a count of days in words
+        (
+            "How do I adjust the maxmemory setting to 1GB as mentioned?",
+            Frame("maxmemory setting", "1GB", None, "update"),
+        ),
+        (
+            "I extended my rest day on June 6 to two full days to recover, is that wise?",
+            Frame("rest day", "two full days", None, "update"),
+        ),
+        (
+            "I've recently stabilized my daily calorie intake at 1,750 kcal, how do I add protein?",
+            Frame("daily calorie intake", "1,750 kcal", None, "update"),
+        ),
+        # "only" and "being" are no part of the subject; a date a planned thing is on
+        (
+            "I'm worried that my self-trust rating has only reached 60% as of May 15.",
+            Frame("self-trust rating", "60%", None, "update"),
+        ),
+        (
+            "I'm nervous about my portfolio review being moved to September 20, 2024.",
+            Frame("portfolio review", "September 20, 2024", None, "update"),
+        ),
+        (
+            "I've got a portfolio review coming up on June 20, 2024, can you help me prepare?",
+            Frame("portfolio review", "June 20, 2024", None, "update"),
+        ),
+    ],
+)
+def test_values_said_in_passing_in_more_words(said: str, expected: Frame) -> None:
+    assert aside(said) == expected
+
+
+def test_a_current_thing_that_is_no_quantity_is_no_value() -> None:
+    assert aside("The plan, which is currently a draft, needs work.") == Frame()
+    assert aside("My sister is currently around the corner.") == Frame()
+
+
 def test_subjects_are_the_same_only_when_the_words_of_one_are_all_in_the_other() -> None:
     assert same_subject("sessions", "the session cache")
     assert not same_subject("job queue", "session cache")
