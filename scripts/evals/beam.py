@@ -457,6 +457,26 @@ def render(scores: Sequence[Score]) -> str:
     return "\n".join(lines)
 
 
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options every run of this scoring takes (BEAM's and REALTALK's)."""
+    parser.add_argument("--embedder", action="append", choices=er.EMBEDDERS)
+    parser.add_argument("--mode", action="append", choices=er.MODES)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--json", action="store_true")
+
+
+def run_and_print(data: BeamSet, args: argparse.Namespace) -> int:
+    """BM25 over the windows, then each embedder's archive in each mode; one table (or JSON)."""
+    scores = [run_bm25(data, "bm25 windows 4/2", bm25_windows)]
+    overrides = setting_overrides(args.set)
+    with embedded_postgres() as admin_url:
+        for name in args.embedder or ["hash"]:
+            found, own = evaluate(admin_url, name, data, args.mode or ["hybrid"], overrides)
+            scores += [own, *found]
+    print(json.dumps([asdict(s) for s in scores], indent=2) if args.json else render(scores))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -466,10 +486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--half", choices=sorted(HALVES), default="tune")
     parser.add_argument("--chats", type=chat_numbers, help="these chats instead: 1-5,9")
-    parser.add_argument("--embedder", action="append", choices=er.EMBEDDERS)
-    parser.add_argument("--mode", action="append", choices=er.MODES)
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
-    parser.add_argument("--json", action="store_true")
+    add_run_arguments(parser)
     args = parser.parse_args(argv)
     if not args.beam_dir:
         parser.error("--beam-dir (or BEAM_DIR) is required")
@@ -481,19 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{sum(len(s.messages) for c in beam.conversations for s in c.sessions)} messages, "
         f"{sum(bool(q.evidence) for q in beam.questions)} questions with evidence"
     )
-    scores = [
-        run_bm25(beam, "bm25 windows 4/2", bm25_windows),
-    ]
-    overrides = setting_overrides(args.set)
-    with embedded_postgres() as admin_url:
-        for name in args.embedder or ["hash"]:
-            found, own = evaluate(admin_url, name, beam, args.mode or ["hybrid"], overrides)
-            scores += [own, *found]
-    if args.json:
-        print(json.dumps([asdict(s) for s in scores], indent=2))
-    else:
-        print(render(scores))
-    return 0
+    return run_and_print(beam, args)
 
 
 if __name__ == "__main__":

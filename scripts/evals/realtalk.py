@@ -31,12 +31,10 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
 from scripts.evals import beam as bm
-from scripts.evals.retrieval import embedded_postgres, setting_overrides
 from tests.support import retrieval_eval as er
 from tests.support import retrieval_set as rs
 
@@ -116,10 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the folder holding Chat_*.json (default: $REALTALK_DIR)",
     )
     parser.add_argument("--half", choices=sorted(HALVES), default="tune")
-    parser.add_argument("--embedder", action="append", choices=er.EMBEDDERS)
-    parser.add_argument("--mode", action="append", choices=er.MODES)
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
-    parser.add_argument("--json", action="store_true")
+    bm.add_run_arguments(parser)
     args = parser.parse_args(argv)
     if not args.realtalk_dir:
         parser.error("--realtalk-dir (or REALTALK_DIR) is required")
@@ -131,14 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{sum(len(s.messages) for c in data.conversations for s in c.sessions)} messages, "
         f"{len(data.questions)} questions with evidence"
     )
-    scores = [bm.run_bm25(data, "bm25 windows 4/2", bm.bm25_windows)]
-    overrides = setting_overrides(args.set)
-    with embedded_postgres() as admin_url:
-        for name in args.embedder or ["hash"]:
-            found, own = bm.evaluate(admin_url, name, data, args.mode or ["hybrid"], overrides)
-            scores += [own, *found]
-    print(json.dumps([asdict(s) for s in scores], indent=2) if args.json else bm.render(scores))
-    return 0
+    return bm.run_and_print(data, args)
 
 
 if __name__ == "__main__":
