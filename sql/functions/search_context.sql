@@ -9,7 +9,8 @@
 --   hits as far as each hit's share of the text allows (archivist.search.neighbours). Only
 --   windows the filter admits lend turns (a window said after `as_of` or `until`, another
 --   user's); a window cut into pieces (longer than window_max_chars) or archived before
---   windows kept where their turns start lends none.
+--   windows kept where their turns start lends none. Only the first 10 windows named count
+--   (a search's most hits).
 CREATE OR REPLACE FUNCTION archivist_turn_neighbours(
     chunk_ids text[], filter jsonb DEFAULT '{}', span integer DEFAULT 2
 ) RETURNS TABLE (chunk_id uuid, place integer, message_id text, content text)
@@ -57,7 +58,7 @@ BEGIN
     USING NULL::vector, NULL::integer, archivist_filter_model(v_filter),
           archivist_filter_sessions(v_filter), NULL::text,
           (v_filter ->> 'since')::timestamptz, (v_filter ->> 'until')::timestamptz,
-          chunk_ids, v_span, NULL::text, NULL::text,
+          chunk_ids[1:10], v_span, NULL::text, NULL::text,
           v_filter ->> 'user_id', (v_filter ->> 'as_of')::timestamptz;
 END;
 $$;
