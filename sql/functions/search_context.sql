@@ -24,18 +24,23 @@ BEGIN
         RETURN;
     END IF;
     RETURN QUERY EXECUTE format(
-        'WITH hits AS (SELECT h.id, h.session_id, h.embedding_model, '
-        '                     substr(h.slot, 7)::integer AS w '
-        '    FROM jarvis_memory_chunks h '
+        'WITH hits AS MATERIALIZED ('
+        '    SELECT h.id, h.session_id, h.embedding_model, d.side, '
+        '           ''turns:'' || lpad((substr(h.slot, 7)::integer + d.side)::text, 6, ''0'') '
+        '               AS slot '
+        '    FROM jarvis_memory_chunks h CROSS JOIN (VALUES (-1), (1)) AS d(side) '
         '    WHERE h.id = ANY ($8::uuid[]) AND h.source = ''session_turn'' '
         '      AND h.slot ~ ''^turns:\d{1,9}$''), '
-        'near AS (SELECT h.id AS hit, d.side, c.content, c.metadata, '
-        '                count(*) OVER (PARTITION BY h.id, d.side) AS pieces '
-        '    FROM hits h CROSS JOIN (VALUES (-1), (1)) AS d(side) '
-        '    JOIN jarvis_memory_chunks c ON c.session_id = h.session_id '
-        '     AND c.source = ''session_turn'' AND c.embedding_model = h.embedding_model '
-        '     AND c.slot = ''turns:'' || lpad((h.w + d.side)::text, 6, ''0'') '
-        '    WHERE %s), '
+        -- found by their place alone (the slot index), then filtered: a filter's session
+        -- list must not make the planner read whole sessions for them
+        'found AS MATERIALIZED (SELECT h.id AS hit, h.side, c.content, c.metadata, '
+        '                              c.session_id, c.source, c.embedding_model, c.user_id '
+        '    FROM hits h '
+        '    JOIN jarvis_memory_chunks c ON c.session_id = h.session_id AND c.slot = h.slot '
+        '     AND c.source = ''session_turn'' AND c.embedding_model = h.embedding_model), '
+        'near AS (SELECT c.hit, c.side, c.content, c.metadata, '
+        '                count(*) OVER (PARTITION BY c.hit, c.side) AS pieces '
+        '    FROM found c WHERE %s), '
         'turns AS (SELECT n.hit, n.side, t.n, count(*) OVER (PARTITION BY n.hit, n.side) AS turns, '
         '                 t.start::integer AS start, '
         '                 lead(t.start::integer) OVER (PARTITION BY n.hit, n.side ORDER BY t.n) '

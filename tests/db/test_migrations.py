@@ -75,45 +75,48 @@ def test_init_again_on_an_initialised_database_changes_nothing(db_url: str) -> N
 FUTURE_MIGRATION = """
 ALTER TABLE archivist_runs ADD COLUMN note text;
 CREATE INDEX archivist_runs_note_idx ON archivist_runs (note);
-UPDATE archivist_runs SET note = 'before 002';
+UPDATE archivist_runs SET note = 'before the next';
 """
 
 
 @pytest.mark.parametrize("how", ["init", "print-sql"])
-def test_a_later_migration_applies_on_top_of_the_first_schema(
+def test_a_later_migration_applies_on_top_of_the_earlier_ones(
     how: str, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A database the first release initialised gets sql/002_* (here a temporary one) from the
-    next `init` or printed script, once; what 001 made and the data stay."""
+    """A database initialised by this version gets the next migration (here a temporary one)
+    from the next `init` or printed script, once; what the earlier ones made and the data
+    stay."""
     with psycopg.connect(db_url, autocommit=True) as conn:
         conn.execute("""SELECT archivist_start_run('{"kept": true}')""")
     before = catalog(db_url)
+    released = [m.name for m in load_migrations()]
+    following = f"{int(released[-1][:3]) + 1:03d}_future"
     future = tmp_path / "sql"
     shutil.copytree(migrate.sql_dir(), future)
-    (future / "002_future.sql").write_text(FUTURE_MIGRATION, encoding="utf-8")
+    (future / f"{following}.sql").write_text(FUTURE_MIGRATION, encoding="utf-8")
     monkeypatch.setattr(migrate, "sql_dir", lambda: future)
-    assert [m.name for m in load_migrations()] == ["001_schema", "002_future"]
+    assert [m.name for m in load_migrations()] == [*released, following]
     with psycopg.connect(db_url, autocommit=True) as conn:
         store = PostgresStore(conn, Settings().sources)
-        assert store.pending_migrations() == ["002_future"]
+        assert store.pending_migrations() == [following]
         if how == "init":
             applied, _ = store.init(HASH_768)
-            assert applied == ["002_future"]
+            assert applied == [following]
         else:
             conn.execute(migrate.migration_script("hash-768", 768).encode())
         assert store.pending_migrations() == []
         again, _ = store.init(HASH_768)
         assert again == []
         rows = conn.execute("SELECT arguments, note FROM archivist_runs").fetchall()
-    assert rows == [({"kept": True}, "before 002")]
+    assert rows == [({"kept": True}, "before the next")]
     after = catalog(db_url)
     assert ("archivist_runs_note_idx",) == tuple(
         name for name, _ in after["indexes"] if name not in dict(before["indexes"])
     )
-    # Only what 002 made differs: its column, its index, its record.
+    # Only what the next migration made differs: its column, its index, its record.
     for key in ("tables", "constraints", "functions", "policies", "extensions", "meta"):
         assert after[key] == before[key], key
-    assert [m[0] for m in after["migrations"]] == ["001_schema", "002_future"]
+    assert [m[0] for m in after["migrations"]] == [*released, following]
 
 
 def test_schema_has_the_indexes_and_storage_the_design_asks_for(db_url: str) -> None:
@@ -134,6 +137,8 @@ def test_schema_has_the_indexes_and_storage_the_design_asks_for(db_url: str) -> 
     assert "vector_cosine_ops" in indexes["jarvis_memory_chunks_embedding_idx"]
     assert "jsonb_path_ops" in indexes["jarvis_archive_extraction_idx"]
     assert "(session_id)" in indexes["jarvis_memory_chunks_session_idx"]
+    # a turn window's neighbours are found by their place (sql/002_turn_slot_index.sql)
+    assert "(session_id, slot)" in indexes["jarvis_memory_chunks_turn_slot_idx"]
     assert storage["embedding"] == "p"  # PLAIN: the vector stays in the row
     assert storage["content"] == "m" and storage["metadata"] == "m"
 
