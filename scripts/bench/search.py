@@ -31,7 +31,9 @@ Measured, in this order:
    sum of the raw HNSW's and the bare GIN lookup's (issue 27's target: at most 3x). The words
    part scores at most 500 chunks (`archivist.text_candidates`); rows with the cap off
    (every chunk with a query word scored) give the capped rankings' recall@10 against them,
-   and a vector-only row (text_weight 0) the vector part's share of the hybrid's time.
+   and a vector-only row (text_weight 0) the vector part's share of the hybrid's time. After
+   the hybrid, the turns around its hits (`archivist_turn_neighbours` on its result ids, the
+   second call a memory search makes; each chunk stands at its place in its session).
 5. archive_search: M versions (default 100,000; 1-3 per session, `jarvis_archive_sessions`
    pointing at the latest, `is_latest` set on it) with realistic extraction JSON (topics from
    a 500-word vocabulary with Zipf frequencies, decisions, entities keyed `tool:x`, actions),
@@ -385,6 +387,7 @@ def zipf_words(rnd: random.Random, k: int) -> list[str]:
 def chunk_rows(
     vectors: np.ndarray, sessions: list[str], sources: list[str], rnd: random.Random
 ) -> Iterator[tuple[Any, ...]]:
+    places: Counter[str] = Counter()  # a chunk's place in its session, as turn windows have
     for i, (vector, session, source) in enumerate(zip(vectors, sessions, sources, strict=True)):
         first = T0 + timedelta(minutes=i)
         content = " ".join(zipf_words(rnd, rnd.randint(20, 45)))
@@ -392,7 +395,10 @@ def chunk_rows(
             "first_at": first.isoformat(),
             "last_at": (first + timedelta(minutes=rnd.randint(1, 90))).isoformat(),
             "turn_count": rnd.randint(1, 8),
+            "message_ids": [i],
+            "turn_starts": [0],
         }
+        places[session] += 1
         if source == "state_item":
             content = "Always " + " ".join(zipf_words(rnd, rnd.randint(6, 14)))
             metadata.update(type="constraint", standing=True)
@@ -403,7 +409,7 @@ def chunk_rows(
             content,
             vector,
             metadata,
-            f"turns:{i:06d}",
+            f"turns:{places[session]:06d}",
             f"{rnd.getrandbits(256):064x}",
             EMBEDDING.model,
             1,
@@ -565,6 +571,7 @@ def filtered_cases(conn: Conn, queries: np.ndarray, f: Filter, budget_s: float) 
 HYBRID_SQL = "SELECT * FROM hybrid_jarvis_memory_chunks(%s, %s, 10, %s)"
 TEXT_SQL = "SELECT * FROM hybrid_jarvis_memory_chunks(NULL, %s, 10, %s, 0, 1)"
 VECTOR_SQL = "SELECT * FROM hybrid_jarvis_memory_chunks(%s, NULL, 10, %s, 1, 0)"
+AROUND_SQL = "SELECT * FROM archivist_turn_neighbours(%s::text[], %s)"
 # The full-text floor: 100 ids the GIN index finds for any word of the query, under the same
 # filter, in no order (the least a words search can do; kept on the GIN index with
 # enable_seqscan off, as a common word would make it a sequential scan), and the same ranked
@@ -605,6 +612,15 @@ def memory_hybrid(conn: Conn, queries: np.ndarray, budget_s: float, seed: int) -
             [[q, t, Jsonb(filter_)] for q, t in zip(queries, texts, strict=True)],
             budget_s,
         )
+        around = run_case(
+            conn,
+            section,
+            "the turns around its hits",
+            AROUND_SQL,
+            [[[str(i) for i in ids], Jsonb(filter_)] for ids in hybrid.results],
+            budget_s,
+        )
+        around.note = "archivist_turn_neighbours: a search's second call"
         words = run_case(
             conn,
             section,
@@ -664,7 +680,7 @@ def memory_hybrid(conn: Conn, queries: np.ndarray, budget_s: float, seed: int) -
         floor = hnsw.p95_ms + gin.p95_ms
         for case in (hybrid, words):
             case.note = f"p95 {case.p95_ms / floor:.1f}x (raw HNSW + bare GIN) p95"
-        cases += [hybrid, every_hybrid, words, every, vector, hnsw, gin, ranked]
+        cases += [hybrid, around, every_hybrid, words, every, vector, hnsw, gin, ranked]
     return cases
 
 
