@@ -137,8 +137,8 @@ class Run:
     ids_per_hit: float
     turn_share: float
     kchars: float = 0.0  # thousands of characters the first 10 hits return, on average
-    # BM25 over the same windows as `bm25`, taken in its order while their text stays within
-    # this run's characters for the question: the baseline at the same text (None: not run)
+    # BM25 over the same windows as `bm25`, taken in its order until their text reaches this
+    # run's characters for the question (within_text): the baseline at the same text
     bm25_same_text: float | None = None
     p50_ms: float | None = None
     p95_ms: float | None = None
