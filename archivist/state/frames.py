@@ -200,10 +200,18 @@ _AMOUNT = (
 )
 
 
+# A day or a date said as when something happens: "Tuesdays", "March 4", "the 21st".
+_WHEN_SAID = (
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep"
+    r"|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b)"
+)
+
+
 def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(
         pattern.replace("START ", _START)
         .replace("AMOUNT", _AMOUNT)
+        .replace("WHEN", _WHEN_SAID)
         .replace("PARTS", _PARTS)
         .replace("UPDATED", _UPDATED)
         .replace("NP4", _NP4)
@@ -325,12 +333,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # the agent first: "Stripe handles payments", "Netlify will host the docs"
         (
-            r"^(?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+"
+            r"(?:^|(?<=[,:;] ))(?P<val>(?-i:[A-Z])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})"
+            r"(?:\s+(?:from|of|at)\s+(?:the\s+)?(?-i:[A-Z])[\w.+&-]*)?\s+"
             r"(?:now\s+|also\s+)?"
             r"(?:will\s+(?:handle|power|run|host|serve|store|process|manage|cover|take care of"
-            r"|cater"
+            r"|cater|review|lead|own|coordinate|organi[sz]e|design|photograph|officiate|sponsor"
             r"|deliver|build|clean|teach)|handles|powers|processes|manages|takes care of|caters"
-            r"|delivers|teaches)\s+DET(?P<subj>NP)END",
+            r"|delivers|teaches|(?:is|are)\s+(?:handling|catering|hosting|leading|running"
+            r"|reviewing|organi[sz]ing|coordinating|designing|photographing|officiating"
+            r"|sponsoring|providing|baking|bringing|covering))\s+DET(?P<subj>NP)END",
             None,
         ),
         # money put towards something: "I'm putting $500 a month into the index fund"
@@ -351,6 +362,27 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?![a-z]+ing\b)DET(?P<val>NP)END",
             None,
         ),
+        # the same act said with its date alone: "they start March 4", "we leave Friday"
+        (
+            r"\b(?:we|i|they|he|she)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+"
+            r"(?P<subj>launch|ship|release|start|begin|leave|fly out|arrive|move in|move out"
+            r"|depart|return|wrap up|kick off)(?:s|ing)?\s+"
+            r"(?P<val>(?:on\s+)?WHEN[^,;.!?]{0,20}?)END",
+            None,
+        ),
+        # someone's standing appointment: "Maya has soccer practice Tuesdays at 5"
+        (
+            r"START (?P<who>(?-i:[A-Z])[\w'-]*|(?:my|our)\s+[a-z]+)\s+(?:has|have)\s+"
+            r"(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?P<val>(?:on\s+|every\s+)?"
+            r"WHEN[^,;.!?]{0,20}?)END",
+            None,
+        ),
+        # an outing to a place on a date: "the field trip is to the Science Museum on Nov 20"
+        (
+            r"START DET(?P<subj>NP4)\s+(?:is|are|will be)\s+(?:going\s+)?to\s+DET"
+            r"(?P<val>[^,;.!?]{2,40}?\s+on\s+WHEN[^,;.!?]{0,12}?)END",
+            None,
+        ),
         # reversals that name the subject or the value: "home insurance is going back to
         # State Farm", "go back to Redis for the cache"
         (
@@ -365,6 +397,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             "reverse",
         ),
         (r"\brevert(?:ing|ed)?\s+(?:DET(?P<subj>NP)\s+)?to\s+DET(?P<val>NP)END", "reverse"),
+        # a change said by its verb, then the new value: "product tightened checkout p95, it's
+        # 250 ms", "they moved the demo, now it's Friday"
+        (
+            r"\b(?:tightened|loosened|relaxed|raised|lowered|bumped|changed|moved|pushed|cut"
+            r"|increased|decreased|reduced|extended|shortened|rescheduled|updated|adjusted)\s+DET"
+            r"(?P<subj>NP4)\s*[,:;\u2014-]\s*(?:so\s+)?(?:it's|it is|now it's|it's now|now)\s+"
+            r"(?:at\s+|to\s+)?(?P<val>[^,;.!?]{1,25}?)END",
+            "update",
+        ),
         # value updates: "the launch moved to the 17th", "response time is now 250 ms"
         (
             r"START DET(?P<subj>NP)\s+(?:has\s+|have\s+|got\s+|was\s+|is\s+|are\s+|were\s+|has"
@@ -564,6 +605,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         (
             r"START DET(?P<subj>NP)\s+(?:uses|will use|is using|relies on"
             r"|should use|must use|stays on|stays with|is on|are on|will be on|is at|are at"
+            r"|(?:is|are)\s+staying\s+(?:on|with)"
             r"|is due(?: on| by)?|are due(?: on| by)?)\s+DET(?P<val>NP)END",
             None,
         ),

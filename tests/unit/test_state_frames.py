@@ -146,6 +146,29 @@ from archivist.state.frames import (
         ("hiring a caterer from Blue Fork Kitchen", Frame("caterer", "Blue Fork Kitchen")),
         ("hosting stays Vercel", Frame("hosting", "Vercel")),
         ("having a rough week at work", Frame()),
+        # a standing appointment, an act with its date alone, an outing with its place and date
+        ("Maya has soccer practice Tuesdays at 5", Frame("soccer practice", "Tuesdays at 5")),
+        ("they start March 4.", Frame("start", "March 4")),
+        ("I have a meeting tomorrow", Frame(None, "meeting")),
+        (
+            "The field trip is to the Science Museum on Nov 20",
+            Frame("field trip", "Science Museum on Nov 20"),
+        ),
+        # who does a job, said first (after a lead-in, with where they are from)
+        (
+            "Furthermore, Janet Okafor from Legal will review the draft.",
+            Frame("draft", "Janet Okafor"),
+        ),
+        ("Hal's Hardware is sponsoring the medals!!", Frame("medals", "Hal's Hardware")),
+        ("I think Mark is handling it", Frame()),
+        ("Hens are staying on the layer feed", Frame("Hens", "layer feed")),
+        # a change said by its verb, then the new value
+        (
+            "product tightened checkout p95, it's 250 ms",
+            Frame("checkout p95", "250 ms", None, "update"),
+        ),
+        ("they moved the demo, now it's Friday", Frame("demo", "Friday", None, "update")),
+        ("I changed my mind, it's fine", Frame()),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:

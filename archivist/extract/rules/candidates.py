@@ -150,7 +150,7 @@ MAX_OPTIONS = 8
 TABLE_VALUES = 3  # values of one subject in one message that make it a table
 # What a limit is called: an update of one is a limit too ("we raised the cap to 48k").
 _LIMIT = re.compile(
-    r"\b(?:cap|limit|ceiling|budget|quota|max|maximum|minimum|allowance|target)s?$", re.I
+    r"\b(?:cap|limit|ceiling|budget|quota|max|maximum|minimum|allowance|target|p9\d)s?$", re.I
 )
 # The words that bound a limit's value: "keep weekly mileage under 30 miles".
 _BOUND = r"\b(?:under|below|over|above|at most|at least|no more than|no less than|max(?:imum)?"
