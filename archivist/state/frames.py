@@ -362,6 +362,18 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?![a-z]+ing\b)DET(?P<val>NP)END",
             None,
         ),
+        # a name given in quotes: 'my talk title is "Typing the Untypable"'
+        (
+            r"START DET(?P<subj>NP4)\s+(?:is|will be|'s)\s+[\"\u201c](?P<val>[^\"\u201d]{2,60})"
+            r"[\"\u201d]",
+            None,
+        ),
+        # someone signed up: "I signed Maya up for the summer swim camp at the Y"
+        (
+            r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|also\s+)?signed\s+(?:[\w'-]+\s+){1,2}?up"
+            r"\s+for\s+DET(?P<val>NP4)(?:\s+(?:at|in|on|with)\s+[^,;.!?]{1,30}?)?END",
+            None,
+        ),
         # the same act said with its date alone: "they start March 4", "we leave Friday"
         (
             r"\b(?:we|i|they|he|she)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+"
@@ -598,7 +610,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|is powered|is built|is stored|gets stored|will be stored|is backed|is served"
             r"|is done|is tracked|happens"
             r"|(?:is|are|gets?|will be)\s+(?!not\b)(?:[a-z]+ed|PARTS))\s+"
-            r"(?:out\s+|live\s+)?(?:through|on|in|into|via|by|with|to|from|at|using)\s+DET"
+            r"(?:out\s+|live\s+)?(?:through|on|in|into|via|by|with|to|from|at|using|under)\s+DET"
             r"(?P<val>NP)END",
             None,
         ),
@@ -650,6 +662,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (r"\b(?:(?:stick|stay)(?:ing)?\s+with|keep(?:ing)?)\s+DET(?P<val>NP)END", None),
+        # a setting said as a clause: "timer set to 6am every other day"
+        (
+            r"START DET(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:set|scheduled|booked|fixed)"
+            r"\s+(?:to|for)\s+(?P<val>(?:[$\u20ac\u00a3]?\d|WHEN)[^,;.!?]{0,20}?)END",
+            None,
+        ),
     )
 )
 

@@ -169,6 +169,11 @@ from archivist.state.frames import (
         ),
         ("they moved the demo, now it's Friday", Frame("demo", "Friday", None, "update")),
         ("I changed my mind, it's fine", Frame()),
+        # a name in quotes, a setting said as a clause, someone signed up
+        ('My talk title is "Typing the Untypable".', Frame("talk title", "Typing the Untypable")),
+        ("timer set to 6am every other day", Frame("timer", "6am every other day")),
+        ("I set to work on it", Frame()),
+        ("I signed Maya up for the swim camp at the Y", Frame(None, "swim camp")),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
