@@ -1935,7 +1935,8 @@ def same_subject(a: str | None, b: str | None) -> bool:
 
 
 _IS_TIME = re.compile(
-    r"^(?:(?:on|at|by|in|from|until|the)\s+)*(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b"
+    r"^(?:(?:on|at|by|in|from|until|the|every|each|other|first|second|third|fourth|last)\s+)*"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b"
     r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d"
     r"|(?:january|february|march|april|june|july|august|september|october|november|december)\b"
     r"|\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}\b"

@@ -138,7 +138,8 @@ CREATE OR REPLACE FUNCTION archivist_value_side(p_value text) RETURNS text
 LANGUAGE sql IMMUTABLE
 AS $$
     SELECT CASE WHEN coalesce(p_value, '') ~* '^(?:(?:at|to|by)\s+)?\d+(?:[.,]\d+)?$' THEN NULL
-    WHEN coalesce(p_value, '') ~* ('^(?:(?:on|at|by|in|from|until|the)\s+)*(?:'
+    WHEN coalesce(p_value, '') ~* ('^(?:(?:on|at|by|in|from|until|the|every|each|other|first'
+        || '|second|third|fourth|last)\s+)*(?:'
         || '(?:mon|tues|wednes|thurs|fri|satur|sun)days?\M'
         || '|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d'
         || '|(?:january|february|march|april|june|july|august|september|october|november'

@@ -753,3 +753,11 @@ def test_an_option_named_with_a_yes_is_chosen_for_what_was_asked() -> None:
     )
     (chosen,) = [i for i in items if i.type == "decision"]
     assert (chosen.subject, chosen.value) == ("flight", "1pm on JetBlue")
+
+
+def test_when_a_plan_without_a_subject_happens_is_a_choice_about_its_verb() -> None:
+    items = state(("user", "new campaign!! we're playing 5e, every other saturday at 2"))
+    assert live(items) == ["Playing 5e", "Playing: every other saturday at 2"]
+    # a when said after a choice with a subject is about that subject, not a verb
+    items = state(("user", "standups are on Zoom, every other monday"))
+    assert [i.subject for i in items if i.type == "decision"] == ["standups"] * 2

@@ -139,6 +139,13 @@ _VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did)\b|'s
 _AT_A_NAME = re.compile(r"^(?:at|in)\s+(?:the\s+)?(?-i:[A-Z])", re.I)
 
 
+def _plan_verb(chosen: Frame) -> str | None:
+    """The verb of a plan without a subject ("we're playing 5e": playing), which a when or a
+    where said after it is about."""
+    verb = (chosen.said or "").split()[0].lower() if chosen.commit and chosen.said else ""
+    return verb if verb.endswith("ing") and len(verb) > 4 else None
+
+
 def fragment_choice(clause: str, chosen: Frame) -> Frame:
     """The choice a verbless clause after a choice adds to it: when or where
     ("we're playing 5e, every other saturday at 2, at Mike's place"), or a subject of its own
@@ -146,7 +153,8 @@ def fragment_choice(clause: str, chosen: Frame) -> Frame:
     words = clause.split()
     if len(words) > FRAGMENT_WORDS or _PRONOUN_LEAD.match(clause) or _VERB.search(clause):
         return Frame()  # "..., Sundays are family days": a clause of its own
-    about = chosen.subject  # (not its value: "playing 5e, every other saturday" is no 5e's)
+    # (not its value: "playing 5e, every other saturday" is no 5e's, but the playing's)
+    about = chosen.subject or _plan_verb(chosen)
     if about and (is_time(_EVERY.sub("", clause)) or _AT_A_NAME.match(clause)):
         return Frame(about, clause, said=f"{about[:1].upper()}{about[1:]}: {clause}")
     named = _ARTICLE.sub("", clause)
