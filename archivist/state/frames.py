@@ -49,7 +49,8 @@ _END = (
     r"|anymore|any more|last (?:week|month|year|night)|yesterday"
     r"|this (?:semester|term|season|sprint)"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
-    r"|though|then|which|when|if|until|after|before|while|thanks|due|bc|cuz|coz)\b))"
+    r"|though|then|which|when|if|until|after|before|while|thanks|due|bc|cuz|coz|starting"
+    r"|effective)\b))"
 )
 _DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that|his|her)\s+)?"
 _ARTICLE = re.compile(
@@ -356,7 +357,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # "we launch on March 3", "I fly out on Friday": the act is the subject
         (
             r"\b(?:we|i|they|he|she)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+"
-            r"(?P<subj>launch|ship|release|start"
+            r"(?P<subj>launch|ship|release|start|deploy|publish|practice|rehearse|train"
             r"|begin|leave|fly out|fly|arrive|move in|move out|meet|close|open|go live|present|demo"
             r"|depart|return|wrap up|kick off|check in|check out)(?:ing)?\s+(?:on|at|in|by)\s+"
             r"(?![a-z]+ing\b)DET(?P<val>NP)END",
@@ -531,6 +532,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
+        # "ditching Mailgun for Postmark": dropped for a name is replaced by it ("drop Stripe
+        # for payments" drops it there)
+        (
+            r"\b(?:ditch|drop|dump|scrap|trad|swap)\w*\s+DET(?P<old>NP4)\s+(?:for|in favou?r of)\s+"
+            r"(?P<val>(?-i:[A-Z0-9])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})END",
+            "replace",
+        ),
         # cancellations
         (
             r"\b(?:we|i|they)?\s*(?:no longer (?:use|need|run|rely on|have|want)|stop(?:ped)? using"
@@ -569,6 +577,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?P<old>NP)(?<!move)(?<!switch)(?<!change)(?<!migration)(?<!plan)\s*[,;\u2014]",
             "cancel",
         ),
+        # a reversal that keeps a thing where it was: "never mind, keep the docs on Netlify"
+        (
+            r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
+            r"[,:;\u2014-]?\s*(?:let's\s+|we'll\s+|we\s+will\s+)?(?:just\s+)?(?:keep|leave)\s+DET"
+            r"(?P<subj>NP4)\s+(?:on|in|at|with)\s+DET(?P<val>NP)END",
+            "reverse",
+        ),
         # a reversal then the choice: "scratch that, Heroku", "on second thought: Postgres"
         (
             r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
@@ -597,6 +612,19 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (r"\bno more\s+DET(?P<old>NP)END", "cancel"),
         # plain choices
+        # what someone gave for a subject: "they gave us 30 minutes for the talk"
+        (
+            r"\b(?:gave|give|gives|giving|granted|allotted|allocated|assigned)\s+(?:us|me|them)\s+"
+            r"DET(?P<val>NP4)\s+for\s+DET(?P<subj>NP)END",
+            None,
+        ),
+        # the subject said first: "for the wedding cake we picked chocolate"
+        (
+            r"^for\s+DET(?P<subj>NP4)\s*,?\s+(?:we|i|they)(?:'ve|'re|'ll|\s+have|\s+are|\s+will)?\s+"
+            r"(?:finally\s+|just\s+)?(?:picked|chose|went with|going with|go with|decided on"
+            r"|settled on|use|are using|using|booked|got|ordered)\s+DET(?P<val>NP)END",
+            None,
+        ),
         # a name said to do for a subject: "Google Meet is enough for client calls"
         (
             r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are)"
@@ -624,7 +652,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         (
             r"\b(?:we|i|they|the team)\s*(?:now\s+|currently\s+|still\s+|already\s+|just\s+)?"
             r"(?:use|'re using|are using|am using|'m using|rely on|run|are running|'re running"
-            r"|went with|picked|chose|settled on|deploy to|host on|standardi[sz]ed on|stick with"
+            r"|went with|picked|chose|settled on|decided on|agreed on|opted for|landed on"
+            r"|deploy to|host on|standardi[sz]ed on|stick with"
             r"|stay with|keep|are keeping|'re keeping|'ll keep|will keep|'ll use|will use"
             r"|'re going with|are going with|'ll go with|will go with)\s+DET(?P<val>NP)\s+"
             r"(?:for|as)\s+DET(?P<subj>NP)END",
@@ -634,8 +663,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"\b(?:we|i|they|the team|let's|lets|let us)(?:'re|'ll|'ve|\s+are|\s+will|\s+have)?\s+"
             r"(?:now\s+|currently\s+|still\s+|already\s+|just\s+)?(?:deploy|deploying|deployed"
             r"|host|hosting|hosted|store|storing|stored|put|putting|run|running|serve|serving"
-            r"|keep|keeping|send|sending|ship|shipping|build|building|publish|publishing)\s+DET"
-            r"(?P<subj>NP)\s+(?:on|in|to|at|with|via|through|on top of)\s+DET(?P<val>NP)END",
+            r"|keep|keeping|send|sending|ship|shipping|build|building|publish|publishing|cater"
+            r"|catering|order|ordering|source|sourcing)\s+DET"
+            r"(?P<subj>NP)\s+(?:on|in|to|at|with|via|through|on top of|from)\s+DET(?P<val>NP)END",
             None,
         ),
         (
@@ -1382,6 +1412,9 @@ def frame(sentence: str) -> Frame:
     named = _NAMED_OLD.match(old or "") if subject is None and found.value else None
     if named and value_kind(named["old"]) == value_kind(found.value or "") != "thing":
         subject, old = named["subj"], named["old"]  # "release day Tuesday → Thursday"
+    modified = _MODIFIED.match(found.value or "") if subject is None else None
+    if modified is not None:
+        subject = modified["noun"]  # "the 8:15 train", then "the 7:40 train": the train's time
     found = replace(found, subject=subject)
     if change is None and old is not None:
         change = "replace"  # "Rome it is, not Florence"
@@ -1394,13 +1427,24 @@ _MOVED_US = re.compile(
     r"(?:up\s+|down\s+|over\s+)?(?:to|onto|into)\b",
     re.I,
 )
+# A thing named by when, how often or which size of it is chosen ("the 8:15 train", "monthly
+# billing", "the large plan"): what it is of is its subject, so another time, frequency or
+# size of it replaces it.
+_MODIFIED = re.compile(
+    r"^(?:\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|daily|weekly|bi-?weekly|monthly"
+    r"|bi-?monthly|quarterly|annual|yearly|nightly|hourly|morning|afternoon|evening|overnight"
+    r"|small|medium|large|basic|standard|premium|free|paid)\s+(?P<noun>[a-z]{3,})$",
+    re.I,
+)
 # Going to a count of a unit is leaving the count before it.
 _GOING_TO = re.compile(r"\b(?:go|goes|going|went|gone)\s+(?:back\s+)?to\b", re.I)
 # What a change replaces, said after what it is about: "release day Tuesday".
 _NAMED_OLD = re.compile(r"^(?P<subj>[a-z][a-z ]*?)\s+(?P<old>\S+)$")
 # A count of a unit said with what it counts: "20-minute slots", "45 minute slot".
 _COUNTED = re.compile(
-    r"^(?:a\s+)?(?P<count>\d[\d.,]*[\s-](?:minute|hour|day|week|month|year|page|seat|person"
+    r"^(?:a\s+)?(?P<count>(?:\d[\d.,]*|one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|twelve|fifteen|twenty|thirty|forty|forty-five|sixty|ninety)[\s-](?:minute|hour|day"
+    r"|week|month|year|page|seat|person"
     r"|mile|gb|mb|tb)s?)\s+(?P<noun>[a-z]{3,}s?)$",
     re.I,
 )
@@ -1528,8 +1572,10 @@ def _then(rest: str) -> Frame:
     """The plain choice said after a cancellation, in the same sentence."""
     rest = re.sub(r"^(?:[\s,;:\u2014-]|\b(?:and|then|so)\b)+", "", rest)
     found = _by_pattern(rest)
-    if found.change is None and found.value:
-        return found
+    if found.change in (None, "update") and found.value:
+        # "everyone is on Teams now": who uses it is no subject
+        who = (found.subject or "").lower() in _EVERYONE
+        return replace(found, subject=None, change=None) if who else replace(found, change=None)
     found = next((f for f in (_commitment(rest), _copula(rest), _plan(rest)) if f.value), Frame())
     if not found.value and (everything := _ALL_IN.search(rest) or _GOT.match(rest)):
         found = Frame(value=_phrase(everything.group("val"), value=True))
@@ -1538,6 +1584,7 @@ def _then(rest: str) -> Frame:
     return Frame(value=_phrase(named.group("val"), value=True)) if named else found
 
 
+_EVERYONE = frozenset({"everyone", "everybody", "all of us", "the whole team"})
 # Where everything is now: "we ditched Jira, everything is in Linear now".
 _ALL_IN = _rx(
     r"(?:^|[,;]\s*)(?:everything|it all|all of it|all our \w+)\s+(?:is|'s|goes|lives|runs)\s+"
@@ -1684,7 +1731,7 @@ def _terse(text: str) -> Frame:
 # later "imaging has moved to the Leica SP8" replaces it.
 _PLAN = re.compile(
     r"\b(?:we|i)(?:'re|\s+are|'m|\s+am|\s+r)\s+(?:also\s+|now\s+|just\s+|still\s+)*"
-    r"(?P<ing>[a-z]+ing)\s+(?P<obj>[^,;.!?()]{2,120})",
+    r"(?P<ing>[a-z]+ing)\s+(?P<obj>(?:[^,;.!?()]|[.,](?=\d)){2,120})",
     re.I,
 )
 # Verbs of talk, thought, effort or feeling: what follows them is no plan.
@@ -1703,8 +1750,8 @@ _HELP = re.compile(
 # What in a plan's object is concrete: a name, a number with its unit, or a day.
 _CONCRETE = re.compile(
     r"(?-i:(?<![\w'])[A-Z][\w.&'+-]*(?:\s+(?:(?:of|de|la|the|&)\s+)?[A-Z0-9][\w.&'+-]*){0,3})"
-    r"|(?<![\w.])\d[\d,.:/]*(?:\s*(?:%|(?!(?:a|an|the|per|to|of|in|on|at|and|or)\b)[a-z]{1,8}\b))?|"
-    + _DAY.pattern,
+    r"|(?<![\w.])\d[\d,.:/]*(?:\s*(?:%|(?!(?:a|an|the|per|to|of|in|on|at|and|or|for|with|from"
+    r"|by)\b)[a-z]{1,8}\b))?|" + _DAY.pattern,
     re.I,
 )
 
@@ -1728,13 +1775,21 @@ def _plan(text: str) -> Frame:
             said = f"{verb} {' '.join(obj.split()[:10])}"
             subject = verb if _PLACE_OR_MEANS.match(obj) else None
             if found is not None and found.group(0)[0].isdigit():
-                into = _AMOUNT_INTO.match(obj[found.end() :])
+                into = _AMOUNT_INTO.match(obj[found.end() :]) or _AMOUNT_FOR.match(
+                    obj[found.end() :]
+                )
                 subject = _phrase(into.group("what")) if into else subject
             return Frame(subject, value, commit=True, said=said)
     return Frame()
 
 
 _PLACE_OR_MEANS = re.compile(r"(?:on|at|in|with|through|via|from)\s", re.I)
+# What an amount is paid for: "paying the contractor $4,000 for the deck".
+_AMOUNT_FOR = re.compile(
+    r"\s+for\s+(?:my|our|the|his|her|their)?\s*(?P<what>[a-z][\w'-]*(?:\s+(?!(?:at|in|on|with"
+    r"|for|from|by|and|or|so|but)\b)[a-z][\w'-]*){0,2})\s*$",
+    re.I,
+)
 # Where an amount goes each period ("putting 500 a month into my Roth IRA at Fidelity",
 # "spending 200 a week on groceries"): the subject, which a later "bumping the Roth up to 583"
 # changes. ("adding 2 days to the trip" adds to it: no subject.)
@@ -1899,7 +1954,8 @@ def choice_text(found: Frame) -> str | None:
                 else ""
             )
         )
-    text = f"Use {found.value}" + (f" for {found.subject}" if found.subject else "")
+    named = found.subject and found.subject.lower() not in found.value.lower()
+    text = f"Use {found.value}" + (f" for {found.subject}" if named else "")
     return text + (f" instead of {found.old}" if found.old else "")
 
 

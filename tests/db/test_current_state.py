@@ -144,14 +144,9 @@ def test_later_sessions_change_in_everyday_words_and_only_their_subject(
     assert invoke("archive").exit_code == 0
     items = as_json("state", "--current")["items"]
     current = sorted(i["value"] for i in items if i["type"] == "decision")
-    assert current == [
-        "$40k",
-        "$90k",
-        "ConvertKit",
-        "GitHub Actions",
-        "Lagoon Car Rental",
-        "Linear",
-    ], items
+    assert current == ["ConvertKit", "GitHub Actions", "Lagoon Car Rental", "Linear"], items
+    # a budget is a limit, one per subject: marketing's and engineering's both stand
+    assert sorted(i["value"] for i in items if i["type"] == "constraint") == ["$40k", "$90k"]
     assert as_json("conflicts")["items"] == []
     history = as_json("state", "--current", "--subject", "CI")["items"]
     assert [(i["session_id"], i["current"]) for i in history] == [
@@ -199,6 +194,64 @@ def test_updated_values_and_agreed_moves_replace_the_earlier_sessions_values(
     items = as_json("state", "--current")["items"]
     current = sorted(i["value"] for i in items if i["type"] == "decision")
     assert current == ["2 hours", "30 days", "Dr. Alvarez", "GitHub", "May 5th"], items
+    assert as_json("conflicts")["items"] == []
+
+
+def test_changes_a_session_later_in_more_everyday_words_leave_only_the_new_choice(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add(
+        "a",
+        [
+            "Our emails go out through Mailgun.",
+            "Ok.",
+            "I'm taking the 8:15 train to work.",
+            "Ok.",
+            "Let's stick with monthly billing.",
+            "Ok.",
+            "We'll host the docs on Netlify.",
+            "Ok.",
+            "Sprint length is two weeks.",
+            "Ok.",
+            "Our standup is at 9:30.",
+            "Ok.",
+            "We use Slack for team chat.",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        [
+            "We're ditching Mailgun for Postmark, deliverability was bad.",
+            "Ok.",
+            "Switched to the 7:40 train, less crowded.",
+            "Ok.",
+            "We're switching to annual billing.",
+            "Ok.",
+            "Docs are moving to Vercel.",
+            "Ok.",
+            "We're moving to three-week sprints.",
+            "Ok.",
+            "Standup moves to 10 starting Monday.",
+            "Ok.",
+            "We don't use Slack anymore, everyone is on Teams now.",
+            "Ok.",
+        ],
+        start=T0 + DAY,
+    )
+    source.add("c", ["Never mind, keep the docs on Netlify.", "Ok."], start=T0 + 2 * DAY)
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert sorted(i["value"] for i in items if i["type"] == "decision") == [
+        "10",
+        "7:40 train",
+        "Netlify",
+        "Postmark",
+        "Teams",
+        "annual billing",
+        "three-week",
+    ], items
     assert as_json("conflicts")["items"] == []
 
 

@@ -174,6 +174,29 @@ from archivist.state.frames import (
         ("timer set to 6am every other day", Frame("timer", "6am every other day")),
         ("I set to work on it", Frame()),
         ("I signed Maya up for the swim camp at the Y", Frame(None, "swim camp")),
+        # dropped for a name is replaced by it; dropped for a use is dropped there
+        ("We're ditching Mailgun for Postmark", Frame(None, "Postmark", "Mailgun", "replace")),
+        ("We are dropping Stripe for payments.", Frame("payments", None, "Stripe", "cancel")),
+        # who uses it now is no subject of the choice after a cancel
+        (
+            "We don't use Slack anymore, everyone is on Teams now.",
+            Frame(None, "Teams", "Slack", "replace"),
+        ),
+        # a reversal that keeps a thing where it was
+        ("Never mind, keep the docs on Netlify.", Frame("docs", "Netlify", None, "reverse")),
+        # the subject said first, after "for"; "decided on"; ordered from
+        ("For the wedding cake we picked chocolate.", Frame("wedding cake", "chocolate")),
+        ("We decided on Figma for design.", Frame("design", "Figma")),
+        ("We'll cater lunch from Sweetgreen.", Frame("lunch", "Sweetgreen")),
+        # a thing named by its time, frequency or size is that thing's choice
+        ("Switched to the 7:40 train", Frame("train", "7:40 train", None, "replace")),
+        ("We're switching to annual billing.", Frame("billing", "annual billing", None, "replace")),
+        # counts in words, a start date that ends a value, acts on a day, what was given for
+        ("We're moving to three-week sprints.", Frame("sprints", "three-week", None, "replace")),
+        ("Standup moves to 10 starting Monday.", Frame("Standup", "10", None, "replace")),
+        ("From now on we deploy on Thursdays.", Frame("deploy", "Thursdays", None, "update")),
+        ("They gave us 30 minutes for the talk now.", Frame("talk", "30 minutes", None, "update")),
+        ("I'm paying the contractor $4,000 for the deck.", Frame("deck", "4,000")),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:

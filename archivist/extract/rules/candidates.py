@@ -65,6 +65,7 @@ _CONSTRAINT = re.compile(
     r"|has to stay|have to stay|cannot exceed|can't exceed|can not exceed|no more than|at most"
     r"|no later than|hard limit|hard requirement|is a requirement|are required|is required"
     r"|not allowed|only allowed|capped at|limited to|budget is|budget of|deadline is|sla is"
+    r"|budget (?:for|of) (?:the |our |my )?[\w-]+ is"
     r"|no exceptions"
     r"|(?:limit|quota|cap|ceiling|maximum|minimum|max|min|allowance)(?:\s+\w+){0,2}\s+(?:is|of)"
     r"|(?:max|maximum|min|minimum)\s+\$?\d[\d,.]*|won't go (?:any )?(?:higher|lower|over|above)"
