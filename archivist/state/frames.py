@@ -68,7 +68,7 @@ _NOT_SUBJECT = frozenset(
     i'd we'd you'd they'd it's that's there's me us him her them my our your
     everything something anything nothing one which
     what who there here thing stuff all both either away how why where when whether
-    mind is are was were be been""".split()
+    mind is are was were be been indoors outdoors inside outside""".split()
 )
 _NOT_VALUE = frozenset(
     """it this that them those these one something anything everything nothing stuff things
@@ -77,7 +77,7 @@ _NOT_VALUE = frozenset(
 # A value never starts with these: "scratch that, we need more time" chooses nothing.
 _VERBISH = frozenset(
     """to with them need needs want let go do does did is are was were be have has had can
-    could should would will shall may might must not no don't didn't isn't""".split()
+    could should would will shall may might must not no don't didn't isn't out off away""".split()
 )
 # Words that say how or how much, not what: a value that starts or ends with one is a manner
 # or a comparison ("more compelling", "currently taking 500ms", "the API correctly").
@@ -168,7 +168,8 @@ _START = (
 )
 _LEAD = re.compile(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
-    r"|update|quick update|fyi|btw|also|and|but|then|hmm+|ugh|oh|ah|agreed|deal|perfect"
+    r"|update|quick update|fyi|btw|also|and|but|then|hmm+|ugh|oh|ah|agreed|deal|perfect|wait"
+    r"|hold on"
     r"|excellent|nice|awesome|got it|hi|hello|hey|(?:just\s+)?confirming(?:\s+that)?|to confirm"
     r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so)\b[\s,:!.\u2014-]*)+",
     re.I,
@@ -459,9 +460,24 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r" changed|been updated|been moved)\s+to\s+DET(?P<val>NP)END",
             "update",
         ),
+        # a rewrite: "we're rewriting the API in Go"
+        (
+            r"\b(?:rewrit|rebuild|re-?implement|re-?writ)\w*\s+DET(?P<subj>NP4)\s+(?:in|on|with"
+            r"|using)\s+DET(?P<val>NP)END",
+            "replace",
+        ),
+        # a name that is better, then "that instead": "the Hilton is closer to the venue, book
+        # that instead"
+        (
+            r"^DET(?P<val>(?-i:[A-Z])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})\s+(?:is|'s)\s+"
+            r"(?:\w+er|better|nicer|more \w+)\b[^,;]{0,40}[,;]\s*(?:so\s+)?(?:let's\s+|we'll\s+)?"
+            r"(?:book|take|use|get|do|pick|choose|go with)\s+(?:that|it|that one|them)\s+instead\b",
+            "replace",
+        ),
         # moves that name the subject: "move the session cache to Memcached"
         (
             r"\b(?:mov(?:e|es|ed|ing)|switch(?:es|ed|ing)?|migrat(?:e|es|ed|ing)|port(?:s|ed|ing)?"
+            r"|relocat(?:e|es|ed|ing)"
             r"|shift(?:s|ed|ing)?|flip(?:s|ped|ping)?|transition(?:s|ed|ing)?)\s+(?:over\s+)?DET"
             r"(?P<subj>NP)\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)END",
             "replace",
@@ -470,7 +486,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         (
             r"START DET(?P<subj>NP)\s+(?:moves|move|is moving|are moving|will move|switches"
             r"|is switching"
-            r"|will switch|migrates|is migrating)\s+(?:over\s+)?(?:to|onto)"
+            r"|will switch|migrates|is migrating)\s+(?:over\s+|indoors\s+|outdoors\s+|inside\s+"
+            r"|outside\s+)?(?:to|onto)"
             r"\s+DET(?P<val>NP)END",
             "replace",
         ),
@@ -1194,7 +1211,8 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
     ):
         return None  # "register for the", "make it more compelling", "using the API correctly"
     counted = bool(re.search(r"\d", phrase)) or (words[0] in _NUMBER_WORDS and len(words) > 1)
-    if value and not counted:
+    named = len(words) == 1 and phrase[:1].isupper() and words[0] not in _NOT_SUBJECT  # "Go"
+    if value and not counted and not named:
         if phrase.lower() in _NOT_VALUE or words[0] in _NOT_SUBJECT or words[0] in _VERBISH:
             return None
     if value:
@@ -1972,12 +1990,15 @@ def key(phrase: str | None) -> tuple[str, ...]:
 # Words that name which side of a subject is decided, not what it is: "offsite venue" and
 # "team offsite" are one subject (`is_time` tells a time from a thing).
 _SIDES = frozenset(stem(w) for w in ("time", "date", "day", "venue", "location", "place"))
+# Words that call a value an upper bound, all one word in a key: "upload limit" and "max
+# upload count", "budget cap" and "the cap".
+_BOUNDS = frozenset(stem(w) for w in ("cap", "ceiling", "max", "maximum", "quota", "limit"))
 
 
 def subject_key(phrase: str | None) -> tuple[str, ...]:
-    """A subject's comparable form: `key` without the words that name a side of it, when
-    others are left (archivist_subject_key in SQL)."""
-    words = key(phrase)
+    """A subject's comparable form: `key` with its bounds one word and without the words that
+    name a side of it, when others are left (archivist_subject_key in SQL)."""
+    words = tuple(sorted({"limit" if w in _BOUNDS else w for w in key(phrase)}))
     rest = tuple(w for w in words if w not in _SIDES)
     return rest or words
 

@@ -83,19 +83,26 @@ BEGIN
 END;
 $$;
 
--- A subject's key: the stems of its words, but for the words that name which side of it is
--- decided (time, date, day, venue, location, place) when others are left: "offsite venue" and
--- "team offsite" are one subject, "pickup time" and "Emma's school pickup" another; which side
--- a value gives is told apart by its kind (archivist_value_side). sql/067 gave the rows
--- stored before it this key; archivist/state/frames.py `subject_key` is the same in Python.
+-- A subject's key: the stems of its words, the words that call a value an upper bound (cap,
+-- ceiling, max, maximum, quota, limit) one word, but for the words that name which side of it
+-- is decided (time, date, day, venue, location, place) when others are left: "offsite venue"
+-- and "team offsite" are one subject, "pickup time" and "Emma's school pickup" another,
+-- "upload limit" and "max upload count" a third; which side a value gives is told apart by its
+-- kind (archivist_value_side). archivist_refresh_state gives stored rows the key of this text;
+-- archivist/state/frames.py `subject_key` is the same in Python.
 CREATE OR REPLACE FUNCTION archivist_subject_key(p_subject text) RETURNS text[]
 LANGUAGE sql IMMUTABLE
 AS $$
-    SELECT CASE WHEN k <@ ARRAY['time', 'date', 'day', 'venu', 'locat', 'place'] THEN k
-                ELSE ARRAY(SELECT u.s FROM unnest(k) WITH ORDINALITY u(s, n)
-                           WHERE u.s <> ALL (ARRAY['time', 'date', 'day', 'venu', 'locat', 'place'])
-                           ORDER BY u.n) END
-    FROM tsvector_to_array(to_tsvector('english', coalesce(p_subject, ''))) k
+    SELECT CASE WHEN k <@ sides THEN k
+                ELSE ARRAY(SELECT u.s FROM unnest(k) u(s) WHERE u.s <> ALL (sides) ORDER BY 1)
+           END
+    FROM (SELECT ARRAY(SELECT DISTINCT CASE WHEN w = ANY (ARRAY['cap', 'ceil', 'max', 'maximum',
+                                                                'quota'])
+                                            THEN 'limit' ELSE w END
+                       FROM unnest(tsvector_to_array(to_tsvector('english',
+                                                                 coalesce(p_subject, '')))) w
+                       ORDER BY 1) AS k,
+                 ARRAY['time', 'date', 'day', 'venu', 'locat', 'place'] AS sides) x
 $$;
 
 -- A version's state items (extraction.state_items) as rows of jarvis_state_items: the stems of
@@ -694,6 +701,9 @@ BEGIN
         RETURN 0;
     END IF;
     PERFORM pg_advisory_xact_lock(hashtextextended('archivist:state', 0));
+    -- rows keyed by an older archivist_subject_key get this one's key first
+    UPDATE jarvis_state_items s SET subject_key = archivist_subject_key(s.subject)
+    WHERE s.subject_key IS DISTINCT FROM archivist_subject_key(s.subject);
     UPDATE jarvis_state_items s
     SET stopped_at = r.stopped_at, superseded_by = r.superseded_by,
         superseded_by_session = r.superseded_by_session, trigger = r.trigger,

@@ -217,6 +217,10 @@ def test_changes_a_session_later_in_more_everyday_words_leave_only_the_new_choic
             "Ok.",
             "We use Slack for team chat.",
             "Ok.",
+            "The max upload size is 10 MB.",
+            "Ok.",
+            "The API is written in Python.",
+            "Ok.",
         ],
         start=T0,
     )
@@ -237,6 +241,10 @@ def test_changes_a_session_later_in_more_everyday_words_leave_only_the_new_choic
             "Ok.",
             "We don't use Slack anymore, everyone is on Teams now.",
             "Ok.",
+            "Upload limit is now 25 MB.",
+            "Ok.",
+            "We're rewriting the API in Go.",
+            "Ok.",
         ],
         start=T0 + DAY,
     )
@@ -246,12 +254,14 @@ def test_changes_a_session_later_in_more_everyday_words_leave_only_the_new_choic
     assert sorted(i["value"] for i in items if i["type"] == "decision") == [
         "10",
         "7:40 train",
+        "Go",
         "Netlify",
         "Postmark",
         "Teams",
         "annual billing",
         "three-week",
     ], items
+    assert [i["value"] for i in items if i["type"] == "constraint"] == ["25 MB"]
     assert as_json("conflicts")["items"] == []
 
 

@@ -21,7 +21,7 @@ from support.sources import T0, SourceDB, run_archivist
 from archivist.client import Archivist, archive
 from archivist.config import Settings, SourceTables
 from archivist.pipeline import ArchiveRequest
-from archivist.state.frames import value_side
+from archivist.state.frames import subject_key, value_side
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 DAY = timedelta(days=1)
@@ -244,8 +244,10 @@ def test_init_fills_stored_results_missing_or_made_by_other_rules(
             conn.execute(f"SELECT {COLUMNS} FROM archivist_state_items() {ORDER}").fetchall()
             == want
         )
-        # an archive from before sql/061, as `init` finds it: nothing stored, no rules recorded
+        # an archive from before sql/061, as `init` finds it: nothing stored, no rules recorded,
+        # subjects keyed by an older archivist_subject_key
         conn.execute("UPDATE jarvis_state_items SET current = NULL, stopped_at = NULL")
+        conn.execute("UPDATE jarvis_state_items SET subject_key = subject_key || '{limit}'")
         conn.execute("DELETE FROM archivist_meta WHERE key = 'state_rules'")
         env = {"DATABASE_URL": db_url, "ARCHIVIST_EMBEDDER": "hash",
                "ARCHIVIST_DATA_DIR": str(tmp_path), "ARCHIVIST_CONFIG": ""}  # fmt: skip
@@ -414,3 +416,14 @@ def test_two_commits_in_one_scope_at_once_each_see_the_others_items(db_url: str)
             "SELECT uid, current, superseded_by FROM jarvis_state_items ORDER BY uid"
         ).fetchall()
     assert rows == [("d_000000000001", False, "d_000000000002"), ("d_000000000002", True, None)]
+
+
+@pytest.mark.parametrize(
+    "subject",
+    ["session cache", "offsite venue", "pickup time", "upload limit", "max upload count",
+     "guest cap", "budget ceiling", "cap", "max upload", "", None],
+)  # fmt: skip
+def test_a_subjects_key_is_the_same_in_python_and_sql(db_url: str, subject: str | None) -> None:
+    with psycopg.connect(db_url) as conn:
+        row = conn.execute("SELECT archivist_subject_key(%s)", [subject]).fetchone()
+    assert row is not None and tuple(sorted(row[0])) == subject_key(subject)

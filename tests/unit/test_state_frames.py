@@ -197,6 +197,18 @@ from archivist.state.frames import (
         ("From now on we deploy on Thursdays.", Frame("deploy", "Thursdays", None, "update")),
         ("They gave us 30 minutes for the talk now.", Frame("talk", "30 minutes", None, "update")),
         ("I'm paying the contractor $4,000 for the deck.", Frame("deck", "4,000")),
+        # a rewrite in another language, a relocation, a move indoors, a better name instead
+        ("We're rewriting the API in Go.", Frame("API", "Go", None, "replace")),
+        ("We relocated the office to Munich.", Frame("office", "Munich", None, "replace")),
+        (
+            "the wedding moves indoors to the Grand Hall",
+            Frame("wedding", "Grand Hall", None, "replace"),
+        ),
+        (
+            "Wait, the Hilton is closer to the venue, book that instead.",
+            Frame(None, "Hilton", None, "replace"),
+        ),
+        ("half the team is out Friday", Frame()),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
