@@ -163,7 +163,8 @@ _START = (
     r"(?:(?:we|i|they|the team)\s+(?:(?:have|'ve)\s+)?(?:decided|agreed|confirmed)\s+"
     r"(?:that\s+)?)?"
     # reported: "Ms. Ruiz told me that the page limit is now 25 pages"
-    r"(?:[^,;:!?]{0,60}?\b(?:told|tells|informed|informs|said|says|mentioned|announced|wrote)"
+    r"(?:[^,;:!?]{0,60}?\b(?:told|tells|informed|informs|said|says|mentioned|announced|wrote"
+    r"|note|advised|confirm)"
     r"\s+(?:(?:me|us|everyone|the team)\s+)?that\s+)?"
 )
 _LEAD = re.compile(
@@ -309,7 +310,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (
-            r"START DET(?P<subj>NP4)\s+(?:takes|will take|is taking)\s+place\s+(?:in|at)\s+"
+            r"START DET(?P<subj>NP4)\s+(?:takes|will take|is taking)\s+place\s+(?:in|at|on)\s+"
             r"DET(?P<val>NP)(?:(?=\s+(?:at|in|on|with)\b)|END)",
             None,
         ),
@@ -360,7 +361,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"\b(?:we|i|they|he|she)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+"
             r"(?P<subj>launch|ship|release|start|deploy|publish|practice|rehearse|train"
             r"|begin|leave|fly out|fly|arrive|move in|move out|meet|close|open|go live|present|demo"
-            r"|depart|return|wrap up|kick off|check in|check out)(?:ing)?\s+(?:on|at|in|by)\s+"
+            r"|depart|return|wrap up|kick off|check in|check out)(?:ing)?"
+            r"(?:\s+(?:clients|customers|the team|everyone|them))?\s+(?:on|at|in|by)\s+"
             r"(?![a-z]+ing\b)DET(?P<val>NP)END",
             None,
         ),
@@ -635,6 +637,25 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"DET(?P<val>NP4)\s+for\s+DET(?P<subj>NP)END",
             None,
         ),
+        # what something is learnt or kept with: "I'm learning Spanish with Duolingo"
+        (
+            r"\b(?:learning|studying|practicing|practising|tracking|budgeting|journaling"
+            r"|managing)\s+DET(?P<subj>NP4)\s+(?:with|on|in|using|via|through)\s+"
+            r"(?P<val>(?-i:[A-Z])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})END",
+            None,
+        ),
+        # a name given: "we're calling the app Pocketly", "the app is now called Stashr"
+        (
+            r"\b(?:calling|naming|call|name)\s+DET(?P<subj>NP4)\s+"
+            r"(?P<val>(?-i:[A-Z])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})END",
+            None,
+        ),
+        (
+            r"START DET(?P<subj>NP4)\s+(?:is|'s|will be|was|got)\s+(?:now\s+)?(?:called|named"
+            r"|renamed(?:\s+to)?)\s+(?P<val>(?-i:[A-Z0-9])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*)"
+            r"{0,2})END",
+            None,
+        ),
         # the subject said first: "for the wedding cake we picked chocolate"
         (
             r"^for\s+DET(?P<subj>NP4)\s*,?\s+(?:we|i|they)(?:'ve|'re|'ll|\s+have|\s+are|\s+will)?\s+"
@@ -653,7 +674,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|is routed|gets routed|runs|run|will run|is running|lives|will live|sits|is deployed"
             r"|gets deployed|will be deployed|is hosted|will be hosted|is handled|is managed"
             r"|is powered|is built|is stored|gets stored|will be stored|is backed|is served"
-            r"|is done|is tracked|happens"
+            r"|is done|is tracked|happens|meets|meet|gathers|gather|is held|are held"
             r"|(?:is|are|gets?|will be)\s+(?!not\b)(?:[a-z]+ed|PARTS))\s+"
             r"(?:out\s+|live\s+)?(?:through|on|in|into|via|by|with|to|from|at|using|under)\s+DET"
             r"(?P<val>NP)END",
@@ -1192,11 +1213,16 @@ _ARROWS = next(p for p, _ in _PATTERNS if "\\u2192" in p.pattern)
 _IT_IS = next(p for p, _ in _PATTERNS if "it\\s+is" in p.pattern)
 
 
+_CALLED = re.compile(r"^(?:called|named|renamed(?:\s+to)?)\s+(?=\S)", re.I)
+
+
 def _phrase(text: str | None, *, value: bool = False) -> str | None:
     """A captured phrase without articles, trailing fillers or an empty core; None if vague."""
     if not text:
         return None
     phrase = " ".join(text.split()).strip(" '\"*")
+    if value:
+        phrase = _CALLED.sub("", phrase)  # "is now called Stashr": Stashr
     for _ in range(3):
         phrase = _ARTICLE.sub("", phrase)
         phrase = _TRAILING.sub("", phrase)
@@ -1430,6 +1456,9 @@ def frame(sentence: str) -> Frame:
     named = _NAMED_OLD.match(old or "") if subject is None and found.value else None
     if named and value_kind(named["old"]) == value_kind(found.value or "") != "thing":
         subject, old = named["subj"], named["old"]  # "release day Tuesday → Thursday"
+    renewed = _RENEWED.match(subject or "") if _THE_NEW.search(text) else None
+    if renewed is not None:  # "our new photographer is Ben Cho": the photographer changed
+        subject, change = renewed["rest"], change or "update"
     modified = _MODIFIED.match(found.value or "") if subject is None else None
     if modified is not None:
         subject = modified["noun"]  # "the 8:15 train", then "the 7:40 train": the train's time
@@ -1445,6 +1474,9 @@ _MOVED_US = re.compile(
     r"(?:up\s+|down\s+|over\s+)?(?:to|onto|into)\b",
     re.I,
 )
+_RENEWED = re.compile(r"^(?:new|updated|revised)\s+(?P<rest>\S.*)$", re.I)
+# (a new one of a role said as ours: "we hired a new designer" may add one)
+_THE_NEW = re.compile(r"\b(?:our|my|the|their)\s+(?:new|updated|revised)\s", re.I)
 # A thing named by when, how often or which size of it is chosen ("the 8:15 train", "monthly
 # billing", "the large plan"): what it is of is its subject, so another time, frequency or
 # size of it replaces it.
@@ -1605,8 +1637,9 @@ def _then(rest: str) -> Frame:
 _EVERYONE = frozenset({"everyone", "everybody", "all of us", "the whole team"})
 # Where everything is now: "we ditched Jira, everything is in Linear now".
 _ALL_IN = _rx(
-    r"(?:^|[,;]\s*)(?:everything|it all|all of it|all our \w+)\s+(?:is|'s|goes|lives|runs)\s+"
-    r"(?:now\s+)?(?:in|on|through|via)\s+DET(?P<val>NP)END"
+    r"(?:^|[,;]\s*)(?:(?:everything|it all|all of it|all our \w+)\s+(?:is|'s|goes|lives|runs)\s+"
+    r"(?:now\s+)?(?:in|on|through|via)|(?:we|i)\s+(?:moved|migrated|switched|put)\s+"
+    r"(?:everything|it all|all of it)\s+(?:over\s+)?(?:to|into|onto|in|on))\s+DET(?P<val>NP)END"
 )
 # What was got in its place: "returned the MV7, got a Rode PodMic instead".
 _GOT = re.compile(

@@ -221,6 +221,10 @@ def test_changes_a_session_later_in_more_everyday_words_leave_only_the_new_choic
             "Ok.",
             "The API is written in Python.",
             "Ok.",
+            "We'll use Trello to track the move.",
+            "Ok.",
+            "The photographer is Ana Lopez.",
+            "Ok.",
         ],
         start=T0,
     )
@@ -245,6 +249,10 @@ def test_changes_a_session_later_in_more_everyday_words_leave_only_the_new_choic
             "Ok.",
             "We're rewriting the API in Go.",
             "Ok.",
+            "Trello is out, we're tracking the move in Notion.",
+            "Ok.",
+            "Ana had to cancel, our new photographer is Ben Cho.",
+            "Ok.",
         ],
         start=T0 + DAY,
     )
@@ -254,8 +262,10 @@ def test_changes_a_session_later_in_more_everyday_words_leave_only_the_new_choic
     assert sorted(i["value"] for i in items if i["type"] == "decision") == [
         "10",
         "7:40 train",
+        "Ben Cho",
         "Go",
         "Netlify",
+        "Notion",
         "Postmark",
         "Teams",
         "annual billing",

@@ -209,6 +209,20 @@ from archivist.state.frames import (
             Frame(None, "Hilton", None, "replace"),
         ),
         ("half the team is out Friday", Frame()),
+        # where a group meets, what a thing is learnt with, names given, a new one of a role
+        ("Book club meets at Maria's.", Frame("Book club", "Maria's")),
+        ("I'm learning Spanish with Duolingo.", Frame("Spanish", "Duolingo")),
+        ("We're calling the app Pocketly.", Frame("app", "Pocketly")),
+        ("the app is now called Stashr.", Frame("app", "Stashr", None, "update")),
+        ("our new photographer is Ben Cho.", Frame("photographer", "Ben Cho", None, "update")),
+        (
+            "Asana is gone, we moved everything to ClickUp.",
+            Frame(None, "ClickUp", "Asana", "replace"),
+        ),
+        (
+            "Please note that the quarterly review will take place on 14 March.",
+            Frame("quarterly review", "14 March"),
+        ),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
