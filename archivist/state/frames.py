@@ -297,7 +297,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # a name said first as what a subject is: "Notion is our wiki"
         (
             r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are"
-            r"|will be)\s+(?:our|my|the team's)\s+(?P<subj>NP4)END",
+            r"|will be)\s+(?:our|my|the team's|the)\s+(?P<subj>NP4)END",
             None,
         ),
         (r"^(?:it's|it is|it'll be|it will be)\s+DET(?P<val>NP)\s+for\s+DET(?P<subj>NP)END", None),
@@ -384,6 +384,16 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?P<subj>launch|ship|release|start|begin|leave|fly out|arrive|move in|move out"
             r"|depart|return|wrap up|kick off)(?:s|ing)?\s+"
             r"(?P<val>(?:on\s+)?WHEN[^,;.!?]{0,20}?)END",
+            None,
+        ),
+        # an act said with how often: "we ship releases every two weeks", "ship weekly"
+        (
+            r"\b(?:we|i|they)(?:'ll|\s+will|'re\s+going\s+to|\s+are\s+going\s+to|'re|\s+are)?\s+"
+            r"(?P<subj>ship|release|deploy|publish|post|meet|train|run|back up|pay|invoice"
+            r"|water|review)(?:s|ing)?(?:\s+(?:releases|updates|builds|it|them|invoices|backups))?"
+            r"\s+(?P<val>every\s+(?:other\s+)?(?:\w+\s+)?(?:day|week|month|quarter|year|monday"
+            r"|tuesday|wednesday|thursday|friday|saturday|sunday)s?|daily|weekly|bi-?weekly|monthly"
+            r"|quarterly|nightly|yearly|annually|twice a (?:week|month|day))END",
             None,
         ),
         # someone's standing appointment: "Maya has soccer practice Tuesdays at 5"
@@ -707,7 +717,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (
-            r"\b(?:use|go with|pick|choose|adopt|stick with|stick to|stay with|keep|settle on"
+            r"\b(?:keep using|keep running|use|go with|pick|choose|adopt|stick with|stick to"
+            r"|stay with|keep|settle on"
             r"|standardi[sz]e on|going with|sticking with|sticking to|keeping|using)\s+DET"
             r"(?P<val>NP)\s+(?:for|as)\s+DET"
             r"(?P<subj>NP)END",
@@ -1213,7 +1224,11 @@ _ARROWS = next(p for p, _ in _PATTERNS if "\\u2192" in p.pattern)
 _IT_IS = next(p for p, _ in _PATTERNS if "it\\s+is" in p.pattern)
 
 
-_CALLED = re.compile(r"^(?:called|named|renamed(?:\s+to)?)\s+(?=\S)", re.I)
+# Words before a value that are not of it: "called Stashr", "due May 15", "using Jenkins".
+_VALUE_LEAD = re.compile(
+    r"^(?:called|named|renamed(?:\s+to)?|using|due(?:\s+(?:on|by))?(?=\s+[^,;]*\d))\s+(?=\S)",
+    re.I,
+)
 
 
 def _phrase(text: str | None, *, value: bool = False) -> str | None:
@@ -1222,7 +1237,7 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
         return None
     phrase = " ".join(text.split()).strip(" '\"*")
     if value:
-        phrase = _CALLED.sub("", phrase)  # "is now called Stashr": Stashr
+        phrase = _VALUE_LEAD.sub("", phrase)  # "is now called Stashr": Stashr
     for _ in range(3):
         phrase = _ARTICLE.sub("", phrase)
         phrase = _TRAILING.sub("", phrase)
@@ -1403,7 +1418,8 @@ _IS = re.compile(
 # "Keep" that keeps something going, not a choice kept: "keep these tips in mind", "keep an
 # eye out for jargon", "keep the ideas flowing", "keep tracking my progress".
 _KEEP_IDIOM = re.compile(
-    r"\bkeep(?:s|ing)?\s+(?:[a-z]+ing\b|an eye\b[^,.;!?]*|track of\b|(?:[\w']+\s+){0,3}?(?:in mind"
+    r"\bkeep(?:s|ing)?\s+(?:(?!using\b|running\b)[a-z]+ing\b|an eye\b[^,.;!?]*|track of\b"
+    r"|(?:[\w']+\s+){0,3}?(?:in mind"
     r"|going|flowing|moving|rolling|coming|up|on track|in check|in the loop|in touch)\b)",
     re.I,
 )

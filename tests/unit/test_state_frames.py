@@ -223,6 +223,12 @@ from archivist.state.frames import (
             "Please note that the quarterly review will take place on 14 March.",
             Frame("quarterly review", "14 March"),
         ),
+        # a name that is the role now, keeping a tool in use, how often, what is due
+        ("Priya is the primary contact now.", Frame("primary contact", "Priya", None, "update")),
+        ("Let's keep using Jenkins for CI.", Frame("CI", "Jenkins")),
+        ("We ship releases every two weeks.", Frame("ship", "two weeks")),
+        ("We're going to ship weekly from now on.", Frame("ship", "weekly", None, "update")),
+        ("the thesis is now due May 15.", Frame("thesis", "May 15", None, "update")),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
