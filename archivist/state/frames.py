@@ -50,7 +50,7 @@ _END = (
     r"|this (?:semester|term|season|sprint)"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
     r"|though|then|which|when|if|until|after|before|while|thanks|due|bc|cuz|coz|starting"
-    r"|effective)\b))"
+    r"|effective|works|sounds)\b))"
 )
 _DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that|his|her)\s+)?"
 _ARTICLE = re.compile(
@@ -170,6 +170,7 @@ _START = (
 _LEAD = re.compile(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
     r"|update|quick update|fyi|btw|also|and|but|then|hmm+|ugh|oh|ah|agreed|deal|perfect|wait"
+    r"|lol|lmao|haha+|omg|welp|meh"
     r"|hold on"
     r"|excellent|nice|awesome|got it|hi|hello|hey|(?:just\s+)?confirming(?:\s+that)?|to confirm"
     r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so)\b[\s,:!.\u2014-]*)+",
@@ -358,11 +359,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # "we launch on March 3", "I fly out on Friday": the act is the subject
         (
-            r"\b(?:we|i|they|he|she)(?:'ll|\s+will|'re|\s+are|'m|\s+am)?\s+"
+            r"(?:\b(?:we|i|they|he|she|(?:the\s+)?plan\s+is\s+to)(?:'ll|\s+will|'re|\s+are|'m"
+            r"|\s+am)?\s+|^)"
             r"(?P<subj>launch|ship|release|start|deploy|publish|practice|rehearse|train"
             r"|begin|leave|fly out|fly|arrive|move in|move out|meet|close|open|go live|present|demo"
             r"|depart|return|wrap up|kick off|check in|check out)(?:ing)?"
-            r"(?:\s+(?:clients|customers|the team|everyone|them))?\s+(?:on|at|in|by)\s+"
+            r"(?:\s+(?:clients|customers|the team|everyone|them))?\s+(?:on|at|in|by|into)\s+"
             r"(?![a-z]+ing\b)DET(?P<val>NP)END",
             None,
         ),
@@ -593,7 +595,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             "cancel",
         ),
         (
-            r"START DET(?P<old>NP)\s+(?:is\s+(?:out|gone|dead|off the table|cancell?ed)"
+            r"START DET(?P<old>NP)\s+(?:is\s+(?:out|gone|dead|off the table|cancell?ed"
+            r"|off(?!\s+(?:on|to|for|until|from|at|in)\b))"
             r"|(?:was\s+|got\s+)?cancell?ed(?:\s+on\s+(?:us|me))?)END",
             "cancel",
         ),
@@ -650,7 +653,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # what something is learnt or kept with: "I'm learning Spanish with Duolingo"
         (
             r"\b(?:learning|studying|practicing|practising|tracking|budgeting|journaling"
-            r"|managing)\s+DET(?P<subj>NP4)\s+(?:with|on|in|using|via|through)\s+"
+            r"|managing|monitor|monitoring|track|measure|measuring|test|testing)\s+DET"
+            r"(?P<subj>NP4)\s+(?:with|on|in|using|via|through)\s+"
             r"(?P<val>(?-i:[A-Z])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})END",
             None,
         ),
@@ -1245,14 +1249,15 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
     if not words or len(words) > 5:
         return None
     phrase = phrase.rstrip(".,") if value else phrase
+    # a name, every word capitalised: "Go", "Better Stack" (not "I")
+    named = all(w[:1].isupper() for w in phrase.split()) and words[0] not in _NOT_SUBJECT
     if value and (
         all(w in FUNCTION_WORDS for w in words)
-        or words[0] in _HOW
-        or words[-1].rstrip(".,") in _HOW
+        or (words[0] in _HOW and not named)
+        or (words[-1].rstrip(".,") in _HOW and not named)
     ):
         return None  # "register for the", "make it more compelling", "using the API correctly"
     counted = bool(re.search(r"\d", phrase)) or (words[0] in _NUMBER_WORDS and len(words) > 1)
-    named = len(words) == 1 and phrase[:1].isupper() and words[0] not in _NOT_SUBJECT  # "Go"
     if value and not counted and not named:
         if phrase.lower() in _NOT_VALUE or words[0] in _NOT_SUBJECT or words[0] in _VERBISH:
             return None

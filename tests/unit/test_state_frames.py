@@ -229,6 +229,17 @@ from archivist.state.frames import (
         ("We ship releases every two weeks.", Frame("ship", "two weeks")),
         ("We're going to ship weekly from now on.", Frame("ship", "weekly", None, "update")),
         ("the thesis is now due May 15.", Frame("thesis", "May 15", None, "update")),
+        # a name of two words that are also words, a filler first, off, flying into
+        ("We replaced Pingdom by Better Stack.", Frame(None, "Better Stack", "Pingdom", "replace")),
+        ("We monitor uptime with Pingdom.", Frame("uptime", "Pingdom")),
+        ("Launch party is off.", Frame(None, None, "Launch party", "cancel")),
+        ("the heating is off on weekends", Frame()),
+        ("lol they cancelled on us.", Frame(None, None, None, "cancel")),
+        (
+            "Change of plans, flying into Boulder on the 13th instead.",
+            Frame("fly", "Boulder on the 13th", None, "replace"),
+        ),
+        ("Meeting at 5 works for me", Frame("Meet", "5")),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
