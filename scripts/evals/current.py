@@ -4,8 +4,8 @@ embedder) and `archivist_state_items` on labelled conversations, split tuning / 
 Two sources, reported apart, each by split:
 
 - `tests/state_quality/current_state.txt` (conversations in several styles; its header
-  describes the format). Those from c200 on were written by writers who saw only the format,
-  never the rules or the other conversations, and are also reported alone (`_blind`).
+  describes the format). Those numbered c200-c399 were written by writers who saw only the
+  format, never the rules or the other conversations, and are also reported alone (`_blind`).
   Scored per item type (decision, constraint): precision (a predicted
   item matches a labelled one when it refs the labelled message and its text has the label's
   words) and recall; supersession recall (a labelled pair is found when the old item's
@@ -55,9 +55,10 @@ SPLITS = ("tune", "heldout")
 TYPES = ("decision", "constraint")
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 BEAM_HALVES = {"tune": set(range(1, 11)), "heldout": set(range(11, 21))}
-# Conversations c200 on were written by people who never saw the rules (only the set's
-# format), so they are reported on their own too.
-BLIND_FROM = 200
+# Conversations c200-c399 were written by people who never saw the rules (only the set's
+# format), so they are reported on their own too; c400 on are short change scenarios written
+# by the developers while tuning the rules.
+BLIND = range(200, 400)
 _MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*\d+\s*$")
 
 
@@ -409,7 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for split in splits:
         part = [c for c in conversations if c.split == split]
         report[f"own_{split}"] = score_own(part, items)
-        blind = [c for c in part if int(c.id[1:]) >= BLIND_FROM]
+        blind = [c for c in part if int(c.id[1:]) in BLIND]
         report[f"own_{split}_blind"] = score_own(blind, items)
     if questions:
         for name, chats in halves.items():
