@@ -298,7 +298,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # a name said first as what a subject is: "Notion is our wiki"
         (
             r"START (?P<val>(?-i:[A-Z])[\w.+&-]*(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s+(?:is|are"
-            r"|will be)\s+(?:our|my|the team's|the)\s+(?P<subj>NP4)END",
+            r"|will be|has been|have been)\s+(?:our|my|the team's|the)\s+(?P<subj>NP4)END",
             None,
         ),
         (r"^(?:it's|it is|it'll be|it will be)\s+DET(?P<val>NP)\s+for\s+DET(?P<subj>NP)END", None),
@@ -425,6 +425,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             "reverse",
         ),
         (r"\brevert(?:ing|ed)?\s+(?:DET(?P<subj>NP)\s+)?to\s+DET(?P<val>NP)END", "reverse"),
+        # a bare "back to" after a reason: "OVH was flaky, back to Hetzner for the build servers"
+        (
+            r"(?:^|[,;:\u2014]\s*)(?:and\s+|so\s+)?(?:(?:we're|we are|i'm|i am)\s+)?back\s+to\s+DET"
+            r"(?P<val>NP4)(?:\s+for\s+DET(?P<subj>NP))?END",
+            "reverse",
+        ),
         # a change said by its verb, then the new value: "product tightened checkout p95, it's
         # 250 ms", "they moved the demo, now it's Friday"
         (
@@ -1228,9 +1234,11 @@ _ARROWS = next(p for p, _ in _PATTERNS if "\\u2192" in p.pattern)
 _IT_IS = next(p for p, _ in _PATTERNS if "it\\s+is" in p.pattern)
 
 
-# Words before a value that are not of it: "called Stashr", "due May 15", "using Jenkins".
+# Words before a value that are not of it: "called Stashr", "due May 15", "using Jenkins",
+# "only Fridays".
 _VALUE_LEAD = re.compile(
-    r"^(?:called|named|renamed(?:\s+to)?|using|due(?:\s+(?:on|by))?(?=\s+[^,;]*\d))\s+(?=\S)",
+    r"^(?:called|named|renamed(?:\s+to)?|using|due(?:\s+(?:on|by))?(?=\s+[^,;]*\d)"
+    r"|(?:only|just)(?=\s+(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day)))\s+(?=\S)",
     re.I,
 )
 
@@ -1267,7 +1275,7 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
         if any(w in _CLAUSE_VERBS for w in words):
             return None  # "scratch that, the e-reader feels impersonal": a clause, no value
     elif (
-        phrase.lower() in _NOT_SUBJECT
+        phrase.lower() in _NOT_SUBJECT | _WHEN
         or words[0] in _NOT_SUBJECT
         or words[0] in _PREPOSITIONS
         or {"that", "which"} & set(words[1:])

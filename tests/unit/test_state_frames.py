@@ -240,6 +240,14 @@ from archivist.state.frames import (
             Frame("fly", "Boulder on the 13th", None, "replace"),
         ),
         ("Meeting at 5 works for me", Frame("Meet", "5")),
+        # a name that has been the role, a bare "back to", "only" before a day
+        ("Sentry has been our error tracker.", Frame("error tracker", "Sentry")),
+        (
+            "OVH was flaky, back to Hetzner for the build servers.",
+            Frame("build servers", "Hetzner", None, "reverse"),
+        ),
+        ("PT is only Fridays now.", Frame("PT", "Fridays", None, "update")),
+        ("Just Redis for now", Frame()),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
