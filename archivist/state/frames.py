@@ -736,7 +736,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (
             r"^(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?:the\s+)?(?P<val>[A-Z0-9$][\w.+#'-]*(?:\s+"
-            r"[\w.+#'-]+){0,2})\s+it\s+is\b",
+            r"[\w.+#'-]+){0,2})\s+it\s+is\b(?:\s+for\s+DET(?P<subj>NP)END)?",
             None,
         ),
         (

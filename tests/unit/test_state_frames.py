@@ -248,6 +248,7 @@ from archivist.state.frames import (
         ),
         ("PT is only Fridays now.", Frame("PT", "Fridays", None, "update")),
         ("Just Redis for now", Frame()),
+        ("Postgres it is for the warehouse.", Frame("warehouse", "Postgres")),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
