@@ -264,16 +264,13 @@ AS $$
         UNION
         SELECT b, a FROM within WHERE NOT b_known
         UNION
-        -- (any stem of what y replaces: x's value may be within it without its first stem); y
-        -- may have a subject when x has none ("we'll use Trello", then "Trello is out, we're
-        -- tracking the move in Notion")
+        -- (any stem of what y replaces: x's value may be within it without its first stem)
         SELECT st.rid, y.rid
         FROM chosen y
         CROSS JOIN LATERAL unnest(y.old_key) o(stem)
         JOIN value_stems st ON st.k = o.stem AND st.scope_key = y.scope_key
         JOIN chosen x ON x.rid = st.rid
-        WHERE NOT x.known AND y.change IS NOT NULL
-          AND (cardinality(y.subject_key) = 0 OR cardinality(x.subject_key) = 0)
+        WHERE NOT x.known AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
           AND cardinality(y.old_key) > 0 AND x.rid <> y.rid
           AND archivist_same_key(x.value_key, y.old_key)
         UNION
@@ -389,7 +386,7 @@ AS $$
     WITH x AS (
         SELECT i.id, i.session_id, i.subject_key, i.value_key, i.old_key, i.became_at,
                '@' || coalesce(i.user_id, '') AS mark,
-               i.change IS NOT NULL AS drops,
+               i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops,
                i.change IN ('replace', 'reverse', 'update') AND cardinality(i.subject_key) = 0
                AND cardinality(i.value_key) > 0 AS anchored,
                i.change IN ('replace', 'cancel', 'update') AND cardinality(i.old_key) > 0
@@ -425,8 +422,7 @@ AS $$
               AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
             OFFSET 0) n
     ), values_ AS (
-        -- needed: y a change that replaces x's value (whatever y's subject: a few more pairs
-        -- than related's, which takes y's only without a subject or when x has none)
+        -- needed: y a change without a subject that replaces x's value
         SELECT DISTINCT x.value_key AS key, x.mark FROM x WHERE p_needed
     ), by_value AS MATERIALIZED (
         SELECT DISTINCT q.key, q.mark, n.*
@@ -434,12 +430,12 @@ AS $$
         CROSS JOIN LATERAL (
             SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
             WHERE array_append(y.old_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
-              AND y.change IS NOT NULL
+              AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
               AND y.type IN ('decision', 'constraint')
               AND (q.key <@ y.old_key OR y.old_key <@ q.key)
             OFFSET 0) n
     ), drops AS (
-        -- deciding: x a change, y an item whose value it replaces (whatever x's subject)
+        -- deciding: x such a change, y an item whose value it replaces
         SELECT DISTINCT x.old_key AS key, x.mark FROM x WHERE NOT p_needed AND x.drops
     ), by_drop AS MATERIALIZED (
         SELECT DISTINCT q.key, q.mark, n.*
