@@ -118,7 +118,7 @@ _UPDATE_VERBS = (
     r"|increases|decreases|shifts|jumps|falls|grows|extended|upgraded|downgraded|switched"
     r"|tightened|loosened|relaxed|shortened|lengthened|dropping|moving|going up|going down"
     r"|increasing|decreasing|rising|slipping|shifting|changing|growing|climbing|falling"
-    r"|comes down|came down|comes up|came up)"
+    r"|comes down|came down|comes up|came up|pulled in|pulled forward|brought in|pushed out)"
 )
 
 
@@ -165,7 +165,9 @@ _START = (
     # reported: "Ms. Ruiz told me that the page limit is now 25 pages"
     r"(?:[^,;:!?]{0,60}?\b(?:told|tells|informed|informs|said|says|mentioned|announced|wrote"
     r"|note|advised|confirm)"
-    r"\s+(?:(?:me|us|everyone|the team)\s+)?that\s+)?"
+    r"\s+(?:(?:me|us|everyone|the team)\s+)?that\s+"
+    # or what someone wants done: "Legal wants retention cut to 30 days"
+    r"|[^,;:!?]{0,40}?\b(?:wants|asked for|requested|insists on)\s+)?"
 )
 _LEAD = re.compile(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
@@ -497,7 +499,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # moves that name the subject: "move the session cache to Memcached"
         (
             r"\b(?:mov(?:e|es|ed|ing)|switch(?:es|ed|ing)?|migrat(?:e|es|ed|ing)|port(?:s|ed|ing)?"
-            r"|relocat(?:e|es|ed|ing)"
+            r"|relocat(?:e|es|ed|ing)|transferr(?:ed|ing)|transfers?"
             r"|shift(?:s|ed|ing)?|flip(?:s|ped|ping)?|transition(?:s|ed|ing)?)\s+(?:over\s+)?DET"
             r"(?P<subj>NP)\s+(?:over\s+)?(?:to|onto)\s+DET(?P<val>NP)END",
             "replace",
@@ -572,7 +574,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # "ditching Mailgun for Postmark": dropped for a name is replaced by it ("drop Stripe
         # for payments" drops it there)
         (
-            r"\b(?:ditch|drop|dump|scrap|trad|swap)\w*\s+DET(?P<old>NP4)\s+(?:for|in favou?r of)\s+"
+            r"\b(?:ditch|drop|dump|scrap|trad|swap|left|leav|abandon|quit)\w*\s+DET(?P<old>NP4)\s+"
+            r"(?:for|in favou?r of)\s+"
             r"(?P<val>(?-i:[A-Z0-9])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})END",
             "replace",
         ),
@@ -1658,7 +1661,7 @@ def _then(rest: str) -> Frame:
     found = next((f for f in (_commitment(rest), _copula(rest), _plan(rest)) if f.value), Frame())
     if not found.value and (everything := _ALL_IN.search(rest) or _GOT.match(rest)):
         found = Frame(value=_phrase(everything.group("val"), value=True))
-    named = _LAST_NAME.search(rest) if not found.value else None
+    named = (_LAST_NAME.search(rest) or _GOING_WITH.search(rest)) if not found.value else None
     # "we're dropping Buttondown, we need better analytics, so Beehiiv": the name it ends on
     return Frame(value=_phrase(named.group("val"), value=True)) if named else found
 
@@ -1674,6 +1677,12 @@ _ALL_IN = _rx(
 _GOT = re.compile(
     r"(?:(?:we|i)\s+)?(?:got|bought|ordered|grabbed|picked up|went with)\s+"
     r"(?:(?:a|an|the|some)\s+)?(?P<val>[^,;.!?]{2,40}?)(?:\s+instead)?\s*[.!]*$",
+    re.I,
+)
+# What is gone with instead: "dropping React Native and going native with Swift".
+_GOING_WITH = re.compile(
+    r"\b(?:going|go|went|moving|switching)\s+(?:\w+\s+)?(?:with|to)\s+(?P<val>(?-i:[A-Z])[\w.+&-]*"
+    r"(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})",
     re.I,
 )
 # A name that ends a sentence as its last clause: ", so Beehiiv."
@@ -1768,7 +1777,9 @@ def _terse(text: str) -> Frame:
     """A "subject: value" line, or a "NOUN of NUMBER" value."""
     via = _TERSE_VIA.match(text) if len(text.split()) <= TERSE_WORDS else None
     via = via or (_NAMED_NUMBER.match(text) if len(text.split()) <= NAMED_NUMBER_WORDS else None)
-    named = _NAME_FOR.match(text) if len(text.split()) <= TERSE_WORDS else None
+    # (or its first clause, a reason after it: "Confluence for the wiki, IT already pays")
+    first = text.split(",")[0]
+    named = _NAME_FOR.match(first) if len(first.split()) <= TERSE_WORDS else None
     if named and named["val"].split()[0].lower() not in _NOT_A_NAME | _NOT_SUBJECT:
         via = via or named
     match = _TERSE.match(text) or _OF_NUMBER.search(text) or via

@@ -249,6 +249,23 @@ from archivist.state.frames import (
         ("PT is only Fridays now.", Frame("PT", "Fridays", None, "update")),
         ("Just Redis for now", Frame()),
         ("Postgres it is for the warehouse.", Frame("warehouse", "Postgres")),
+        # left for a name, going with one after a cancel, pulled in, transferred, wanted done
+        ("We left Substack for Ghost.", Frame(None, "Ghost", "Substack", "replace")),
+        ("She left the house for work", Frame()),
+        (
+            "We're dropping React Native and going native with Swift.",
+            Frame(None, "Swift", "React Native", "replace"),
+        ),
+        (
+            "Code freeze pulled in to December 10.",
+            Frame("Code freeze", "December 10", None, "update"),
+        ),
+        ("Transferred the domain to Namecheap.", Frame("domain", "Namecheap", None, "replace")),
+        ("Legal wants retention cut to 30 days.", Frame("retention", "30 days", None, "update")),
+        (
+            "Hmm, actually Confluence for the wiki, IT already pays for it.",
+            Frame("wiki", "Confluence", None, "replace"),
+        ),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
