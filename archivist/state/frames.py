@@ -507,7 +507,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # a subject said first, then where it moves: "experiment tracking moves to MLflow"
         (
             r"START DET(?P<subj>NP)\s+(?:moves|move|is moving|are moving|will move|switches"
-            r"|is switching"
+            r"|is switching|switched|migrated"
             r"|will switch|migrates|is migrating)\s+(?:over\s+|indoors\s+|outdoors\s+|inside\s+"
             r"|outside\s+)?(?:to|onto)"
             r"\s+DET(?P<val>NP)END",
@@ -677,6 +677,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"START DET(?P<subj>NP4)\s+(?:is|'s|will be|was|got)\s+(?:now\s+)?(?:called|named"
             r"|renamed(?:\s+to)?)\s+(?P<val>(?-i:[A-Z0-9])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*)"
             r"{0,2})END",
+            None,
+        ),
+        # a colour painted: "let's paint the nursery yellow"
+        (
+            r"\bpaint(?:ing|ed)?\s+DET(?P<subj>NP4)\s+(?P<val>(?:sage\s+|dark\s+|light\s+|pale\s+"
+            r"|navy\s+)?(?:white|black|red|blue|green|yellow|orange|purple|pink|grey|gray|brown|beige"
+            r"|cream|navy|teal|sage|charcoal|ivory|lavender|mint))END",
             None,
         ),
         # the subject said first: "for the wedding cake we picked chocolate"
@@ -1086,7 +1093,8 @@ def _commitment(text: str) -> Frame:
         where = _HELD_AT.search(obj) if subject is None and verb in _HOLDS else None
         source = _SOURCE.search(obj) if subject is None and verb in _SOURCING else None
         held = False
-        if when and _ARTICLE.match(obj) and not concrete(value) and _DAY.search(when[1]):
+        known = _ARTICLE.match(obj) is not None or verb in _HOLDS  # "doing sprint reviews"
+        if when and known and (verb in _HOLDS or not concrete(value)) and _DAY.search(when[1]):
             # "we booked the flight for May 3rd": the thing is known, its date is chosen
             subject, value = value, _phrase(when[1], value=True)
         elif where and where.start() > 0 and (place := _phrase(where["place"], value=True)):
@@ -1105,7 +1113,9 @@ def _commitment(text: str) -> Frame:
 
 
 # The date or time a commitment sets for its object: "the flight to Lisbon for May 3rd".
-_SET_FOR = re.compile(r"\s(?:for|on)\s+(?:the\s+)?([^,;.!?]{1,30})$", re.I)
+_SET_FOR = re.compile(
+    r"\s(?:for|on)\s+(?:the\s+)?([^,;.!?]{1,30}?)(?:\s+(?:now|from now on|going forward))?$", re.I
+)
 _SCHEDULING = frozenset({"book", "reserve", "schedule", "confirm", "pencil in", "lock in"})
 # Verbs whose object is an event and whose "on DATE" is what is chosen: "we're doing the move
 # on March 14", "we're holding the party on Friday" (but "take the train on Friday" takes the
@@ -1491,6 +1501,8 @@ def frame(sentence: str) -> Frame:
     renewed = _RENEWED.match(subject or "") if _THE_NEW.search(text) else None
     if renewed is not None:  # "our new photographer is Ben Cho": the photographer changed
         subject, change = renewed["rest"], change or "update"
+    if subject and old and subject.lower() in _EVERYONE | {"team", "the team", "us"}:
+        subject = None  # "moved the team off 1Password onto Bitwarden": who moved, not what
     modified = _MODIFIED.match(found.value or "") if subject is None else None
     if modified is not None:
         subject = modified["noun"]  # "the 8:15 train", then "the 7:40 train": the train's time
@@ -1661,7 +1673,11 @@ def _then(rest: str) -> Frame:
     found = next((f for f in (_commitment(rest), _copula(rest), _plan(rest)) if f.value), Frame())
     if not found.value and (everything := _ALL_IN.search(rest) or _GOT.match(rest)):
         found = Frame(value=_phrase(everything.group("val"), value=True))
-    named = (_LAST_NAME.search(rest) or _GOING_WITH.search(rest)) if not found.value else None
+    named = (
+        (_LAST_NAME.search(rest) or _GOING_WITH.search(rest) or _WORKING_FROM.search(rest))
+        if not found.value
+        else None
+    )
     # "we're dropping Buttondown, we need better analytics, so Beehiiv": the name it ends on
     return Frame(value=_phrase(named.group("val"), value=True)) if named else found
 
@@ -1683,6 +1699,12 @@ _GOT = re.compile(
 _GOING_WITH = re.compile(
     r"\b(?:going|go|went|moving|switching)\s+(?:\w+\s+)?(?:with|to)\s+(?P<val>(?-i:[A-Z])[\w.+&-]*"
     r"(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})",
+    re.I,
+)
+# Where the speaker is now: "I cancelled WeWork, working from the library now".
+_WORKING_FROM = re.compile(
+    r"\b(?:working|studying|staying|living|based)\s+(?:from|at|in|out of)\s+(?:the\s+|a\s+|my\s+)?"
+    r"(?P<val>[\w'-]+(?:\s+(?!now\b)[\w'-]+)?)",
     re.I,
 )
 # A name that ends a sentence as its last clause: ", so Beehiiv."

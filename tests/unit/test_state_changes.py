@@ -424,7 +424,8 @@ def test_a_reversal_without_a_subject_undoes_the_change_it_names() -> None:
     )
     assert [i.value for i in items if i.status != "superseded"] == ["sage green"]
     terracotta = next(i for i in items if i.value == "terracotta")
-    assert terracotta.replaced_by == next(i.uid for i in items if i.value == "sage green")
+    live_green = next(i for i in items if i.value == "sage green" and i.status != "superseded")
+    assert terracotta.replaced_by == live_green.uid
 
 
 def test_a_change_replaces_only_its_subject() -> None:

@@ -262,6 +262,24 @@ from archivist.state.frames import (
         ),
         ("Transferred the domain to Namecheap.", Frame("domain", "Namecheap", None, "replace")),
         ("Legal wants retention cut to 30 days.", Frame("retention", "30 days", None, "update")),
+        # a switch said of the subject, an event done on a day, who moved, a colour, where now
+        (
+            "CDN switched over to Cloudflare last night.",
+            Frame("CDN", "Cloudflare", None, "replace"),
+        ),
+        (
+            "We're doing sprint reviews on Thursdays now.",
+            Frame("sprint reviews", "Thursdays", None, "update"),
+        ),
+        (
+            "Moved the team off 1Password onto Bitwarden.",
+            Frame(None, "Bitwarden", "1Password", "replace"),
+        ),
+        ("Let's paint the nursery yellow.", Frame("nursery", "yellow")),
+        (
+            "I cancelled WeWork, working from the library now.",
+            Frame(None, "library", "WeWork", "replace"),
+        ),
         (
             "Hmm, actually Confluence for the wiki, IT already pays for it.",
             Frame("wiki", "Confluence", None, "replace"),
