@@ -1501,7 +1501,7 @@ def frame(sentence: str) -> Frame:
     renewed = _RENEWED.match(subject or "") if _THE_NEW.search(text) else None
     if renewed is not None:  # "our new photographer is Ben Cho": the photographer changed
         subject, change = renewed["rest"], change or "update"
-    if subject and old and subject.lower() in _EVERYONE | {"team", "the team", "us"}:
+    if subject and old and subject.lower() in _EVERYONE:
         subject = None  # "moved the team off 1Password onto Bitwarden": who moved, not what
     modified = _MODIFIED.match(found.value or "") if subject is None else None
     if modified is not None:
@@ -1667,7 +1667,6 @@ def _then(rest: str) -> Frame:
     rest = re.sub(r"^(?:[\s,;:\u2014-]|\b(?:and|then|so)\b)+", "", rest)
     found = _by_pattern(rest)
     if found.change in (None, "update") and found.value:
-        # "everyone is on Teams now": who uses it is no subject
         who = (found.subject or "").lower() in _EVERYONE
         return replace(found, subject=None, change=None) if who else replace(found, change=None)
     found = next((f for f in (_commitment(rest), _copula(rest), _plan(rest)) if f.value), Frame())
@@ -1682,7 +1681,11 @@ def _then(rest: str) -> Frame:
     return Frame(value=_phrase(named.group("val"), value=True)) if named else found
 
 
-_EVERYONE = frozenset({"everyone", "everybody", "all of us", "the whole team"})
+# Who uses a choice or moved to it, never what it is about: "everyone is on Teams now",
+# "moved the team off 1Password onto Bitwarden".
+_EVERYONE = frozenset(
+    {"everyone", "everybody", "all of us", "the whole team", "the team", "team", "us"}
+)
 # Where everything is now: "we ditched Jira, everything is in Linear now".
 _ALL_IN = _rx(
     r"(?:^|[,;]\s*)(?:(?:everything|it all|all of it|all our \w+)\s+(?:is|'s|goes|lives|runs)\s+"
