@@ -367,10 +367,14 @@ $$;
 -- of p_items as (X, Y), those whose rows decide X's result; else the items X it pairs with an
 -- item Y of p_items, whose results Y's row decides. Pairs on the same subject go both ways; a
 -- change without a subject (Y) is paired with the items whose value it replaces (X). More
--- pairs than `related` has only cost time; one fewer would be a wrong result: every pair it
--- makes must be here. Through the GIN indexes of sql/061: a lookup is one stem and the scope's
--- mark ('@' and the user id). archivist_same_key's test is written out: a call of it costs more
--- than the lookup (its SET search_path, per row).
+-- pairs than `related` has only cost time; one fewer would be a wrong result: every pair that
+-- can change a result must be here. On the same subject, the pairs whose result cannot change
+-- are left out (their items are never read): deciding, Xs that stopped before Y's time; needed,
+-- Ys that stopped, for an X whose stored result is true, or said before X (the callers,
+-- archivist_store_state and archivist_store_results, need none of them). Through the GIN
+-- indexes of sql/001 and sql/003: a lookup is one stem and the scope's mark ('@' and the user
+-- id). archivist_same_key's test is written out: a call of it costs more than the lookup (its
+-- SET search_path, per row).
 CREATE OR REPLACE FUNCTION archivist_state_neighbours(
     p_items jarvis_state_items[], p_needed boolean
 ) RETURNS TABLE (id bigint, of_id bigint, of_at timestamptz, became_at timestamptz,
@@ -386,6 +390,12 @@ AS $$
     WITH x AS (
         SELECT i.id, i.session_id, i.subject_key, i.value_key, i.old_key, i.became_at,
                '@' || coalesce(i.user_id, '') AS mark,
+               -- from when the items on its subject no longer true are needed (NULL: none):
+               -- deciding, those stopped at or after its time; needed, those said after it,
+               -- unless its stored result is true (then no item unchanged here can stop it,
+               -- and those no longer true have no conflicts)
+               CASE WHEN NOT p_needed OR i.current IS NULL OR i.stopped_at IS NOT NULL
+                    THEN i.became_at END AS since,
                i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops,
                i.change IN ('replace', 'reverse', 'update') AND cardinality(i.subject_key) = 0
                AND cardinality(i.value_key) > 0 AS anchored,
@@ -396,7 +406,7 @@ AS $$
         FROM unnest(p_items) i WHERE i.type IN ('decision', 'constraint')
     ), named AS MATERIALIZED (
         -- for a change without a subject: the subjects of the items whose value it names
-        SELECT DISTINCT x.id AS of_id, z.subject_key AS key, x.mark
+        SELECT DISTINCT x.id AS of_id, z.subject_key AS key, x.mark, x.since
         FROM x CROSS JOIN LATERAL unnest(x.value_key) k
         CROSS JOIN LATERAL (
             SELECT y.subject_key FROM jarvis_state_items y
@@ -406,21 +416,51 @@ AS $$
               AND (x.value_key <@ y.value_key OR y.value_key <@ x.value_key)
             OFFSET 0) z
         WHERE x.anchored AND NOT p_needed
-    ), subjects AS (
-        -- one subject within the other; and, deciding, the subjects named (named_of)
-        SELECT DISTINCT x.subject_key AS key, x.mark FROM x
-        UNION
-        SELECT q.key, q.mark FROM named q
+    ), subjects AS MATERIALIZED (
+        -- one subject within the other; and, deciding, the subjects named (named_of); with
+        -- the earliest `since` of the items looking it up
+        SELECT q.key, q.mark, min(q.since) AS since
+        FROM (SELECT x.subject_key AS key, x.mark, x.since FROM x
+              UNION ALL
+              SELECT q.key, q.mark, q.since FROM named q) q
+        GROUP BY q.key, q.mark
     ), by_subject AS (
+        -- The items on a subject still true, through the index of those alone; the others
+        -- from `since` on, through the index by scope and time: a commit in time order needs
+        -- few of them, whatever the length of the subject's history. (An item's stop is
+        -- written with its result: one that has stopped has a result, `current` not NULL.)
         SELECT DISTINCT q.key, q.mark, n.*
         FROM subjects q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
             SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
             WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
                       @> ARRAY[k, q.mark]
-              AND y.type IN ('decision', 'constraint')
+              AND y.stopped_at IS NULL AND y.type IN ('decision', 'constraint')
               AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
             OFFSET 0) n
+        UNION
+        SELECT q.key, q.mark, n.*
+        FROM subjects q
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE '@' || coalesce(y.user_id, '') = q.mark AND y.stopped_at >= q.since
+              AND y.stopped_at IS NOT NULL AND y.current IS NOT NULL
+              AND y.type IN ('decision', 'constraint')
+              AND cardinality(y.subject_key) > 0
+              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
+            OFFSET 0) n
+        WHERE NOT p_needed AND q.since IS NOT NULL AND cardinality(q.key) > 0
+        UNION
+        SELECT q.key, q.mark, n.*
+        FROM subjects q
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE '@' || coalesce(y.user_id, '') = q.mark AND y.became_at >= q.since
+              AND y.stopped_at IS NOT NULL AND y.type IN ('decision', 'constraint')
+              AND cardinality(y.subject_key) > 0
+              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
+            OFFSET 0) n
+        WHERE p_needed AND q.since IS NOT NULL AND cardinality(q.key) > 0
     ), values_ AS (
         -- needed: y a change without a subject that replaces x's value
         SELECT DISTINCT x.value_key AS key, x.mark FROM x WHERE p_needed

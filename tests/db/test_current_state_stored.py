@@ -157,15 +157,19 @@ def index_session(conn: Conn, session: str, user: str | None, items: list[dict[s
     )
 
 
-@pytest.mark.parametrize("seed", [20261126, 1, 3])
+@pytest.mark.parametrize(
+    ("seed", "in_time_order"), [(20261126, False), (1, False), (3, False), (7, True)]
+)
 def test_random_commits_forgets_and_resolutions_keep_the_stored_state_exact(
-    db_url: str, seed: int
+    db_url: str, seed: int, in_time_order: bool
 ) -> None:
     rng = random.Random(seed)
     sessions = {f"s{n:02d}": rng.choice(USERS) for n in range(36)}
     starts = {s: T0 + timedelta(hours=rng.randint(0, 2000)) for s in sessions}
     order = list(sessions)
-    rng.shuffle(order)  # archived in no particular time order
+    rng.shuffle(order)  # archived in no particular time order, or as a cron run meets them
+    if in_time_order:
+        order.sort(key=starts.__getitem__)
     checked = 0
     said: dict[str, list[dict[str, Any]]] = {}
     with psycopg.connect(db_url, autocommit=True) as conn:
@@ -219,6 +223,35 @@ def test_random_commits_forgets_and_resolutions_keep_the_stored_state_exact(
         ).fetchone()
         assert counts is not None and all(c > 0 for c in counts), counts
     assert checked > 1000
+
+
+def test_a_commit_in_time_order_reads_only_what_is_still_true_on_its_subject(
+    db_url: str,
+) -> None:
+    """A subject changed many times: the items a session's item on it may change are itself and
+    the one it stopped, not the four stopped before its time (found without reading them,
+    sql/003); each commit still stores what the whole scope computes."""
+    values = ["Redis", "Memcached", "Valkey", "Dragonfly", "KeyDB", "Garnet"]
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        for n, value in enumerate(values):
+            item = {
+                "uid": f"d_{n:012x}", "type": "decision", "text": f"Use {value} for the cache",
+                "status": "active", "subject": "cache", "value": value,
+                "change": "replace" if n else None, "refs": [0],
+                "created_at": (T0 + n * DAY).isoformat(),
+            }  # fmt: skip
+            index_session(conn, f"s{n}", None, [item])
+            assert_stored_is_computed(conn, [None])
+        looked_up = conn.execute(
+            "SELECT array_agg(s.value ORDER BY s.value) FROM archivist_state_neighbours("
+            "ARRAY(SELECT i FROM jarvis_state_items i WHERE i.session_id = 's5'), false) n "
+            "JOIN jarvis_state_items s ON s.id = n.id"
+        ).fetchone()
+        stopped = conn.execute(
+            "SELECT count(*) FROM jarvis_state_items WHERE stopped_at IS NOT NULL"
+        ).fetchone()
+    assert stopped == (5,)
+    assert looked_up == (["Garnet", "KeyDB"],)
 
 
 def test_init_fills_stored_results_missing_or_made_by_other_rules(
