@@ -22,7 +22,9 @@ cron entries or N hosts run) or as one `archive --workers W`. Measured per row:
 - where the time went (a second table): the CPU time of the workers' processes and of
   Postgres (its backends, reaped by the postmaster: Linux /proc), and the time spent inside
   `archivist_commit_version` and, of that, `archivist_index_state` (the current state across
-  sessions), from Postgres's `track_functions`.
+  sessions), from Postgres's `track_functions`. With `--current-state on off` each row is run
+  again with that function a no-op in its throw-away database (commits store no current state
+  across sessions): what storing it costs a run.
 
 Embedders: `offline` (the hash embedder, in the workers' processes: the archivist's and
 Postgres's own cost) and `latency` (the Ollama test double, tests/support/ollama_server.py,
@@ -41,6 +43,7 @@ commits store one at a time (its advisory lock).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import resource
@@ -64,6 +67,12 @@ LATENCY_REQUEST_S = 0.040
 LATENCY_TEXT_S = 0.002
 LATENCY_PARALLEL = 4
 CORPUS_DB = "bench_workers_corpus"
+# --current-state off: a commit stores its session's items but not the current state across
+# sessions (the throw-away database's archivist_index_state does nothing), for the cost of it.
+NO_CURRENT_STATE = (
+    "CREATE OR REPLACE FUNCTION archivist_index_state(p_session_id text, p_archive_id uuid, "
+    "p_user_id text, p_items jsonb) RETURNS void LANGUAGE sql AS 'SELECT'"
+)
 
 
 @dataclass
@@ -89,6 +98,7 @@ class Row:
     postgres_cpu_s: float = 0.0  # 0: not measured (no /proc)
     commit_db_s: float = 0.0  # inside archivist_commit_version
     state_db_s: float = 0.0  # of that, inside archivist_index_state
+    current_state: bool = True  # False: archivist_index_state made a no-op (--current-state off)
 
     @property
     def wasted(self) -> int:
@@ -184,10 +194,14 @@ def measure(
     ollama: OllamaTestServer,
     root: Path,
     floor: float | None,
+    current_state: bool = True,
 ) -> Row:
     name = f"bench_workers_{embedder}_{mode}_{workers}"
     url = server.create(name, CORPUS_DB)
     try:
+        if not current_state:
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(NO_CURRENT_STATE)
         if embedder == "latency":
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute("DELETE FROM archivist_meta WHERE key LIKE 'embedding_%'")
@@ -236,6 +250,7 @@ def measure(
             postgres_cpu_s=postgres,
             commit_db_s=spent.get("archivist_commit_version", 0.0),
             state_db_s=spent.get("archivist_index_state", 0.0),
+            current_state=current_state,
         )
     finally:
         server.drop(name)
@@ -243,11 +258,14 @@ def measure(
 
 def render(rows: list[Row], facts: dict[str, str]) -> str:
     head = (
-        "| embedder | mode | W | wall s | sessions/s | speed-up | efficiency | wasted reads "
+        "| embedder | mode | W | current state | wall s | sessions/s | speed-up | efficiency "
+        "| wasted reads "
         "(skipped + unchanged) | passed over (held / gone) | duplicates | COPY floor s "
         "| embed requests | embed s / 4 + floor | wall / ideal | wall / offline wall |"
     )
-    offline = {(r.mode, r.workers): r.seconds for r in rows if r.embedder == "offline"}
+    offline = {
+        (r.mode, r.workers, r.current_state): r.seconds for r in rows if r.embedder == "offline"
+    }
     lines = [
         " ".join(f"{k}: {v};" for k, v in facts.items()),
         "",
@@ -256,24 +274,27 @@ def render(rows: list[Row], facts: dict[str, str]) -> str:
     ]
     for r in rows:
         ideal = r.ideal_s if r.embedder == "latency" else 0.0
+        offline_s = offline.get((r.mode, r.workers, r.current_state))
         lines.append(
-            f"| {r.embedder} | {r.mode} | {r.workers} | {r.seconds:.1f} | "
-            f"{r.archived / r.seconds:.1f} | {r.speed_up:.2f}x | {r.efficiency:.2f} | "
+            f"| {r.embedder} | {r.mode} | {r.workers} | {'on' if r.current_state else 'off'} | "
+            f"{r.seconds:.1f} | {r.archived / r.seconds:.1f} | {r.speed_up:.2f}x | "
+            f"{r.efficiency:.2f} | "
             f"{r.wasted} ({r.skipped} + {r.unchanged}) | {r.held} / {r.gone} | {r.duplicates} | "
             f"{r.copy_floor_s:.2f} | {r.embed_requests or '-'} | "
             f"{f'{ideal:.1f}' if ideal else '-'} | "
             f"{f'{r.seconds / ideal:.2f}x' if ideal else '-'} | "
-            f"{_ratio(r.seconds, offline.get((r.mode, r.workers))) if ideal else '-'} |"
+            f"{_ratio(r.seconds, offline_s) if ideal else '-'} |"
         )
     lines += [
         "",
-        "| embedder | mode | W | wall s | workers' CPU s | Postgres CPU s "
+        "| embedder | mode | W | current state | wall s | workers' CPU s | Postgres CPU s "
         "| in archivist_commit_version s | of which archivist_index_state s |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
-            f"| {r.embedder} | {r.mode} | {r.workers} | {r.seconds:.1f} | {r.workers_cpu_s:.1f} | "
+            f"| {r.embedder} | {r.mode} | {r.workers} | {'on' if r.current_state else 'off'} | "
+            f"{r.seconds:.1f} | {r.workers_cpu_s:.1f} | "
             f"{f'{r.postgres_cpu_s:.1f}' if r.postgres_cpu_s else '-'} | {r.commit_db_s:.1f} | "
             f"{r.state_db_s:.1f} |"
         )
@@ -302,6 +323,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--modes", nargs="+", choices=["separate", "flag"], default=["separate"])
     parser.add_argument(
+        "--current-state",
+        nargs="+",
+        choices=["on", "off"],
+        default=["on"],
+        help="off: commits store no current state across sessions (its cost, beside 'on')",
+    )
+    parser.add_argument(
         "--embed-concurrency", type=int, default=4, help="the workers' embed_concurrency"
     )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
@@ -323,21 +351,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             corpus.load_corpus(
                 server.clone(CORPUS_DB), args.seed, "w", args.sessions, args.messages, args.users
             )
-            for embedder in args.embedders:
-                for mode in args.modes:
-                    one: Row | None = None
-                    for workers in args.workers:
-                        log(f"{embedder}, {mode}, W={workers}")
-                        floor = rows[0].copy_floor_s if rows else None
-                        row = measure(
-                            server, args, embedder, mode, workers, ollama, Path(tmp), floor
-                        )
-                        log(f"  {row.seconds:.1f} s wall, COPY floor {row.copy_floor_s:.1f} s")
-                        one = row if workers == 1 else one
-                        if one is not None:
-                            row.speed_up = one.seconds / row.seconds
-                            row.efficiency = row.speed_up / workers
-                        rows.append(row)
+            for embedder, mode, state in itertools.product(
+                args.embedders, args.modes, args.current_state
+            ):
+                one: Row | None = None
+                for workers in args.workers:
+                    log(f"{embedder}, {mode}, W={workers}, current state {state}")
+                    floor = rows[0].copy_floor_s if rows else None
+                    row = measure(
+                        server,
+                        args,
+                        embedder,
+                        mode,
+                        workers,
+                        ollama,
+                        Path(tmp),
+                        floor,
+                        current_state=state == "on",
+                    )
+                    log(f"  {row.seconds:.1f} s wall, COPY floor {row.copy_floor_s:.1f} s")
+                    one = row if workers == 1 else one
+                    if one is not None:
+                        row.speed_up = one.seconds / row.seconds
+                        row.efficiency = row.speed_up / workers
+                    rows.append(row)
             facts = {
                 "corpus": f"{args.sessions} sessions x {args.messages} messages, "
                 + (f"{args.users} users" if args.users else "no user ids"),
