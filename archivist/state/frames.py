@@ -159,9 +159,12 @@ NO_FRAME = Frame()
 # Where a subject-first statement starts: the sentence, or after a lead-in clause ("Heads
 # up, the launch moved to the 17th").
 _START = (
-    r"(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
+    # or after what was agreed, wherever it is said: "after a lot of back and forth with Ana we
+    # agreed orchestration goes on Airflow"
+    r"(?:(?<=\bwe agreed )|(?<=\bwe decided )|(?<=\bwe agreed that )|(?<=\bwe decided that )"
+    r"|(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
     r"(?:(?:we|i|they|the team)\s+(?:(?:have|'ve)\s+)?(?:decided|agreed|confirmed)\s+"
-    r"(?:that\s+)?)?"
+    r"(?:that\s+)?)?)"
     # reported: "Ms. Ruiz told me that the page limit is now 25 pages"
     r"(?:[^,;:!?]{0,60}?\b(?:told|tells|informed|informs|said|says|mentioned|announced|wrote"
     r"|note|advised|confirm)"

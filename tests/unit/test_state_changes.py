@@ -511,6 +511,29 @@ def test_a_verbless_clause_after_a_choice_says_when_where_or_a_value_of_its_own(
     ]
 
 
+def test_a_place_named_with_a_possessive_is_where_not_a_clause_of_its_own() -> None:
+    made = rules_candidates(
+        session(("user", "we're playing 5e, every other saturday at 2, at Mike's place"))
+    )
+    assert [(c.subject, c.value) for c in made if c.type == "decision"] == [
+        (None, "5e"),
+        ("playing", "every other saturday at 2"),
+        ("playing", "at Mike's place"),
+    ]
+    # after a pronoun "'s" is still a verb: a clause of its own, no place of the plan
+    said = rules_candidates(session(("user", "we're playing 5e, every other saturday, it's far")))
+    assert [c.value for c in said if c.type == "decision"] == ["5e", "every other saturday"]
+
+
+def test_what_was_agreed_is_read_wherever_the_agreement_is_said() -> None:
+    long = (
+        "after a lot of back and forth with Ana we agreed orchestration goes on Airflow, which "
+        "I'll run on MWAA since nobody wants to babysit a scheduler."
+    )
+    assert frame(long) == Frame("orchestration", "Airflow")
+    assert frame("after a lot of back and forth orchestration goes on Airflow") == Frame()
+
+
 def test_a_limit_in_another_clause_leaves_the_choice_a_decision() -> None:
     made = rules_candidates(session(("user", "we're launching a Team plan, minimum 5 seats")))
     assert [(c.type, c.value) for c in made] == [

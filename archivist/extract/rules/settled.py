@@ -135,7 +135,12 @@ def _a_subject(words: str) -> bool:
 FRAGMENT_WORDS = 6  # the longest clause read as a fragment of the choice before it
 FRAGMENT_VALUE_WORDS = 3  # and the longest value of its own it gives ("fundraising goal $10k")
 _EVERY = re.compile(r"^(?:every|each)\s+(?:other\s+)?", re.I)
-_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did)\b|'s\s", re.I)
+# ("'s" is a verb after a pronoun, "it's", and a possessive after a name: "at Mike's place")
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did)\b"
+    r"|\b(?:it|that|there|here|what|who|he|she|where|how|let)'s\s",
+    re.I,
+)
 _AT_A_NAME = re.compile(r"^(?:at|in)\s+(?:the\s+)?(?-i:[A-Z])", re.I)
 
 
