@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -16,10 +16,12 @@ from archivist.config import DatabaseTimeouts, Settings, database_label
 from archivist.embed.base import Embedder
 from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
-from archivist.extract.base import Extractor
-from archivist.extract.llm import OllamaExtractor
 from archivist.failures import FailedSession
 from archivist.store import AUTHENTICATED, EditedMigrationError, Store
+
+if TYPE_CHECKING:  # the extractors load the rules: a doctor run loads them when it runs
+    from archivist.extract.base import Extractor
+    from archivist.extract.llm import OllamaExtractor
 
 T = TypeVar("T")
 
@@ -72,6 +74,8 @@ def run_doctor(
             fix = "set DATABASE_URL to a reachable Postgres with pgvector"
         checks.append(Check(name="database", ok=False, detail=f"{where}: {exc}", fix=fix))
     _embedder_checks(embedder, recorded_dim, checks)
+    from archivist.extract.llm import OllamaExtractor
+
     if isinstance(extractor, OllamaExtractor):
         _llm_check(extractor, checks)
     return DoctorReport(checks=checks)

@@ -13,14 +13,12 @@ from typing import Any
 
 from archivist.chunking import chunk_chars
 from archivist.client.connections import Connections, SharedStore
-from archivist.client.runs import run_here, run_in_workers
 from archivist.config import Settings, database_label, load_settings
 from archivist.doctor import DoctorReport, run_doctor
 from archivist.embed.base import Embedder, probe
 from archivist.embed.configured import make_embedder
 from archivist.embed.hashing import HashEmbedder
 from archivist.errors import ConfigError, DimensionMismatchError
-from archivist.extract.configured import make_extractor
 from archivist.forget import ForgetReport, ForgetRequest, forget_in_database, scrub_report_files
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest, Progress
@@ -205,6 +203,8 @@ class Archivist:
     def doctor(self) -> DoctorReport:
         """Check the database, pgvector, migrations, indexes, Ollama and the models, each with
         the fix when it fails; a database it cannot reach is a failed check, not an error."""
+        from archivist.extract.configured import make_extractor  # (loads the rules: see below)
+
         extractor = make_extractor(self.settings)
         return run_doctor(self.settings, self._db.schema_store, self._embedder, extractor)
 
@@ -328,6 +328,10 @@ class Archivist:
                 "this client reads the demo's database (no database configured) and does not "
                 "archive into it; set DATABASE_URL, or ARCHIVIST_DATA_DIR for an embedded one"
             )
+        # A run loads the extractor and the rest of the pipeline here, not when the client is
+        # imported: a search or a status from the command line starts without them.
+        from archivist.client.runs import run_here, run_in_workers
+
         if workers == 1 or request.selection.session_ids or request.dry_run:
             return run_here(self._db, self._embedder, request, progress, limits)
         open_client = partial(Archivist, embedder=self._given_embedder)

@@ -17,9 +17,9 @@ from archivist.embed.base import Embedder
 from archivist.errors import ArchivistError
 from archivist.extract.configured import make_extractor
 from archivist.models import RunReport
-from archivist.pipeline import Archiver, ArchiveRequest, Progress
+from archivist.pipeline import ArchiveRequest, Progress
 from archivist.pipeline.claims import RunLimits
-from archivist.pipeline.run import log_run_end, log_run_start
+from archivist.pipeline.run import Archiver, log_run_end, log_run_start
 from archivist.pipeline.workers import WorkerJob, run_workers
 from archivist.store import EmbeddingConfig, Store
 

@@ -22,9 +22,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol, get_args
+from typing import get_args
 
 import numpy as np
 
@@ -61,6 +61,7 @@ from archivist.pipeline.commit import Committer, commit
 from archivist.pipeline.earlier import earlier_user_turns
 from archivist.pipeline.planning import PlanSettings, VersionPlan, has_work, plan_version
 from archivist.pipeline.reading import SessionRead, read_session
+from archivist.pipeline.request import NO_MESSAGES, ArchiveRequest, Progress
 from archivist.state.items import StateItem
 from archivist.state.reconcile import Thresholds
 from archivist.store import CommitResult, EmbeddingConfig, LockTimeoutError, SessionSelection, Store
@@ -68,10 +69,6 @@ from archivist.store import CommitResult, EmbeddingConfig, LockTimeoutError, Ses
 log = logging.getLogger(__name__)
 
 RECENT_READS = 8  # sessions read whose commits a next read may not see yet (pipelined runs)
-
-# What the embedder is asked when a session's texts got an unusable answer: is it the texts?
-# The reason of a named session that has no messages and was never archived.
-NO_MESSAGES = "no messages for session"
 
 
 class _Phases:
@@ -94,23 +91,6 @@ def _read_detail(read: SessionRead) -> str:
         f"{len(read.new)} new, {len(read.late)} late, {len(read.edited)} edited, "
         f"{len(read.undated)} undated"
     )
-
-
-class Progress(Protocol):
-    def start(self, total: int) -> None: ...
-
-    def advance(self, outcome: SessionOutcome) -> None: ...
-
-
-@dataclass(frozen=True)
-class ArchiveRequest:
-    selection: SessionSelection = field(default_factory=SessionSelection)
-    dry_run: bool = False
-    rebuild: bool = False
-    delay_ms: int = 500
-    # False: the run writes no row in the run log (a worker of `archive --workers N`, whose
-    # invocation writes one for the whole run: `log_run_start`, `log_run_end`)
-    log_run: bool = True
 
 
 @dataclass

@@ -27,7 +27,7 @@ from typing import Any
 from archivist.errors import ArchivistError
 from archivist.models import PassedOver, RunReport, SessionOutcome
 from archivist.pipeline.claims import RunLimits
-from archivist.pipeline.run import Progress
+from archivist.pipeline.request import Progress
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class SharedLimits:
 
 
 class _Relay:
-    """A worker's progress hook (archivist.pipeline.run.Progress): sends what the run reports
+    """A worker's progress hook (archivist.pipeline.request.Progress): sends what the run reports
     to the parent."""
 
     def __init__(self, messages: multiprocessing.Queue[tuple[Any, ...]]) -> None:

@@ -65,7 +65,8 @@ from archivist.config import Settings
 from archivist.embed.base import Vector
 from archivist.embed.hashing import HashEmbedder
 from archivist.models import RunReport
-from archivist.pipeline import Archiver, ArchiveRequest
+from archivist.pipeline import ArchiveRequest
+from archivist.pipeline.run import Archiver
 from archivist.store import CommitResult, PostgresStore, SessionSelection
 from scripts.bench import kit
 from scripts.bench.corpus import (

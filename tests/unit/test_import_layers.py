@@ -7,6 +7,8 @@ import from one unit of another is an edge. Imports inside one unit do not count
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "archivist"
@@ -105,3 +107,16 @@ def test_above_the_store_its_names_come_from_the_package() -> None:
         if module.startswith("archivist.store.") and module != "archivist.store.rest"
     }
     assert not reached
+
+
+def test_the_command_line_and_the_client_start_without_the_rules_extractor() -> None:
+    """A search, a status or `--help` from the command line loads neither the rules (their
+    regular expressions take a third of a second to compile) nor the archive run: those load
+    when a run or `doctor` starts (archivist.client.archivist)."""
+    code = (
+        "import sys, archivist.cli.app, archivist.mcp_server.server\n"
+        "heavy = ('archivist.state.frames', 'archivist.extract.rules', 'archivist.pipeline.run')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
