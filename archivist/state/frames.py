@@ -1572,6 +1572,12 @@ def _by_pattern(text: str) -> Frame:
             value = _phrase(_cut(groups.get("val")), value=True)  # "moved to X in the lab"
         old = _phrase(groups.get("old"), value=True)
         subject = _phrase(groups.get("subj") or groups.get("subj2"))
+        if change == "cancel" and old is None and _PRONOUN.fullmatch(groups.get("old") or ""):
+            # "the chili was too spicy so I'm ditching it, lentil soup for lunches": what it
+            # drops was said before; what comes after replaces it
+            then = _then(text[match.end() :])
+            if then.value:
+                return replace(then, change="replace")
         if value is None and (old is None or groups.get("val")):
             continue  # no value, or a value that is no phrase ("We'll rent a car instead...")
         if groups.get("subj") and subject is None:
@@ -1673,6 +1679,9 @@ def _then(rest: str) -> Frame:
         who = (found.subject or "").lower() in _EVERYONE
         return replace(found, subject=None, change=None) if who else replace(found, change=None)
     found = next((f for f in (_commitment(rest), _copula(rest), _plan(rest)) if f.value), Frame())
+    if not found.value and (instead := _FOR_WHAT.match(rest)):
+        # "dropping the chili, lentil soup for lunches": what replaces it, and for what
+        found = Frame(_phrase(instead["subj"]), _phrase(instead["val"], value=True))
     if not found.value and (everything := _ALL_IN.search(rest) or _GOT.match(rest)):
         found = Frame(value=_phrase(everything.group("val"), value=True))
     named = (
@@ -1684,6 +1693,9 @@ def _then(rest: str) -> Frame:
     return Frame(value=_phrase(named.group("val"), value=True)) if named else found
 
 
+_PRONOUN = re.compile(r"(?:it|that|this|them|those)", re.I)
+# A replacement said without a verb, after what it replaces was dropped: "lentil soup for lunches".
+_FOR_WHAT = _rx(r"^DET(?P<val>NP4)\s+for\s+DET(?P<subj>NP4)END")
 # Who uses a choice or moved to it, never what it is about: "everyone is on Teams now",
 # "moved the team off 1Password onto Bitwarden".
 _EVERYONE = frozenset(

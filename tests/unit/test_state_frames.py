@@ -284,6 +284,16 @@ from archivist.state.frames import (
             "Hmm, actually Confluence for the wiki, IT already pays for it.",
             Frame("wiki", "Confluence", None, "replace"),
         ),
+        # what replaces a thing dropped, said without a verb; "it": the thing said before
+        (
+            "ditching the chili, lentil soup for lunches this week",
+            Frame("lunches", "lentil soup", "chili", "replace"),
+        ),
+        (
+            "the chili was way too spicy so im ditching it, lentil soup for lunches this week",
+            Frame("lunches", "lentil soup", None, "replace"),
+        ),
+        ("I'm dropping it, thanks for the help.", Frame(change="cancel")),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
