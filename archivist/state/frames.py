@@ -160,8 +160,10 @@ NO_FRAME = Frame()
 # up, the launch moved to the 17th").
 _START = (
     # or after what was agreed, wherever it is said: "after a lot of back and forth with Ana we
-    # agreed orchestration goes on Airflow"
+    # agreed orchestration goes on Airflow"; or after what made it so: "the park flooded so the
+    # run is relocating to Lincoln Field"
     r"(?:(?<=\bwe agreed )|(?<=\bwe decided )|(?<=\bwe agreed that )|(?<=\bwe decided that )"
+    r"|(?<=\w so )"
     r"|(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
     r"(?:(?:we|i|they|the team)\s+(?:(?:have|'ve)\s+)?(?:decided|agreed|confirmed)\s+"
     r"(?:that\s+)?)?)"
@@ -510,7 +512,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # a subject said first, then where it moves: "experiment tracking moves to MLflow"
         (
             r"START DET(?P<subj>NP)\s+(?:moves|move|is moving|are moving|will move|switches"
-            r"|is switching|switched|migrated"
+            r"|is switching|switched|migrated|has moved|has switched"
+            r"|relocates|relocated|is relocating|are relocating|will relocate|has relocated"
             r"|will switch|migrates|is migrating)\s+(?:over\s+|indoors\s+|outdoors\s+|inside\s+"
             r"|outside\s+)?(?:to|onto)"
             r"\s+DET(?P<val>NP)END",
@@ -1563,7 +1566,7 @@ def _by_pattern(text: str) -> Frame:
     for pattern, change in _PATTERNS:
         if pattern is _ARROWS and not arrows:
             continue
-        match = pattern.search(text)
+        match = _leftmost_with_a_subject(pattern, text)
         if match is None:
             continue
         groups = match.groupdict()
@@ -1600,6 +1603,21 @@ def _by_pattern(text: str) -> Frame:
             subject, value = value, name  # "we picked our DJ, Sam Rivera": the DJ is Sam Rivera
         return Frame(subject, value, old, change, commit=commit)
     return Frame()
+
+
+def _leftmost_with_a_subject(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of `pattern` whose subject, if it names one, is a phrase: a match from
+    the start of "the park flooded so the run is relocating to X" has a clause for its subject,
+    the one after "so" the run."""
+    match = pattern.search(text)
+    while (
+        match is not None
+        and match.groupdict().get("subj")
+        and _phrase(match.group("subj")) is None
+        and match.start() < len(text)
+    ):
+        match = pattern.search(text, match.start() + 1)
+    return match
 
 
 def _who_fills(role: str, text: str, end: int) -> str | None:

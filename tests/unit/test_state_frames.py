@@ -294,6 +294,11 @@ from archivist.state.frames import (
             Frame("lunches", "lentil soup", None, "replace"),
         ),
         ("I'm dropping it, thanks for the help.", Frame(change="cancel")),
+        (
+            "riverside park flooded so the run is relocating to Lincoln Field",
+            Frame("run", "Lincoln Field", None, "replace"),
+        ),
+        ("the run relocated to Lincoln Field", Frame("run", "Lincoln Field", None, "replace")),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
