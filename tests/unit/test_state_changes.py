@@ -525,6 +525,24 @@ def test_a_place_named_with_a_possessive_is_where_not_a_clause_of_its_own() -> N
     assert [c.value for c in said if c.type == "decision"] == ["5e", "every other saturday"]
 
 
+def test_a_choice_added_in_a_clause_of_its_own_beside_a_change_is_one() -> None:
+    made = rules_candidates(
+        session(
+            (
+                "user",
+                "Since that saved a bunch, cap comes down to $3,000, and I'm adding a Tiffen ND "
+                "filter.",
+            ),
+            ("user", "We're parting ways with Northwind, Lumen Studio is the new agency."),
+        )
+    )
+    assert [(c.type, c.value, c.change) for c in made if c.type in ("decision", "constraint")] == [
+        ("constraint", "$3,000", "update"),
+        ("decision", "Tiffen ND", None),
+        ("decision", "Lumen Studio", "update"),  # what it replaces opened the sentence: no choice
+    ]
+
+
 def test_what_was_agreed_is_read_wherever_the_agreement_is_said() -> None:
     long = (
         "after a lot of back and forth with Ana we agreed orchestration goes on Airflow, which "

@@ -333,13 +333,25 @@ def _choice_clause(sentence: str, choice: Frame) -> str:
     return next((p for p in _CLAUSE.split(sentence) if value in p.lower()), sentence)
 
 
-def _beside_a_change(said: Frame) -> bool:
+def _beside_a_change(said: Frame, clause: str, *, added: bool) -> bool:
     """A clause said beside a change that is a choice of its own: another replacement or
-    update, or a choice on its own subject of something concrete ("keep State Farm for auto,
-    move home insurance to Lemonade")."""
+    update, a choice on its own subject of something concrete ("keep State Farm for auto,
+    move home insurance to Lemonade"), or, `added` after the first clause, one the speaker
+    makes in a clause of their own ("cap comes down to $3,000, and I'm adding a Tiffen ND
+    filter"; not "we're parting ways with Northwind, Lumen is the new agency")."""
     if said.change is not None:
         return said.change in ("replace", "update")
+    if added and said.subject is None and said.commit and _OWN_CLAUSE.match(clause):
+        return concrete(said.value)
     return said.subject is not None and concrete(said.value)
+
+
+# A clause the speaker opens with what they (will) do: no reason for the change beside it.
+_OWN_CLAUSE = re.compile(
+    r"^(?:and\s+|also\s+|plus\s+)?(?:i'm|i am|we're|we are|i'll|i will|we'll|we will)\s+"
+    r"(?:also\s+)?[a-z]+ing\b",
+    re.I,
+)
 
 
 def _with_what_failed(choice: Frame, text: str, sentence: str) -> Frame:
@@ -707,7 +719,7 @@ class _Found:
         is a constraint of its own ("hosting on Buzzsprout - episodes max 45 min")."""
         added = False
         last = choice  # what a verbless clause adds to: the sentence's choice, or the last one's
-        for part in _CLAUSE.split(sentence) if _CLAUSE.search(sentence) else []:
+        for n, part in enumerate(_CLAUSE.split(sentence) if _CLAUSE.search(sentence) else []):
             words = part.split()
             fragment = fragment_choice(part, last) if choice.change is None else NO_FRAME
             if (chosen := choice_text(fragment)) and not _CONSTRAINT.search(part):
@@ -728,7 +740,7 @@ class _Found:
             said = frame(part)
             if (
                 not is_choice(said)
-                or (choice.change is not None and not _beside_a_change(said))
+                or (choice.change is not None and not _beside_a_change(said, part, added=n > 0))
                 or same_value(said.value, choice.value)
                 or same_value(said.value, choice.subject)  # "we picked our DJ, Sam Rivera"
                 or _CONSTRAINT.search(part)
