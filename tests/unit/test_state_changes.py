@@ -543,6 +543,19 @@ def test_a_choice_added_in_a_clause_of_its_own_beside_a_change_is_one() -> None:
     ]
 
 
+def test_a_way_chosen_over_another_is_a_decision_not_a_task() -> None:
+    made = rules_candidates(
+        session(
+            ("user", "yes. and i'll read it off index cards, not my phone"),
+            ("user", "I'll read the toast off index cards."),
+        )
+    )
+    assert [(c.type, c.text) for c in made] == [
+        ("decision", "Read it off index cards"),
+        ("action", "Read the toast off index cards"),
+    ]
+
+
 def test_what_was_agreed_is_read_wherever_the_agreement_is_said() -> None:
     long = (
         "after a lot of back and forth with Ana we agreed orchestration goes on Airflow, which "

@@ -346,6 +346,12 @@ def _beside_a_change(said: Frame, clause: str, *, added: bool) -> bool:
     return said.subject is not None and concrete(said.value)
 
 
+# A sentence that ends on the alternative it turns down: ", not my phone", ", not with email".
+_NOT_THE_OTHER = re.compile(
+    r",\s+not\s+(?:(?:with|on|in|from|by|via|the|my|our|a|an)\s+)*[\w'-]+(?:\s+[\w'-]+)?"
+    r"\s*[.!]?\s*$",
+    re.I,
+)
 # A clause the speaker opens with what they (will) do: no reason for the change beside it.
 _OWN_CLAUSE = re.compile(
     r"^(?:and\s+|also\s+|plus\s+)?(?:i'm|i am|we're|we are|i'll|i will|we'll|we will)\s+"
@@ -644,6 +650,10 @@ class _Found:
                 typed = decided = True
             elif isinstance(finding, (ActionHit, Completion)) and is_choice(choice):
                 continue  # "move the session cache to Memcached": a choice, not a task
+            elif isinstance(finding, ActionHit) and user and _NOT_THE_OTHER.search(sentence):
+                # "I'll read it off index cards, not my phone": a way chosen over another
+                self.add("decision", finding.text, message, sentence, choice)
+                typed = decided = True
             elif isinstance(finding, ActionHit):
                 status = "blocked" if blocked else "open"
                 self.add("action", finding.text, message, sentence, status=status)
