@@ -1608,16 +1608,16 @@ def _by_pattern(text: str) -> Frame:
 def _leftmost_with_a_subject(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     """The first match of `pattern` whose subject, if it names one, is a phrase: a match from
     the start of "the park flooded so the run is relocating to X" has a clause for its subject,
-    the one after "so" the run."""
+    the one after "so" the run. (A few tries: each is a search of the sentence.)"""
     match = pattern.search(text)
-    while (
-        match is not None
-        and match.groupdict().get("subj")
-        and _phrase(match.group("subj")) is None
-        and match.start() < len(text)
-    ):
+    for _ in range(SUBJECT_TRIES):
+        if match is None or not match.groupdict().get("subj") or _phrase(match.group("subj")):
+            break
         match = pattern.search(text, match.start() + 1)
     return match
+
+
+SUBJECT_TRIES = 3
 
 
 def _who_fills(role: str, text: str, end: int) -> str | None:
