@@ -426,9 +426,11 @@ AS $$
         GROUP BY q.key, q.mark
     ), by_subject AS (
         -- The items on a subject still true, through the index of those alone; the others
-        -- from `since` on, through the index by scope and time: a commit in time order needs
-        -- few of them, whatever the length of the subject's history. (An item's stop is
-        -- written with its result: one that has stopped has a result, `current` not NULL.)
+        -- from `since` on, through the indexes by scope and time (sql/003): deciding, those
+        -- stopped since then, needed, those said since then, each a range of its own index
+        -- (the stop's index holds the items with a result: a stop is written with its result,
+        -- so `current IS NOT NULL` only says which index). A commit in time order needs few of
+        -- them, whatever the length of the subject's history.
         SELECT DISTINCT q.key, q.mark, n.*
         FROM subjects q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
