@@ -69,7 +69,7 @@ _NOT_SUBJECT = frozenset(
     everything something anything nothing one which
     what who there here thing stuff all both either away how why where when whether
     mind is are was were be been indoors outdoors inside outside""".split()
-)
+) | {"way to go", "best bet", "best option", "winner"}  # "X is the way to go": X is chosen
 _NOT_VALUE = frozenset(
     """it this that them those these one something anything everything nothing stuff things
     same so well too now back random""".split()
@@ -752,7 +752,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (
             r"^(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?:the\s+)?(?P<val>[A-Z0-9$][\w.+#'-]*(?:\s+"
-            r"[\w.+#'-]+){0,2})\s+it\s+is\b(?:\s+for\s+DET(?P<subj>NP)END)?",
+            r"[\w.+#'-]+){0,2})\s+(?:it\s+is|is\s+the\s+(?:way\s+to\s+go|winner|best\s+bet))\b"
+            r"(?:\s+for\s+DET(?P<subj>NP)END)?",
             None,
         ),
         (

@@ -299,6 +299,12 @@ from archivist.state.frames import (
             Frame("run", "Lincoln Field", None, "replace"),
         ),
         ("the run relocated to Lincoln Field", Frame("run", "Lincoln Field", None, "replace")),
+        # "the way to go" is no subject: what is said to be it is chosen
+        (
+            "Forget Jenkins, CircleCI is the way to go.",
+            Frame(None, "CircleCI", "Jenkins", "replace", commit=True),
+        ),
+        ("CircleCI is the way to go for CI.", Frame("CI", "CircleCI", commit=True)),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
