@@ -501,6 +501,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?:book|take|use|get|do|pick|choose|go with)\s+(?:that|it|that one|them)\s+instead\b",
             "replace",
         ),
+        # or "put X there": "GitHub Pages is cheaper, let's put the docs there"
+        (
+            r"^DET(?P<val>(?-i:[A-Z])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})\s+(?:is|'s)\s+"
+            r"(?:\w+er|better|nicer|more \w+)\b[^,;]{0,40}[,;]\s*(?:so\s+)?(?:let's\s+|we'll\s+)?"
+            r"(?:put|move|host|keep|run|store)\s+DET(?P<subj>NP4)\s+there\b",
+            "replace",
+        ),
         # moves that name the subject: "move the session cache to Memcached"
         (
             r"\b(?:mov(?:e|es|ed|ing)|switch(?:es|ed|ing)?|migrat(?:e|es|ed|ing)|port(?:s|ed|ing)?"
@@ -1198,7 +1205,8 @@ _NOT_TOPIC = frozenset(
 _STATES = frozenset(
     """blocked stuck delayed broken based caused affected worried concerned interested excited
     finished confused surprised related involved tied held limited focused stalled waiting
-    pinned crashed failed hit hurt annoyed impressed disappointed bottlenecked gated""".split()
+    pinned crashed failed hit hurt annoyed impressed disappointed bottlenecked gated closed shut
+    flooded packed""".split()
 )
 _COPULAR = frozenset(
     """is are will be gets get has have will have stays remain remains 's""".split()
@@ -1442,10 +1450,11 @@ def _head(phrase: str | None) -> str | None:
 
 # "the deadline's now March 3", "the party's moved to Saturday": the 's is "is" (or "has").
 _IS = re.compile(
-    r"(\w)'s\s+(?=(?:now|moved|been|going|due|at|on|in|set|scheduled|booked|pushed|changed"
+    r"(\w)'s\s+(?=(?:now|moved|going|due|at|on|in|set|scheduled|booked|pushed|changed"
     r"|rescheduled|postponed|delayed|back|still|with)\b)",
     re.I,
 )
+_HAS_BEEN = re.compile(r"(\w)'s\s+(?=been\b)", re.I)  # "standup's been pushed to 10"
 
 
 # "Keep" that keeps something going, not a choice kept: "keep these tips in mind", "keep an
@@ -1463,7 +1472,7 @@ def frame(sentence: str) -> Frame:
     """The choice a sentence states, or an empty frame (cached: a run reads a sentence for
     its decisions and its constraints, and chat repeats itself)."""
     text = _LEAD.sub("", " ".join(sentence.replace("\u2019", "'").split()))
-    text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", text))
+    text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", _HAS_BEEN.sub(r"\1 has ", text)))
     found = aside(text)
     if not found.empty:
         return found

@@ -556,6 +556,28 @@ def test_a_way_chosen_over_another_is_a_decision_not_a_task() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("first", "then", "left"),
+    [
+        (
+            "We'll host the docs on Netlify.",
+            "Actually, GitHub Pages is cheaper, let's put the docs there.",
+            ["Use GitHub Pages for docs"],
+        ),
+        (
+            "The team lunch is at Sushi Zen on Friday.",
+            "Sushi Zen is closed Friday, so lunch is at Taco Bell instead.",
+            ["Use Friday for team lunch", "Use Taco Bell for lunch instead of Sushi Zen"],
+        ),
+        ("Standup is at 9:30.", "Standup's been pushed to 10.", ["Standup: 10"]),
+    ],
+)
+def test_a_change_said_in_passing_leaves_only_the_new_choice(
+    first: str, then: str, left: list[str]
+) -> None:
+    assert live(state(("user", first), ("user", then))) == left
+
+
 def test_what_was_agreed_is_read_wherever_the_agreement_is_said() -> None:
     long = (
         "after a lot of back and forth with Ana we agreed orchestration goes on Airflow, which "
