@@ -530,7 +530,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         # "the funder extended the report deadline to May 16", "upgrade my plan to 20 GB"
         (
             r"\b(?:bump|rais|lower|increas|decreas|reduc|cut|extend|shorten|upgrad|downgrad|push"
-            r"|reschedul|shift|chang|set|doubl|halv|expand|adjust|up|drop|cap|limit)\w*\s+"
+            r"|reschedul|shift|chang|set|doubl|halv|expand|adjust|up|drop|cap|limit|revis|amend"
+            r")\w*\s+"
             r"(?:up\s+|down\s+|back\s+)?DET(?P<subj>NP)\s+(?:up\s+|down\s+|back\s+)?(?:to|until"
             r"|till)\s+DET(?P<val>NP)END",
             "update",
@@ -1266,6 +1267,8 @@ _IT_IS = next(p for p, _ in _PATTERNS if "it\\s+is" in p.pattern)
 # "only Fridays".
 _VALUE_LEAD = re.compile(
     r"^(?:called|named|renamed(?:\s+to)?|using|due(?:\s+(?:on|by))?(?=\s+[^,;]*\d)"
+    # what is done when: "plants are now watered on Wednesdays"
+    r"|[a-z]+ed\s+(?:on|at)(?=\s+(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day))"
     r"|(?:only|just)(?=\s+(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day)))\s+(?=\S)",
     re.I,
 )

@@ -570,6 +570,16 @@ def test_a_way_chosen_over_another_is_a_decision_not_a_task() -> None:
             ["Use Friday for team lunch", "Use Taco Bell for lunch instead of Sushi Zen"],
         ),
         ("Standup is at 9:30.", "Standup's been pushed to 10.", ["Standup: 10"]),
+        (
+            "My running goal this year is 1000 km.",
+            "Revised my running goal to 1200 km.",
+            ["Running goal: 1200 km"],
+        ),
+        (
+            "Our office plants get watered on Mondays.",
+            "Plants are now watered on Wednesdays and Saturdays.",
+            ["Plants: Wednesdays"],
+        ),
     ],
 )
 def test_a_change_said_in_passing_leaves_only_the_new_choice(
