@@ -681,6 +681,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?P<val>(?-i:[A-Z])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})END",
             None,
         ),
+        # how a thing is done now, with what: "doing my budget in a Google Sheet now", "I write
+        # the thesis in Word now"
+        (
+            r"START (?:(?:i|we)(?:'m|'re|\s+am|\s+are)?\s+)?(?:do|doing|write|writing|keep|keeping"
+            r"|track|tracking|run|running|manage|managing|host|hosting|store|storing|make|making"
+            r"|plan|planning|edit|editing)\s+DET(?P<subj>NP4)\s+(?:in|on|with|using|through|via)\s+"
+            r"DET(?P<val>(?-i:[A-Z])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})\s+now\b",
+            "update",
+        ),
         # a name given: "we're calling the app Pocketly", "the app is now called Stashr"
         (
             r"\b(?:calling|naming|call|name)\s+DET(?P<subj>NP4)\s+"
@@ -1261,6 +1270,7 @@ def _copula_of(match: re.Match[str], text: str) -> Frame:
 _ARROW = re.compile("\u2192|->|=>|\u27f6")
 _ARROWS = next(p for p, _ in _PATTERNS if "\\u2192" in p.pattern)
 _IT_IS = next(p for p, _ in _PATTERNS if "it\\s+is" in p.pattern)
+_NAMINGS = tuple(p for p, _ in _PATTERNS if re.search(r"calling\||called\|", p.pattern))
 
 
 # Words before a value that are not of it: "called Stashr", "due May 15", "using Jenkins",
@@ -1598,7 +1608,11 @@ def _by_pattern(text: str) -> Frame:
             continue  # no value, or a value that is no phrase ("We'll rent a car instead...")
         if groups.get("subj") and subject is None:
             continue  # "We'll go with X": "we" is who chose, not what about
-        if subject is not None and subject.lower().split()[-1] in _NOT_TOPIC:
+        if (
+            subject is not None
+            and subject.lower().split()[-1] in _NOT_TOPIC
+            and pattern not in _NAMINGS  # "the cat is called Biscuit": a name is chosen
+        ):
             continue  # "my sister lives in Boston": told, not chosen
         if change == "cancel" and old is None:
             continue

@@ -575,6 +575,17 @@ def test_a_way_chosen_over_another_is_a_decision_not_a_task() -> None:
             "Revised my running goal to 1200 km.",
             ["Running goal: 1200 km"],
         ),
+        ("Let's name the cat Mochi.", "Nah, the cat is called Biscuit.", ["Use Biscuit for cat"]),
+        (
+            "For my thesis I use LaTeX.",
+            "I give up with LaTeX, I write the thesis in Word now.",
+            ["Thesis: Word"],
+        ),
+        (
+            "I use YNAB for budgeting.",
+            "Cancelled YNAB. Doing my budget in a Google Sheet now.",
+            ["Drop YNAB", "Budget: Google Sheet"],  # a decision: no amount, no limit
+        ),
         (
             "Our office plants get watered on Mondays.",
             "Plants are now watered on Wednesdays and Saturdays.",

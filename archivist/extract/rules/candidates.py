@@ -49,6 +49,7 @@ from archivist.state.frames import (
     subject_key,
     tentative,
     two_sides,
+    value_side,
 )
 from archivist.state.items import (
     CandidateItem,
@@ -640,7 +641,9 @@ class _Found:
             findings = [f for f in findings if not self._echoes(f, message)]
         typed = decided = False
         limits = bool(_CONSTRAINT.search(_choice_clause(sentence, choice))) or (
-            choice.change == "update" and _LIMIT.search(choice.subject or "") is not None
+            choice.change == "update"
+            and _LIMIT.search(choice.subject or "") is not None
+            and value_side(choice.value) != "thing"  # "my budget is in a Google Sheet now"
         )
         for finding in findings:
             if isinstance(finding, DecisionHit):
