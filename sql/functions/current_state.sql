@@ -4,8 +4,9 @@
 --
 -- Two items are about the same thing when both are decisions or constraints, of the same user
 -- (or both of none), and one's subject_key is contained in the other's ("sessions" and
--- "session cache"; never "job queue" and "session cache"), or when a change without a subject
--- names the earlier item's value as what it replaces ("we no longer use Jenkins").
+-- "session cache"; never "job queue" and "session cache"), or when a change names the earlier
+-- item's value as what it replaces, one of them without a subject ("we no longer use Jenkins"),
+-- or a change without a subject names its subject ("AdGuard Home instead of Pi-hole").
 -- An item stops being true when
 --   * its own session superseded it (status 'superseded', replaced_by): at its replacement's
 --     time, or
@@ -258,8 +259,10 @@ AS $$
               AND (z.value_key <@ y.value_key OR y.value_key <@ z.value_key)
             OFFSET 0) z
     ), related AS MATERIALIZED (
-        -- (x, y), x an item to decide: on the same subject; or y a change without a subject
-        -- that replaces x's value
+        -- (x, y), x an item to decide: on the same subject; or y a change that replaces x's
+        -- value, one of them without a subject ("Datadog for logs instead of Loki" and "use
+        -- Loki"; "Keep Redis for the job queue" is no value of "Memcached instead of Redis
+        -- for sessions")
         SELECT a AS x, b AS y FROM within WHERE NOT a_known
         UNION
         SELECT b, a FROM within WHERE NOT b_known
@@ -270,9 +273,20 @@ AS $$
         CROSS JOIN LATERAL unnest(y.old_key) o(stem)
         JOIN value_stems st ON st.k = o.stem AND st.scope_key = y.scope_key
         JOIN chosen x ON x.rid = st.rid
-        WHERE NOT x.known AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
+        WHERE NOT x.known AND y.change IS NOT NULL
+          AND (cardinality(y.subject_key) = 0 OR cardinality(x.subject_key) = 0)
           AND cardinality(y.old_key) > 0 AND x.rid <> y.rid
           AND archivist_same_key(x.value_key, y.old_key)
+        UNION
+        -- (x, y): y a change without a subject that names x's subject as what it replaces
+        -- ("AdGuard Home instead of Pi-hole" stops "Pi-hole: the old Raspberry Pi")
+        SELECT st.rid, y.rid
+        FROM chosen y
+        CROSS JOIN LATERAL unnest(y.old_key) o(stem)
+        JOIN subject_stems st ON st.k = o.stem AND st.scope_key = y.scope_key
+        JOIN chosen x ON x.rid = st.rid
+        WHERE NOT x.known AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
+          AND x.rid <> y.rid AND archivist_same_key(x.subject_key, y.old_key)
         UNION
         -- (x, y): y a reversal without a subject back to the value that x, a change, replaced
         -- or dropped ("switch to Datadog instead of Sentry", then "never mind, keep Sentry";
@@ -309,7 +323,8 @@ AS $$
           -- a time, an amount and a thing are sides of one subject (a cancel drops any, and
           -- a change the value it names)
           AND (y.change = 'cancel' OR coalesce(x.value_side = y.value_side, true)
-               OR archivist_same_key(x.value_key, y.old_key))
+               OR archivist_same_key(x.value_key, y.old_key)
+               OR archivist_same_key(x.subject_key, y.old_key))
         ORDER BY r.x, y.became_at, y.session_id, y.uid
     ), live AS MATERIALIZED (
         SELECT x.*, t.own_stop, l.uid AS later_uid, l.session_id AS later_session,
@@ -396,7 +411,7 @@ AS $$
                -- and those no longer true have no conflicts)
                CASE WHEN NOT p_needed OR i.current IS NULL OR i.stopped_at IS NOT NULL
                     THEN i.became_at END AS since,
-               i.change IS NOT NULL AND cardinality(i.subject_key) = 0 AS drops,
+               i.change IS NOT NULL AND cardinality(i.old_key) > 0 AS drops,
                i.change IN ('replace', 'reverse', 'update') AND cardinality(i.subject_key) = 0
                AND cardinality(i.value_key) > 0 AS anchored,
                i.change IN ('replace', 'cancel', 'update') AND cardinality(i.old_key) > 0
@@ -464,8 +479,13 @@ AS $$
             OFFSET 0) n
         WHERE p_needed AND q.since IS NOT NULL AND cardinality(q.key) > 0
     ), values_ AS (
-        -- needed: y a change without a subject that replaces x's value
-        SELECT DISTINCT x.value_key AS key, x.mark FROM x WHERE p_needed
+        -- needed: y a change without a subject that replaces x's value or names x's subject,
+        -- and for x without a subject, y a change with one that replaces x's value
+        SELECT DISTINCT x.value_key AS key, x.mark, cardinality(x.subject_key) = 0 AS bare
+        FROM x WHERE p_needed
+        UNION
+        SELECT DISTINCT x.subject_key, x.mark, false FROM x
+        WHERE p_needed AND cardinality(x.subject_key) > 0
     ), by_value AS MATERIALIZED (
         SELECT DISTINCT q.key, q.mark, n.*
         FROM values_ q CROSS JOIN LATERAL unnest(q.key) k
@@ -476,9 +496,33 @@ AS $$
               AND y.type IN ('decision', 'constraint')
               AND (q.key <@ y.old_key OR y.old_key <@ q.key)
             OFFSET 0) n
+        UNION
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM values_ q CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.old_key, '@' || coalesce(y.user_id, '')) @> ARRAY[k, q.mark]
+              AND y.change IS NOT NULL AND cardinality(y.subject_key) > 0
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.old_key OR y.old_key <@ q.key)
+            OFFSET 0) n
+        WHERE q.bare
     ), drops AS (
-        -- deciding: x such a change, y an item whose value it replaces
+        -- deciding: x a change, y an item whose value it replaces (or, x without a subject,
+        -- whose subject it names)
         SELECT DISTINCT x.old_key AS key, x.mark FROM x WHERE NOT p_needed AND x.drops
+    ), by_drop_subject AS MATERIALIZED (
+        SELECT DISTINCT q.key, q.mark, n.*
+        FROM (SELECT DISTINCT x.old_key AS key, x.mark FROM x
+              WHERE NOT p_needed AND x.drops AND cardinality(x.subject_key) = 0) q
+        CROSS JOIN LATERAL unnest(q.key) k
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
+                      @> ARRAY[k, q.mark]
+              AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
+            OFFSET 0) n
     ), by_drop AS MATERIALIZED (
         SELECT DISTINCT q.key, q.mark, n.*
         FROM drops q CROSS JOIN LATERAL unnest(q.key) k
@@ -572,7 +616,11 @@ AS $$
       AND b.became_at > x.became_at AND b.session_id <> x.session_id
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
-    FROM x JOIN by_value n ON n.key = x.value_key AND n.mark = x.mark
+    FROM x JOIN by_value n ON n.mark = x.mark AND n.key IN (x.value_key, x.subject_key)
+    UNION ALL
+    SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
+    FROM x JOIN by_drop_subject n ON n.key = x.old_key AND n.mark = x.mark
+    WHERE x.drops AND cardinality(x.subject_key) = 0
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark WHERE x.drops

@@ -7,7 +7,9 @@ import json
 from datetime import timedelta
 from typing import Any
 
+import psycopg
 import pytest
+from psycopg.rows import dict_row
 from support.sources import T0, SourceDB, run_archivist
 from typer.testing import CliRunner
 
@@ -372,6 +374,54 @@ def test_a_later_change_that_names_only_a_value_is_on_the_subject_that_value_was
     back = next(i for i in items if i["session_id"] == "c" and i["value"] == "Redis")
     assert memcached["current"] is False and memcached["superseded_by"] == back["uid"]
     assert memcached["trigger"] == "reverse" and back["supersedes"] == [memcached["uid"]]
+    assert as_json("conflicts")["items"] == []
+
+
+def test_a_later_change_naming_what_it_replaces_stops_a_choice_said_without_its_subject(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """ "Go with Redis" names no subject; a session later "the session cache to Memcached instead
+    of Redis" names Redis as what it replaces: the bare choice stops there, a choice of Redis for
+    another subject stays. "AdGuard Home instead of Pi-hole" names no subject either, but what
+    it replaces is the subject of "Pi-hole on the old Raspberry Pi", which stops."""
+    source.add(
+        "a",
+        [
+            "Keep Redis for the job queue.",
+            "Ok.",
+            "Let's go with Redis.",
+            "Ok.",
+            "We run Pi-hole on the old Raspberry Pi.",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        [
+            "We're moving the session cache to Memcached instead of Redis.",
+            "Ok.",
+            "We're switching to AdGuard Home instead of Pi-hole.",
+            "Ok.",
+        ],
+        start=T0 + DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    current = {(i["session_id"], i["text"]) for i in items if i["type"] == "decision"}
+    assert current == {
+        ("a", "Use Redis for job queue"),
+        ("b", "Use Memcached for session cache instead of Redis"),
+        ("b", "Switch to AdGuard Home instead of Pi-hole"),
+    }, items
+    with psycopg.connect(env["DATABASE_URL"], row_factory=dict_row) as conn:
+        by = {i["text"]: i for i in conn.execute("SELECT * FROM archivist_state_items()")}
+    for old, new in [
+        ("Go with Redis", "Use Memcached for session cache instead of Redis"),
+        ("Use old Raspberry Pi for Pi-hole", "Switch to AdGuard Home instead of Pi-hole"),
+    ]:
+        assert by[old]["current"] is False and by[old]["superseded_by"] == by[new]["uid"], old
+        assert by[old]["trigger"] == "replace"
     assert as_json("conflicts")["items"] == []
 
 
