@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal, cast
 
+from archivist.prefilter import Needs, folded
 from archivist.words import FUNCTION_WORDS, stem, tokens
 
 ChangeKind = Literal["replace", "reverse", "cancel", "update"]
@@ -1271,6 +1272,7 @@ _ARROW = re.compile("\u2192|->|=>|\u27f6")
 _ARROWS = next(p for p, _ in _PATTERNS if "\\u2192" in p.pattern)
 _IT_IS = next(p for p, _ in _PATTERNS if "it\\s+is" in p.pattern)
 _NAMINGS = tuple(p for p, _ in _PATTERNS if re.search(r"calling\||called\|", p.pattern))
+_NEEDS = tuple(Needs.of(p) for p, _ in _PATTERNS)
 
 
 # Words before a value that are not of it: "called Stashr", "due May 15", "using Jenkins",
@@ -1586,8 +1588,9 @@ def _cut(value: str | None) -> str | None:
 def _by_pattern(text: str) -> Frame:
     """The first of `_PATTERNS` that matches with a usable phrase."""
     arrows = _ARROW.search(text) is not None
-    for pattern, change in _PATTERNS:
-        if pattern is _ARROWS and not arrows:
+    lowered = folded(text)
+    for (pattern, change), needs in zip(_PATTERNS, _NEEDS, strict=True):
+        if (pattern is _ARROWS and not arrows) or not needs.may_match(lowered):
             continue
         match = _leftmost_with_a_subject(pattern, text)
         if match is None:

@@ -1,0 +1,69 @@
+"""The strings a pattern's every match contains (`prefilter`): never one a match can lack."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from archivist.prefilter import Needs, folded
+from archivist.state.frames import _PATTERNS
+
+SAMPLES = Path(__file__).resolve().parents[2] / "archivist" / "samples"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "one_of"),
+    [
+        (r"\btakes\s+place\s+in\b", ("takes",)),  # the longest, then the first
+        (r"\b(?:moved|moves|relocated)\s+to\b", ("moved", "moves", "relocated")),
+        (r"\bmov(?:e|ed|ing)\b", ("move", "moving")),  # "moved" holds "move"
+        (r"(?:it's|it is|it's now)\s+\w+", ("it is", "it's")),
+        (r"(?<=\bwe agreed )\w+", ("we agreed ",)),
+        (r"\b(?:ab|cd)?(?:xy)+z", ("xy",)),
+        (r"(?:foo|\w+)\s+bar", ("bar",)),  # an alternative without a string
+        (r"\w+(?:\s+done)?", ()),  # optional
+        (r"x*(?!done)", ()),
+        (r"\u2192\s*(?:\u2192|->)", ()),  # no ASCII string
+        (r"(?-i:[A-Z])SQL", ("sql",)),
+    ],
+)
+def test_needs_of_a_pattern(pattern: str, one_of: tuple[str, ...]) -> None:
+    assert Needs.of(re.compile(pattern, re.I)).one_of == one_of
+
+
+def test_a_text_without_the_strings_cannot_match() -> None:
+    needs = Needs.of(re.compile(r"\btakes\s+place\b", re.I))
+    assert needs.may_match(folded("The retreat TAKES PLACE in May"))
+    assert not needs.may_match(folded("The retreat is in May"))
+    assert Needs().may_match("")
+
+
+def test_only_the_case_twins_of_ascii_letters_are_folded() -> None:
+    """Every character beyond ASCII that re.IGNORECASE matches to an ASCII character is one
+    that `folded` writes as that character, so folding loses no match."""
+    everything = "".join(map(chr, range(128, 0x110000)))
+    twins = set(re.compile("[\x00-\x7f]", re.I).findall(everything))
+    assert twins and all(folded(c).isascii() and re.match(folded(c), c, re.I) for c in twins)
+    assert folded("\u212a\u0130\u017f") == "kis"
+
+
+def _sentences() -> list[str]:
+    texts = []
+    for path in sorted(SAMPLES.glob("*.json")):
+        texts += [m["content"] for m in json.loads(path.read_text())["messages"]]
+    return [s for t in texts for s in re.split(r"(?<=[.!?])\s+|\n+", t) if s]
+
+
+def test_the_frame_patterns_match_no_text_their_needs_rule_out() -> None:
+    sentences = _sentences()
+    ruled_out = 0
+    for pattern, _ in _PATTERNS:
+        needs = Needs.of(pattern)
+        for sentence in sentences:
+            if not needs.may_match(folded(sentence)):
+                ruled_out += 1
+                assert pattern.search(sentence) is None, (pattern.pattern, sentence)
+    assert ruled_out > len(sentences) * len(_PATTERNS) // 2
