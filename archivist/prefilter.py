@@ -10,6 +10,7 @@ pattern finds nothing, and a `str.__contains__` costs far less than a search.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from re import _parser  # type: ignore[attr-defined]  # `sre_parse` before Python 3.11
 from typing import Any
@@ -42,6 +43,24 @@ class Needs:
     def may_match(self, folded_text: str) -> bool:
         """False only if the pattern cannot match the text that `folded` gave `folded_text`."""
         return not self.one_of or any(s in folded_text for s in self.one_of)
+
+
+class Gated:
+    """A pattern that is only run on texts that hold one of its `Needs`: it finds what the
+    pattern finds, and in most texts a few `in` tests find that there is nothing."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = re.compile(pattern, flags)
+        self.needs = Needs.of(self.pattern)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.pattern.search(text) if self.needs.may_match(folded(text)) else None
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return self.pattern.match(text) if self.needs.may_match(folded(text)) else None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.pattern.finditer(text) if self.needs.may_match(folded(text)) else iter(())
 
 
 def _needs(items: Any) -> list[frozenset[str]]:

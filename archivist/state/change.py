@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from archivist.prefilter import Gated
+
 # What follows an explicit cue, up to the end of its clause: the replaced thing.
 _OLD = r"(?P<old>[^,.;:!?()\n]{1,80}?)"
 _OLD_END = (
@@ -49,7 +51,7 @@ _EXPLICIT: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
-_WEAK = re.compile(
+_WEAK = Gated(
     r"\b(?P<t>instead|no longer|not anymore|replac(?:e|ed|es|ing)|switch(?:ed|ing)? from"
     r"|switched|changed (?:it )?to|change (?:it )?to|actually)\b",
     re.I,

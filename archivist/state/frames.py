@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal, cast
 
-from archivist.prefilter import Needs, folded
+from archivist.prefilter import Gated, Needs, folded
 from archivist.words import FUNCTION_WORDS, stem, tokens
 
 ChangeKind = Literal["replace", "reverse", "cancel", "update"]
@@ -1989,7 +1989,7 @@ _STATEMENT = _rx(
     r"\s+(?:at most\s+|at least\s+|under\s+|below\s+|above\s+|on\s+|by\s+|in\s+)?DET"
     r"(?P<val>NP)END"
 )
-_TENTATIVE = re.compile(
+_TENTATIVE = Gated(
     r"\b(?:maybe|perhaps|might|could we|should we|would it|what if|if|whether|unless|not sure"
     r"|thinking (?:about|of)|considering|wondering|suppose|option|options|alternatively"
     r"|or maybe|do you think|i wonder|in case)\b",
@@ -2017,7 +2017,7 @@ def statement(sentence: str) -> Frame:
 # What a change gives as its reason, naming what it replaces: "the Oak Barn double-booked our
 # date, so we moved to Willow Creek", "twoguys cancelled on us. swapping them for Bellhop",
 # "the oak cabinet quote came back insane, so we're going with maple".
-_FAILED = re.compile(
+_FAILED = Gated(
     r"(?:^|[.!;,]\s+|\b(?:said|says|say|think|thinks)\s+(?:that\s+)?)"
     r"(?:(?:so|but|and|ugh|well|ok|okay|oh|hey|again|also|update|lol|yeah|hmm|wait|sigh)\W+)*(?:the\s+|our\s+|my\s+|that\s+)?"
     r"(?P<old>[\w&'.-]+(?:\s+[\w&'.-]+){0,2}?)(?:"

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 
-from archivist.prefilter import Needs, folded
+from archivist import state
+from archivist.extract import rules
+from archivist.prefilter import Gated, Needs, folded
 from archivist.state.frames import _PATTERNS
 
 SAMPLES = Path(__file__).resolve().parents[2] / "archivist" / "samples"
@@ -57,13 +61,38 @@ def _sentences() -> list[str]:
     return [s for t in texts for s in re.split(r"(?<=[.!?])\s+|\n+", t) if s]
 
 
-def test_the_frame_patterns_match_no_text_their_needs_rule_out() -> None:
+def _gated() -> list[Gated]:
+    """The gated patterns of the rules and of `state`."""
+    names = [
+        f"{package.__name__}.{m.name}"
+        for package in (rules, state)
+        for m in pkgutil.iter_modules(package.__path__)
+    ]
+    modules = [importlib.import_module(name) for name in names]
+    return [v for m in modules for v in vars(m).values() if isinstance(v, Gated)]
+
+
+def test_the_rules_patterns_match_no_text_their_needs_rule_out() -> None:
     sentences = _sentences()
+    patterns = [p for p, _ in _PATTERNS] + [g.pattern for g in _gated()]
     ruled_out = 0
-    for pattern, _ in _PATTERNS:
+    for pattern in patterns:
         needs = Needs.of(pattern)
         for sentence in sentences:
             if not needs.may_match(folded(sentence)):
                 ruled_out += 1
                 assert pattern.search(sentence) is None, (pattern.pattern, sentence)
-    assert ruled_out > len(sentences) * len(_PATTERNS) // 2
+    assert len(patterns) > 90 and ruled_out > len(sentences) * len(patterns) // 2
+
+
+def test_a_gated_pattern_finds_what_the_pattern_finds() -> None:
+    gated = Gated(r"(?:takes|took)\s+place\s+(?P<where>\w+)", re.I)
+    assert gated.needs.one_of == ("place",)
+    for text in ("TOOK place Monday, it takes place daily", "No such event", ""):
+        for found, expected in (
+            (gated.search(text), gated.pattern.search(text)),
+            (gated.match(text), gated.pattern.match(text)),
+        ):
+            assert (found and found.span()) == (expected and expected.span())
+        spans = [m.span() for m in gated.pattern.finditer(text)]
+        assert [m.span() for m in gated.finditer(text)] == spans

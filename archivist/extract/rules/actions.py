@@ -18,6 +18,7 @@ from archivist.extract.rules.phrases import (
     tidy,
 )
 from archivist.extract.rules.vocabulary import CHATTER_VERBS, NOT_PREFERENCE
+from archivist.prefilter import Gated
 from archivist.words import content_stems
 
 ACTION_WORDS = 14
@@ -42,7 +43,7 @@ _ACTIONS: tuple[re.Pattern[str], ...] = (
     re.compile(rf"\b(?:the|our|my)\s+plan\s+(?:is|was)\s+to\s+{OBJ}", re.I),
 )
 _SHOULD_ACTION = re.compile(rf"\b(?:we|i)\s+should\s+{OBJ}", re.I)
-_WHEN_MARKER = re.compile(
+_WHEN_MARKER = Gated(
     r"\b(?:tomorrow|tonight|next|later today|later this week|this week|this afternoon"
     r"|this evening|first thing|on (?:mon|tues|wednes|thurs|fri|satur|sun)day"
     r"|by (?:mon|tues|wednes|thurs|fri|satur|sun)day|by eod|end of day)\b",
