@@ -42,7 +42,10 @@ class Needs:
 
     def may_match(self, folded_text: str) -> bool:
         """False only if the pattern cannot match the text that `folded` gave `folded_text`."""
-        return not self.one_of or any(s in folded_text for s in self.one_of)
+        for s in self.one_of:  # (a loop: `any` over a generator costs twice as much here)
+            if s in folded_text:
+                return True
+        return not self.one_of
 
 
 class Gated:
