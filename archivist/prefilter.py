@@ -52,12 +52,12 @@ class Gated:
     """A pattern that is only run on texts that hold one of its `Needs`: it finds what the
     pattern finds, and in most texts a few `in` tests find that there is nothing."""
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
+    def __init__(self, pattern: str | re.Pattern[str], flags: int = 0) -> None:
         self.pattern = re.compile(pattern, flags)
         self.needs = Needs.of(self.pattern)
 
-    def search(self, text: str) -> re.Match[str] | None:
-        return self.pattern.search(text) if self.needs.may_match(folded(text)) else None
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.pattern.search(text, pos) if self.needs.may_match(folded(text)) else None
 
     def match(self, text: str) -> re.Match[str] | None:
         return self.pattern.match(text) if self.needs.may_match(folded(text)) else None

@@ -26,8 +26,8 @@ _OLD_END = (
     r"(?=[ \t]*(?:[,.;:!?()\n]|$)|\s+(?:for|and|but|because|so|since|in favou?r of|to|with|now"
     r"|anymore|any more|any longer|last|this|next|from now)\b)"
 )
-_EXPLICIT: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (trigger, re.compile(pattern, re.I))
+_EXPLICIT: tuple[tuple[str, Gated], ...] = tuple(
+    (trigger, Gated(pattern, re.I))
     for trigger, pattern in (
         ("instead", rf"\binstead of\s+{_OLD}{_OLD_END}"),
         ("rather than", rf"\brather than\s+{_OLD}{_OLD_END}"),

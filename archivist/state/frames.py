@@ -800,8 +800,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
 # time, which has recently improved to 250ms, ... can you help?", "I've extended my study
 # sessions to 4 hours", "the new deadline of May 5". Read even in questions and hedged
 # sentences: the update itself is stated, not asked.
-_ASIDES: tuple[re.Pattern[str], ...] = tuple(
-    _rx(p)
+_ASIDES: tuple[Gated, ...] = tuple(
+    Gated(_rx(p))
     for p, _ in (
         (
             r"\b(?:the|my|our)\s+(?P<subj>NP4)\s*,?\s+(?:which|that)\s+(?:has\s+|have\s+|had\s+)?"
@@ -1373,8 +1373,8 @@ _RUN = (
     r"|\d+(?:[.,]\d+)*[kKmM]?\b(?:\s+(?!(?:to|and|or|of|in|on|at|by|for|the|a|with|from|per)"
     r"\b)[a-z][\w-]*){0,1}(?:\s+per\s+[a-z]+)?)"
 )
-_COUNTS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.I)
+_COUNTS: tuple[Gated, ...] = tuple(
+    Gated(p, re.I)
     for p in (
         # "the number of mentees I've worked with has increased to 7"
         r"\b(?:the|my|our)\s+(?P<subj>(?:number|count|total|amount) of [\w' -]{2,40}?)\s+(?:has"
