@@ -18,14 +18,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from archivist.prefilter import Gated
+
 # What follows an explicit cue, up to the end of its clause: the replaced thing.
 _OLD = r"(?P<old>[^,.;:!?()\n]{1,80}?)"
 _OLD_END = (
     r"(?=[ \t]*(?:[,.;:!?()\n]|$)|\s+(?:for|and|but|because|so|since|in favou?r of|to|with|now"
     r"|anymore|any more|any longer|last|this|next|from now)\b)"
 )
-_EXPLICIT: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (trigger, re.compile(pattern, re.I))
+_EXPLICIT: tuple[tuple[str, Gated], ...] = tuple(
+    (trigger, Gated(pattern, re.I))
     for trigger, pattern in (
         ("instead", rf"\binstead of\s+{_OLD}{_OLD_END}"),
         ("rather than", rf"\brather than\s+{_OLD}{_OLD_END}"),
@@ -49,7 +51,7 @@ _EXPLICIT: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
-_WEAK = re.compile(
+_WEAK = Gated(
     r"\b(?P<t>instead|no longer|not anymore|replac(?:e|ed|es|ing)|switch(?:ed|ing)? from"
     r"|switched|changed (?:it )?to|change (?:it )?to|actually)\b",
     re.I,

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal, cast
 
+from archivist.prefilter import Gated, Needs, folded
 from archivist.words import FUNCTION_WORDS, stem, tokens
 
 ChangeKind = Literal["replace", "reverse", "cancel", "update"]
@@ -799,8 +800,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
 # time, which has recently improved to 250ms, ... can you help?", "I've extended my study
 # sessions to 4 hours", "the new deadline of May 5". Read even in questions and hedged
 # sentences: the update itself is stated, not asked.
-_ASIDES: tuple[re.Pattern[str], ...] = tuple(
-    _rx(p)
+_ASIDES: tuple[Gated, ...] = tuple(
+    Gated(_rx(p))
     for p, _ in (
         (
             r"\b(?:the|my|our)\s+(?P<subj>NP4)\s*,?\s+(?:which|that)\s+(?:has\s+|have\s+|had\s+)?"
@@ -1271,6 +1272,7 @@ _ARROW = re.compile("\u2192|->|=>|\u27f6")
 _ARROWS = next(p for p, _ in _PATTERNS if "\\u2192" in p.pattern)
 _IT_IS = next(p for p, _ in _PATTERNS if "it\\s+is" in p.pattern)
 _NAMINGS = tuple(p for p, _ in _PATTERNS if re.search(r"calling\||called\|", p.pattern))
+_NEEDS = tuple(Needs.of(p) for p, _ in _PATTERNS)
 
 
 # Words before a value that are not of it: "called Stashr", "due May 15", "using Jenkins",
@@ -1371,8 +1373,8 @@ _RUN = (
     r"|\d+(?:[.,]\d+)*[kKmM]?\b(?:\s+(?!(?:to|and|or|of|in|on|at|by|for|the|a|with|from|per)"
     r"\b)[a-z][\w-]*){0,1}(?:\s+per\s+[a-z]+)?)"
 )
-_COUNTS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.I)
+_COUNTS: tuple[Gated, ...] = tuple(
+    Gated(p, re.I)
     for p in (
         # "the number of mentees I've worked with has increased to 7"
         r"\b(?:the|my|our)\s+(?P<subj>(?:number|count|total|amount) of [\w' -]{2,40}?)\s+(?:has"
@@ -1586,8 +1588,9 @@ def _cut(value: str | None) -> str | None:
 def _by_pattern(text: str) -> Frame:
     """The first of `_PATTERNS` that matches with a usable phrase."""
     arrows = _ARROW.search(text) is not None
-    for pattern, change in _PATTERNS:
-        if pattern is _ARROWS and not arrows:
+    lowered = folded(text)
+    for (pattern, change), needs in zip(_PATTERNS, _NEEDS, strict=True):
+        if (pattern is _ARROWS and not arrows) or not needs.may_match(lowered):
             continue
         match = _leftmost_with_a_subject(pattern, text)
         if match is None:
@@ -1986,7 +1989,7 @@ _STATEMENT = _rx(
     r"\s+(?:at most\s+|at least\s+|under\s+|below\s+|above\s+|on\s+|by\s+|in\s+)?DET"
     r"(?P<val>NP)END"
 )
-_TENTATIVE = re.compile(
+_TENTATIVE = Gated(
     r"\b(?:maybe|perhaps|might|could we|should we|would it|what if|if|whether|unless|not sure"
     r"|thinking (?:about|of)|considering|wondering|suppose|option|options|alternatively"
     r"|or maybe|do you think|i wonder|in case)\b",
@@ -2014,7 +2017,7 @@ def statement(sentence: str) -> Frame:
 # What a change gives as its reason, naming what it replaces: "the Oak Barn double-booked our
 # date, so we moved to Willow Creek", "twoguys cancelled on us. swapping them for Bellhop",
 # "the oak cabinet quote came back insane, so we're going with maple".
-_FAILED = re.compile(
+_FAILED = Gated(
     r"(?:^|[.!;,]\s+|\b(?:said|says|say|think|thinks)\s+(?:that\s+)?)"
     r"(?:(?:so|but|and|ugh|well|ok|okay|oh|hey|again|also|update|lol|yeah|hmm|wait|sigh)\W+)*(?:the\s+|our\s+|my\s+|that\s+)?"
     r"(?P<old>[\w&'.-]+(?:\s+[\w&'.-]+){0,2}?)(?:"

@@ -18,31 +18,32 @@ from archivist.extract.rules.phrases import (
     tidy,
 )
 from archivist.extract.rules.vocabulary import CHATTER_VERBS, NOT_PREFERENCE
+from archivist.prefilter import Gated
 from archivist.words import content_stems
 
 ACTION_WORDS = 14
 
-_ACTIONS: tuple[re.Pattern[str], ...] = (
-    re.compile(
+_ACTIONS: tuple[Gated, ...] = (
+    Gated(
         r"\b(?:i|we)(?:'ll|\s+will|'m going to|\s+am going to|'re going to|\s+are going to"
         rf"|'m gonna|'re gonna|\s+shall)\s+{OBJ}",
         re.I,
     ),
-    re.compile(rf"\blet me\s+{OBJ}", re.I),
-    re.compile(rf"\b(?:let's|let us)\s+{OBJ}", re.I),
-    re.compile(
+    Gated(rf"\blet me\s+{OBJ}", re.I),
+    Gated(rf"\b(?:let's|let us)\s+{OBJ}", re.I),
+    Gated(
         r"\b(?:i|we)\s+(?:still\s+|also\s+|really\s+|definitely\s+|just\s+)?(?:need|have|got)"
         rf"\s+to\s+{OBJ}",
         re.I,
     ),
-    re.compile(rf"^(?:still\s+|also\s+)?need\s+to\s+{OBJ}", re.I),
-    re.compile(rf"\b(?:remind me to|don't forget to|do not forget to)\s+{OBJ}", re.I),
-    re.compile(rf"^(?:TODO|FIXME)\b[\s:\u2013-]*{OBJ}"),
-    re.compile(rf"^(?:to-?do|to do)\s*:\s*{OBJ}", re.I),
-    re.compile(rf"\b(?:the|our|my)\s+plan\s+(?:is|was)\s+to\s+{OBJ}", re.I),
+    Gated(rf"^(?:still\s+|also\s+)?need\s+to\s+{OBJ}", re.I),
+    Gated(rf"\b(?:remind me to|don't forget to|do not forget to)\s+{OBJ}", re.I),
+    Gated(rf"^(?:TODO|FIXME)\b[\s:\u2013-]*{OBJ}"),
+    Gated(rf"^(?:to-?do|to do)\s*:\s*{OBJ}", re.I),
+    Gated(rf"\b(?:the|our|my)\s+plan\s+(?:is|was)\s+to\s+{OBJ}", re.I),
 )
-_SHOULD_ACTION = re.compile(rf"\b(?:we|i)\s+should\s+{OBJ}", re.I)
-_WHEN_MARKER = re.compile(
+_SHOULD_ACTION = Gated(rf"\b(?:we|i)\s+should\s+{OBJ}", re.I)
+_WHEN_MARKER = Gated(
     r"\b(?:tomorrow|tonight|next|later today|later this week|this week|this afternoon"
     r"|this evening|first thing|on (?:mon|tues|wednes|thurs|fri|satur|sun)day"
     r"|by (?:mon|tues|wednes|thurs|fri|satur|sun)day|by eod|end of day)\b",
@@ -75,13 +76,13 @@ _PAST = (
     r"|patched|bumped|rolled back|rolled out"
 )
 _MORE_DONE = re.compile(rf"\s+and\s+(?:also\s+|then\s+)?(?=(?:{_PAST})\b)", re.I)
-_COMPLETIONS: tuple[re.Pattern[str], ...] = (
-    re.compile(
+_COMPLETIONS: tuple[Gated, ...] = (
+    Gated(
         r"\b(?:i|we)(?:'ve|\s+have|\s+had)?\s+(?:just\s+|now\s+|already\s+|finally\s+|also\s+"
         rf"|successfully\s+)?(?P<verb>{_PAST})\b(?P<obj>.{{0,400}})",
         re.I,
     ),
-    re.compile(
+    Gated(
         r"^(?:just\s+|all\s+|finally\s+)?(?P<verb>done|finished|completed|shipped|deployed"
         r"|merged|pushed|fixed|booked|sent|added|created|updated|installed|configured|rotated"
         r"|released|published|implemented|reserved|submitted|removed|deleted|upgraded|bought"
@@ -89,7 +90,7 @@ _COMPLETIONS: tuple[re.Pattern[str], ...] = (
         r"(?P<obj>.{0,400})",
         re.I,
     ),
-    re.compile(
+    Gated(
         r"^(?P<verb>)(?P<obj>(?:(?:the|my|our|your|that|this)\s+[^,;:]{1,60}?|it|that|this"
         r"|everything|all|both)\s+(?:is|are|'s|has been|have been|was|were)\s+(?:now\s+|all\s+"
         r"|finally\s+|officially\s+)?(?:done|live|deployed|merged|fixed|finished|complete"
@@ -98,9 +99,9 @@ _COMPLETIONS: tuple[re.Pattern[str], ...] = (
     ),
 )
 
-_PREFERENCES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], str], str]], ...] = (
+_PREFERENCES: tuple[tuple[Gated, Callable[[re.Match[str], str], str]], ...] = (
     (
-        re.compile(
+        Gated(
             r"\b(?:i|we)(?:'d|\s+would)?\s+(?:really\s+|much\s+|generally\s+|usually\s+"
             rf"|strongly\s+|always\s+)?prefer\s+{OBJ}",
             re.I,
@@ -108,11 +109,11 @@ _PREFERENCES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], str], str]],
         lambda m, obj: f"Prefers {obj}",
     ),
     (
-        re.compile(rf"\b(?:i|we)(?:'d|\s+would)\s+(?:much\s+)?rather\s+{OBJ}", re.I),
+        Gated(rf"\b(?:i|we)(?:'d|\s+would)\s+(?:much\s+)?rather\s+{OBJ}", re.I),
         lambda m, obj: f"Would rather {obj}",
     ),
     (
-        re.compile(
+        Gated(
             r"\bi\s+(?:really\s+|much\s+)?like\s+(?P<obj>[^,;.!?]{1,120}?)\s+(?:a lot\s+)?"
             r"(?:better|more)\b(?:\s+than\s+(?P<than>[^,;.!?]{1,80}))?",
             re.I,
@@ -120,26 +121,26 @@ _PREFERENCES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], str], str]],
         lambda m, obj: f"Prefers {obj}" + (f" over {m.group('than')}" if m.group("than") else ""),
     ),
     (
-        re.compile(
+        Gated(
             r"\bi\s+(?:really\s+)?(?:hate|dislike|can't stand|don't like|do not like)\s+" + OBJ,
             re.I,
         ),
         lambda m, obj: f"Dislikes {obj}",
     ),
     (
-        re.compile(rf"(?:^|\bplease\s+)(?:please\s+)?always\s+{OBJ}", re.I),
+        Gated(rf"(?:^|\bplease\s+)(?:please\s+)?always\s+{OBJ}", re.I),
         lambda m, obj: f"Always {obj}",
     ),
     (
-        re.compile(rf"(?:^|\bplease\s+)(?:please\s+)?never\s+{OBJ}", re.I),
+        Gated(rf"(?:^|\bplease\s+)(?:please\s+)?never\s+{OBJ}", re.I),
         lambda m, obj: f"Never {obj}",
     ),
     (
-        re.compile(rf"(?:^|\bplease\s+)(?:please\s+)?(?:don't|do not)\s+{OBJ}", re.I),
+        Gated(rf"(?:^|\bplease\s+)(?:please\s+)?(?:don't|do not)\s+{OBJ}", re.I),
         lambda m, obj: "" if obj.split()[0].lower() in NOT_PREFERENCE else f"Don't {obj}",
     ),
     (
-        re.compile(
+        Gated(
             r"\bmy\s+(?:favou?rite|preferred)\s+(?P<what>[a-z][a-z ]{1,30}?)\s+is\s+" + OBJ,
             re.I,
         ),

@@ -32,6 +32,7 @@ from archivist.extract.rules.settled import (
 from archivist.extract.rules.text import units
 from archivist.extract.rules.vocabulary import COMMON_VERBS, TOPIC_STOPWORDS, domain_of
 from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
+from archivist.prefilter import Gated
 from archivist.state.frames import (
     NO_FRAME,
     ChangeKind,
@@ -61,7 +62,7 @@ from archivist.words import completed_index, content_stems, identity, tokens
 
 MAX_ITEM_WORDS = 16
 
-_CONSTRAINT = re.compile(
+_CONSTRAINT = Gated(
     r"\b(?:must(?:n't| not)?(?! have been)|has to be|have to be|needs to be|need to stay"
     r"|has to stay|have to stay|cannot exceed|can't exceed|can not exceed|no more than|at most"
     r"|no later than|hard limit|hard requirement|is a requirement|are required|is required"
@@ -109,7 +110,7 @@ _EMPHASIS = re.compile(
 )
 # A bullet inside a sentence: "plan: • router: X • SSID: Y", "so far: - name: X - weekly".
 _BULLET = re.compile(r"\u2022|\s-\s")
-_RISK = re.compile(
+_RISK = Gated(
     r"\b(?:risk|risky|risks|danger(?:ous)?|concern(?:ed)?|worried|worry|could break|might break"
     r"|may break|could fail|might fail|may fail|could lose|might lose|single point of failure"
     r"|vulnerab\w*|exposed|leak(?:s|ing)?|bottleneck|could go down|might go down|at stake"
@@ -117,7 +118,7 @@ _RISK = re.compile(
     re.I,
 )
 _NOT_RISK = re.compile(r"\b(?:no risk|not worried|no concern|don't worry|no worries)\b", re.I)
-_BLOCKED = re.compile(
+_BLOCKED = Gated(
     r"\b(?:blocked|blocking|stuck on|stuck|waiting (?:on|for)|can't (?:\w+ ){0,3}until"
     r"|cannot (?:\w+ ){0,3}until|on hold|held up)\b",
     re.I,
@@ -139,7 +140,7 @@ MAX_RULE_WORDS = 32
 
 # What the assistant proposes: "I'd suggest Buttondown", "Tuesday at 10am or Thursday at 3pm",
 # "Dr. Lee has Friday at 11am", a numbered or bulleted list.
-_PROPOSAL = re.compile(
+_PROPOSAL = Gated(
     r"\b(?:i'd suggest|i suggest|i'd recommend|i recommend|i'd go with|i would go with|how about"
     r"|what about|you could (?:use|try|go with|book|pick|do)|my pick is|my recommendation is"
     r"|consider|there's|there is|i found|(?:has|have|offers?) (?:a slot|an opening|openings|slots)?"

@@ -8,6 +8,7 @@ from archivist.extract.rules.findings import DecisionHit, Finding
 from archivist.extract.rules.guards import hedged
 from archivist.extract.rules.phrases import coordinated, has_substance, inside, scan, tidy
 from archivist.extract.rules.vocabulary import CHATTER_VERBS, domain_of
+from archivist.prefilter import Gated
 from archivist.state.change import change_cue
 
 DECISION_WORDS = 12
@@ -40,8 +41,8 @@ _VERB_BASE = {
 }
 
 
-_DECISIONS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(pattern, re.I)
+_DECISIONS: tuple[Gated, ...] = tuple(
+    Gated(pattern, re.I)
     for pattern in (
         rf"\b(?:let's|lets|let us)\s+(?:just\s+|definitely\s+|go ahead and\s+)?"
         rf"(?P<neg>not\s+)?(?P<verb>{_CHOICE})\s+{OBJ}",
@@ -70,14 +71,14 @@ _DECISIONS: tuple[re.Pattern[str], ...] = tuple(
     )
 ) + (
     # "Vercel it is." (names only, so case-sensitive)
-    re.compile(
+    Gated(
         r"^(?P<itis>)(?P<obj>[A-Z][\w.+#'-]*(?:\s+(?:(?:de|da|do|del|la|le|van|von|of|the)\s+)?"
         r"[A-Z0-9][\w.+#'-]*){0,3})\s+it\s+is\s*[.!]*$"
     ),
 )
 # In a sentence that says what it replaces ("we no longer need the cron box; let's move the
 # jobs to GitHub Actions"), any plan is a choice: a decision, not an action.
-_CHANGE_PLAN = re.compile(
+_CHANGE_PLAN = Gated(
     r"\b(?:let's|lets|let us|we(?:'ll|\s+will|'re going to|\s+are going to))\s+"
     rf"(?P<verb>[a-z]+)\s+{OBJ}",
     re.I,
@@ -95,7 +96,7 @@ def _decision_text(match: re.Match[str], obj: str) -> str | None:
     if not phrase or phrase.lower() in _PRONOUN_OBJECTS:
         return None
     groups = match.groupdict()
-    if match.re is _CHANGE_PLAN and groups["verb"].lower() in CHATTER_VERBS:
+    if match.re is _CHANGE_PLAN.pattern and groups["verb"].lower() in CHATTER_VERBS:
         return None
     negative = bool(groups.get("neg"))
     if groups.get("verb"):

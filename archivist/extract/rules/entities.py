@@ -18,15 +18,16 @@ from archivist.extract.rules.vocabulary import (
     known_name,
 )
 from archivist.models import EntityType
+from archivist.prefilter import Gated
 from archivist.words import FUNCTION_WORDS
 
-_URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'`\])}]{2,400}", re.I)
+_URL = Gated(r"\b(?:https?://|www\.)[^\s<>\"'`\])}]{2,400}", re.I)
 _URL_PARTS = re.compile(r"^(?:https?://)?(?:www\.)?(?P<host>[^/?#:\s]+)(?::\d+)?(?P<path>/[^?#]*)?")
 _GIT_URL = re.compile(
     r"^(?:https?://)?(?:www\.)?(?:github|gitlab)\.com/(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)"
     r"/(?P<name>[A-Za-z0-9_.-]+)"
 )
-_REPO = re.compile(
+_REPO = Gated(
     r"(?<![\w./@:-])(?P<repo>[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9_.-]{1,100})(?P<issue>#\d+)?"
 )
 _REPO_BEFORE = re.compile(
@@ -35,7 +36,7 @@ _REPO_BEFORE = re.compile(
     re.I,
 )
 _REPO_AFTER = re.compile(r"\s+(?:repo|repository|monorepo)\b", re.I)
-_PERSON = re.compile(
+_PERSON = Gated(
     r"(?i:\b(?:ask|asked|ping|pinged|tell|told|cc|email|emailed|message|messaged|remind|reminded"
     r"|thank|thanked|loop in|looped in|call with|meeting with|meet with|met with|sync with"
     r"|synced with|chat with|talk to|talked to|talk with|talked with|spoke to|spoke with"
@@ -45,8 +46,8 @@ _PERSON = re.compile(
     r"|designer|cto|ceo|lead|intern|roommate|son|daughter|client))\b:?\s+)"
     r"(?P<name>[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?)\b"
 )
-_MENTION = re.compile(r"(?<![\w.@/])@(?P<handle>[A-Za-z][A-Za-z0-9_-]{1,38})(?![\w@/(-]|\.\w)")
-_PROJECT = re.compile(
+_MENTION = Gated(r"(?<![\w.@/])@(?P<handle>[A-Za-z][A-Za-z0-9_-]{1,38})(?![\w@/(-]|\.\w)")
+_PROJECT = Gated(
     r"(?<![\w-])(?i:project|codename|code-named|code named)\s+[\"']?"
     r"(?P<name>[A-Za-z][A-Za-z0-9_-]{1,30})"
 )

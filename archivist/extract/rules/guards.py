@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from archivist.extract.rules.phrases import strip_fillers
+from archivist.prefilter import Gated
 
-_TAG_QUESTION = re.compile(
+_TAG_QUESTION = Gated(
     r"[,\s](?:ok|okay|right|yeah|yes|agreed|alright|sounds? good|cool|deal)\s*\?+\s*$", re.I
 )
 _QUESTION_START = re.compile(
@@ -15,7 +16,7 @@ _QUESTION_START = re.compile(
     re.I,
 )
 # A question asked after a clause, without its mark: "..., so how do I get started with X".
-_ASKED_AFTER = re.compile(
+_ASKED_AFTER = Gated(
     r"(?:[,;:]\s*|\b(?:so|but|and|now)\s+)(?:how|what|which|where|why)\s+(?:do|does|can|could"
     r"|should|would|will|shall)\s+(?:i|we|you)\b",
     re.I,

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from archivist.extract.rules.text import clean_text, prepare, split_sentences
 from archivist.extract.rules.vocabulary import COMMON_VERBS, GREETING
+from archivist.prefilter import Gated
 from archivist.words import VAGUE
 
 MAX_PHRASE_CHARS = 200
@@ -92,7 +93,7 @@ def request_phrase(text: str) -> str:
     return phrase.replace('"', "'")
 
 
-def scan(pattern: re.Pattern[str], text: str) -> Iterator[tuple[re.Match[str], str]]:
+def scan(pattern: Gated, text: str) -> Iterator[tuple[re.Match[str], str]]:
     """Matches of `pattern` with the clause of their object; the next search starts after it."""
     pos = 0
     while (match := pattern.search(text, pos)) is not None:

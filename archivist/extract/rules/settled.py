@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import has_substance
 from archivist.extract.rules.vocabulary import COMMON_VERBS
+from archivist.prefilter import Gated
 from archivist.state.frames import Frame, is_time, tentative
 from archivist.words import FUNCTION_WORDS
 
 # A heading that says the list after its colon is settled (not a list of questions or news).
-_SETTLED = re.compile(
+_SETTLED = Gated(
     r"^(?P<head>[^:?]{0,80}?\b(?:decisions?|decided|plan|planning|locked(?:\s+in)?|settled"
     r"|final(?:ized|ised)?|norms|rules|set-?up|so far|confirm(?:ed)?|details|specs?|line-?up"
     r"|picks|choices|the deal|\w+-wise)\b[^:?]{0,40}?)\s*:\s*(?P<list>\S.*)$",
