@@ -508,9 +508,10 @@ AS $$
             OFFSET 0) n
         WHERE q.bare
     ), drops AS (
-        -- deciding: x a change, y an item whose value it replaces (or, x without a subject,
-        -- whose subject it names)
-        SELECT DISTINCT x.old_key AS key, x.mark FROM x WHERE NOT p_needed AND x.drops
+        -- deciding: x a change, y an item whose value it replaces (for x with a subject, y
+        -- one without; for x without, also y whose subject it names)
+        SELECT DISTINCT x.old_key AS key, x.mark, cardinality(x.subject_key) > 0 AS bare_only
+        FROM x WHERE NOT p_needed AND x.drops
     ), by_drop_subject AS MATERIALIZED (
         SELECT DISTINCT q.key, q.mark, n.*
         FROM (SELECT DISTINCT x.old_key AS key, x.mark FROM x
@@ -524,13 +525,14 @@ AS $$
               AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
             OFFSET 0) n
     ), by_drop AS MATERIALIZED (
-        SELECT DISTINCT q.key, q.mark, n.*
+        SELECT DISTINCT q.key, q.mark, q.bare_only, n.*
         FROM drops q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
             SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
             WHERE array_append(y.value_key, '@' || coalesce(y.user_id, ''))
                       @> ARRAY[k, q.mark]
               AND y.type IN ('decision', 'constraint')
+              AND (NOT q.bare_only OR cardinality(y.subject_key) = 0)
               AND (q.key <@ y.value_key OR y.value_key <@ q.key)
             OFFSET 0) n
     ), anchors AS (
@@ -623,7 +625,9 @@ AS $$
     WHERE x.drops AND cardinality(x.subject_key) = 0
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
-    FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark WHERE x.drops
+    FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark
+                         AND n.bare_only = (cardinality(x.subject_key) > 0)
+    WHERE x.drops
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_back n ON n.key = x.old_key AND n.mark = x.mark WHERE x.takes
