@@ -27,6 +27,10 @@
 -- runs archivist_reconcile_state on the items that change can affect (see there); reads of
 -- "now" read those rows, `--as-of` computes. archivist_refresh_state (applied by every init, at
 -- the end of this file) computes every stored row anew when these rules' text changed.
+-- The functions a commit calls (archivist_reconcile_state, archivist_state_neighbours,
+-- archivist_store_results) are PL/pgSQL around one query: PostgreSQL 16 plans a SQL function's
+-- query at every call, PL/pgSQL keeps its plan for the connection, and a commit calls them
+-- several times (120 sessions of one scope: 2.9 s in archivist_index_state, 1.9 s so).
 
 -- A session's items of its new latest version, written by archivist_commit_version; the stored
 -- reconciliation of the subjects its old and new items are on follows in the same transaction.
@@ -183,11 +187,14 @@ CREATE OR REPLACE FUNCTION archivist_reconcile_state(
                  became_at timestamptz, last_seen_at timestamptz, stopped_at timestamptz,
                  superseded_by text, superseded_by_session text, trigger text, resolution text,
                  conflict_with text[], conflict boolean, current boolean)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 -- The CTEs' filtered row counts are guessed low, and nested loops over them are quadratic:
 -- every join here is an equality, so hash joins (1,000 sessions: 0.1 s instead of 30 s).
 SET enable_nestloop = off
 AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     -- Pairs of items on the same subject are found by joining on stems, never by comparing
     -- every item with every other: A's subject is within B's exactly when B has all of A's
     -- stems, so B has A's first stem (keys are sorted); the join on it gives the candidates.
@@ -374,7 +381,8 @@ AS $$
                AND (j.conflict OR cardinality(j.conflict_uids) > 0),
            j.stop IS NULL AND j.resolution IS DISTINCT FROM 'drop' AND NOT j.kept_away
     FROM judged j
-    WHERE NOT j.known
+    WHERE NOT j.known;
+END;
 $$;
 
 -- The neighbours of p_items, each with the item of p_items (its id and time) it is a neighbour
@@ -394,9 +402,12 @@ CREATE OR REPLACE FUNCTION archivist_state_neighbours(
     p_items jarvis_state_items[], p_needed boolean
 ) RETURNS TABLE (id bigint, of_id bigint, of_at timestamptz, became_at timestamptz,
                  stopped_at timestamptz, current boolean)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 ROWS 50
 AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     -- Items of p_items with the same key share their lookups. Each lookup is a LATERAL
     -- subquery kept apart (OFFSET 0), so that it is an index scan per stem: flattened, the
     -- planner guesses unnest's rows low and scans the table instead; and each runs once
@@ -633,7 +644,8 @@ AS $$
     FROM x JOIN by_back n ON n.key = x.old_key AND n.mark = x.mark WHERE x.takes
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
-    FROM x JOIN by_taken n ON n.key = x.value_key AND n.mark = x.mark WHERE x.goes_back
+    FROM x JOIN by_taken n ON n.key = x.value_key AND n.mark = x.mark WHERE x.goes_back;
+END;
 $$;
 
 -- Stores what archivist_reconcile_state says now of every item whose result p_changed can have
@@ -709,8 +721,11 @@ $$;
 CREATE OR REPLACE FUNCTION archivist_store_results(
     p_ids bigint[], p_changed jarvis_state_items[]
 ) RETURNS TABLE (written integer, changed bigint[])
-LANGUAGE sql
+LANGUAGE plpgsql
 AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH anchors AS MATERIALIZED (
         -- the changed items that may have been anchors, and are gone: with a subject and a
         -- value (a new anchor only adds pairs, which stop an item sooner if at all)
@@ -766,7 +781,8 @@ AS $$
         RETURNING s.id
     )
     SELECT (SELECT count(*)::integer FROM written),
-           ARRAY(SELECT d.id FROM diff d WHERE d.stop_changed)
+           ARRAY(SELECT d.id FROM diff d WHERE d.stop_changed);
+END;
 $$;
 
 -- Every stored result computed anew, for the whole archive, when the rules, or the functions
