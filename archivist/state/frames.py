@@ -624,6 +624,18 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|(?:was\s+|got\s+)?cancell?ed(?:\s+on\s+(?:us|me))?)END",
             "cancel",
         ),
+        # "the docs moved off GitBook", "we're migrating away from Heroku": left, for what next
+        (
+            r"START DET(?P<subj>NP)\s+(?:has\s+|have\s+|is\s+|are\s+|'s\s+|'re\s+)?"
+            r"(?:moved|moving|migrated|migrating|switched|switching)\s+(?:off(?:\s+of)?|away from)"
+            r"\s+DET(?P<old>NP)END",
+            "cancel",
+        ),
+        (
+            r"\b(?:we|i)\s*(?:'re|'ve|'m|\s+are|\s+have|\s+am)?\s*(?:moved|moving|migrated"
+            r"|migrating|switched|switching)\s+(?:off(?:\s+of)?|away from)\s+DET(?P<old>NP)END",
+            "cancel",
+        ),
         # "never mind the Fully desk, ...": the thing named is dropped (a choice may follow)
         (r"\bnever ?mind\s+(?:about\s+)?DET(?P<old>NP)\s*[,;\u2014]", "cancel"),
         # "scratch Figma, we're using Penpot", "returned the blue sofa, went with the green one"
@@ -1854,6 +1866,10 @@ _OF_NUMBER = re.compile(
 )
 
 
+# A label that says its subject changed: "Offsite location changed: Austin", "Venue update: X".
+_CHANGED_LABEL = re.compile(
+    r"(?P<rest>.+?)\s+(?:changed|change|changes|update|updated|moved|switched)$", re.I
+)
 _LABELS = frozenset(
     """next note notes todo to-do update status question answer summary tldr edit ps fyi
     reminder goal idea problem issue context background step steps result results plan
@@ -1893,7 +1909,9 @@ def _terse(text: str) -> Frame:
         return Frame()
     if match.re is _TERSE and subject.lower().split()[0] in _LABELS:
         return Frame()  # "Next: phase 2 tasks": a heading, not a subject
-    renewed = re.match(r"(?:new|updated|revised|final)\s+(?P<rest>.+)", subject, re.I)
+    renewed = re.match(r"(?:new|updated|revised|final)\s+(?P<rest>.+)", subject, re.I) or (
+        _CHANGED_LABEL.match(subject)  # "Offsite location changed: Austin"
+    )
     if renewed and match.re is _TERSE:
         return Frame(renewed.group("rest"), value, None, "update")  # "New launch date: March 10"
     if match.re is _OF_NUMBER:

@@ -291,10 +291,14 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             "replace",
         ),
         ("New launch date: March 10.", "launch date", "March 10", None, "update"),
+        ("Offsite location changed: Austin.", "Offsite location", "Austin", None, "update"),
+        ("Hosting update: Fly.io.", "Hosting", "Fly.io", None, "update"),
         ("We have a budget of $30k.", "budget", "$30k", None, None),
         # reversals and cancellations
         ("Stripe is back.", None, "Stripe", None, "reverse"),
         ("We won't use Adyen anymore.", None, None, "Adyen", "cancel"),
+        ("Docs moved off GitBook.", "Docs", None, "GitBook", "cancel"),
+        ("We're migrating away from Heroku.", None, None, "Heroku", "cancel"),
         ("On second thought, back to 15 GB.", None, "15 GB", None, "reverse"),
         (
             "Scratch the Buildkite move, GitHub Actions stays for CI.",
