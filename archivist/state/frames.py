@@ -351,7 +351,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?:will\s+(?:handle|power|run|host|serve|store|process|manage|cover|take care of"
             r"|cater|review|lead|own|coordinate|organi[sz]e|design|photograph|officiate|sponsor"
             r"|deliver|build|clean|teach)|handles|powers|processes|manages|takes care of|caters"
-            r"|delivers|teaches|(?:is|are)\s+(?:handling|catering|hosting|leading|running"
+            r"|delivers|teaches|runs|hosts|serves|stores|owns|covers|does"
+            r"|(?:is|are)\s+(?:handling|catering|hosting|leading|running"
             r"|reviewing|organi[sz]ing|coordinating|designing|photographing|officiating"
             r"|sponsoring|providing|baking|bringing|covering))\s+DET(?P<subj>NP)END",
             None,

@@ -128,6 +128,8 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ),
         ("No more Slack, we're on Teams now.", None, "Teams", "Slack", "replace"),
         ("Stripe handles payments.", "payments", "Stripe", None, None),
+        ("Vercel hosts the marketing site.", "marketing site", "Vercel", None, None),
+        ("GitHub Actions does our deploys.", "deploys", "GitHub Actions", None, None),
         ("Adyen replaces Stripe for payments.", "payments", "Adyen", "Stripe", "replace"),
         (
             "Payments move from Stripe to Adyen next month.",
@@ -352,6 +354,8 @@ def test_the_ways_people_choose_and_change(
         "I paid $40 for the tickets.",
         "Users get logged out at random.",
         "scratch that, my aunt doesn't land until Sunday",
+        "It does the trick.",
+        "That covers the basics.",
     ],
 )
 def test_opinions_states_and_headings_choose_nothing(sentence: str) -> None:
