@@ -495,6 +495,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|using)\s+DET(?P<val>NP)END",
             "replace",
         ),
+        # a habit taken up in place of another: "started catching the 7:50 train instead"
+        (
+            r"\b(?:started|began|begun|starting)\s+(?:to\s+\w+|\w+ing)\s+DET(?P<val>NP)"
+            r"\s+instead\b",
+            "replace",
+        ),
         # a name that is better, then "that instead": "the Hilton is closer to the venue, book
         # that instead"
         (
@@ -1762,9 +1768,11 @@ _FOR_WHAT = _rx(r"^DET(?P<val>NP4)\s+for\s+DET(?P<subj>NP4)END")
 _EVERYONE = frozenset(
     {"everyone", "everybody", "all of us", "the whole team", "the team", "team", "us"}
 )
-# Where everything is now: "we ditched Jira, everything is in Linear now".
+# Where everything (or what was dropped) is now: "we ditched Jira, everything is in Linear now",
+# "the docs moved off GitBook, they live on Mintlify now".
 _ALL_IN = _rx(
-    r"(?:^|[,;]\s*)(?:(?:everything|it all|all of it|all our \w+)\s+(?:is|'s|goes|lives|runs)\s+"
+    r"(?:^|[,;]\s*)(?:(?:everything|it all|all of it|all our \w+|they|it)\s+(?:is|'s|are|'re"
+    r"|goes|go|lives|live|runs|run)\s+"
     r"(?:now\s+)?(?:in|on|through|via)|(?:we|i)\s+(?:moved|migrated|switched|put)\s+"
     r"(?:everything|it all|all of it)\s+(?:over\s+)?(?:to|into|onto|in|on))\s+DET(?P<val>NP)END"
 )

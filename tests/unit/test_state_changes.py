@@ -300,6 +300,15 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("Stripe is back.", None, "Stripe", None, "reverse"),
         ("We won't use Adyen anymore.", None, None, "Adyen", "cancel"),
         ("Docs moved off GitBook.", "Docs", None, "GitBook", "cancel"),
+        (
+            "Docs moved off GitBook, they live on Mintlify now.",
+            "Docs",
+            "Mintlify",
+            "GitBook",
+            "replace",
+        ),
+        ("We dropped Heroku, it runs on Render now.", None, "Render", "Heroku", "replace"),
+        ("I started using Obsidian instead.", None, "Obsidian", None, "replace"),
         ("We're migrating away from Heroku.", None, None, "Heroku", "cancel"),
         ("On second thought, back to 15 GB.", None, "15 GB", None, "reverse"),
         (
