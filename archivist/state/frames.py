@@ -628,7 +628,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         (
             r"START DET(?P<old>NP)\s+(?:is\s+(?:out|gone|dead|off the table|cancell?ed"
             r"|off(?!\s+(?:on|to|for|until|from|at|in)\b))"
-            r"|(?:was\s+|got\s+)?cancell?ed(?:\s+on\s+(?:us|me))?)END",
+            r"|(?:was\s+|got\s+)?cancell?ed(?:\s+on\s+(?:us|me))?"
+            r"|(?:has\s+|have\s+)?(?:fell|fallen) (?:through|apart)"
+            r"|(?:has\s+|have\s+)?(?:backed|pulled|dropped) out|bailed(?:\s+on\s+(?:us|me))?)END",
             "cancel",
         ),
         # "the docs moved off GitBook", "we're migrating away from Heroku": left, for what next

@@ -300,6 +300,8 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("Stripe is back.", None, "Stripe", None, "reverse"),
         ("We won't use Adyen anymore.", None, None, "Adyen", "cancel"),
         ("Docs moved off GitBook.", "Docs", None, "GitBook", "cancel"),
+        ("The venue fell through.", None, None, "venue", "cancel"),
+        ("Our photographer backed out.", None, None, "photographer", "cancel"),
         (
             "Docs moved off GitBook, they live on Mintlify now.",
             "Docs",
