@@ -498,6 +498,8 @@ BEGIN
         SELECT DISTINCT x.subject_key, x.mark, false FROM x
         WHERE p_needed AND cardinality(x.subject_key) > 0
     ), by_value AS MATERIALIZED (
+        -- (two lookups, one per partial index of what changes replace: those without a
+        -- subject, sql/001, and those with one, sql/004; an OR of the two reads neither)
         SELECT DISTINCT q.key, q.mark, n.*
         FROM values_ q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
