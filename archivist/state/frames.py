@@ -103,6 +103,13 @@ _REVERSAL = re.compile(
     r"(?:move|switch|migration|change|plan)\b)\b",
     re.I,
 )
+# Staying with what is: "we're keeping REST", "sticking with Postgres". A reversal of a change
+# that replaced it, if one did; nothing otherwise (it replaces only what moved it away).
+_KEEPING = re.compile(
+    r"\b(?:(?:we're|we are|i'm|i am|we'll|i'll)\s+(?:just\s+)?keeping|stick(?:ing)?\s+with"
+    r"|stay(?:ing)?\s+with|(?:we're|we are|i'm|i am)\s+(?:just\s+)?staying\s+with)\b",
+    re.I,
+)
 _CANCEL = re.compile(
     r"\b(?:no longer (?:use|using|need|run|running|rely on|have|want)|stop(?:ped)? using"
     r"|(?:are|is|'re|'s) not using|aren't using|isn't using|not using|drop(?:ping|ped)?"
@@ -790,7 +797,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (
-            r"^(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?:the\s+)?(?P<val>[A-Z0-9$][\w.+#'-]*(?:\s+"
+            r"(?:^|[,;]\s*so\s+|\bso\s+)(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?:the\s+)?"
+            r"(?P<val>[A-Z0-9$][\w.+#'-]*(?:\s+"
             r"[\w.+#'-]+){0,2})\s+(?:it\s+is|is\s+the\s+(?:way\s+to\s+go|winner|best\s+bet))\b"
             r"(?:\s+for\s+DET(?P<subj>NP)END)?",
             None,
@@ -1349,7 +1357,7 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
 
 
 def _change_of(sentence: str, change: ChangeKind | None) -> ChangeKind | None:
-    if _REVERSAL.search(sentence) and change in (None, "reverse"):
+    if (_REVERSAL.search(sentence) or _KEEPING.search(sentence)) and change in (None, "reverse"):
         return "reverse"
     return change
 
@@ -1521,6 +1529,11 @@ def frame(sentence: str) -> Frame:
             found,
         )
     if found.empty:
+        found = _moved_value(text)
+        if found.empty and (instead := _DOING_INSTEAD.search(text)) is not None:
+            found = Frame(value=_phrase(instead.group("val"), value=True), change="replace")
+        if found.value:
+            return found
         if _REVERSAL.search(text):
             return Frame(change="reverse")
         if _CANCEL.search(text):
@@ -1555,6 +1568,15 @@ def frame(sentence: str) -> Frame:
         subject, change = renewed["rest"], change or "update"
     if subject and old and subject.lower() in _EVERYONE:
         subject = None  # "moved the team off 1Password onto Bitwarden": who moved, not what
+    if subject and (
+        subject.lower().split()[0] in _VERBISH or _SPEAKERS & set(subject.lower().split())
+    ):
+        # "the 25,000 cap can stretch to 32k": a verb, not what changed; "after the
+        # benchmarks we're going with CockroachDB": who chose, not what
+        subject = None
+    if subject is None and old and _ARROW.search(text) and _KEYED.match(old):
+        if value_kind(old) == "thing" != value_kind(found.value or ""):
+            subject, old, change = old, None, "update"  # "ttl -> 15m": the TTL's new value
     modified = _MODIFIED.match(found.value or "") if subject is None else None
     if modified is not None:
         subject = modified["noun"]  # "the 8:15 train", then "the 7:40 train": the train's time
@@ -1712,6 +1734,54 @@ _MIND = re.compile(
 )
 
 
+# A value moved by any verb of change, with what it was when said: "kickoff slid from 10am to
+# 1pm", "moved it from 8:30 to 8pm", "dropping that from 15% to 8%", "pushed to the 17th".
+_MOVED_VALUE = Gated(
+    r"(?:^|[,;:]\s+|\b(?:and|so|but)\s+)(?:(?:the|our|my)\s+)?(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
+    r"\s*\b(?:(?:got|has been|have been|was|were|is|are|just|been|gets|will be|can|could|'s)\s+)*"
+    r"(?P<verb>mov\w*|push\w*|sl[iu]d\w*|slipp?\w*|shift\w*|bump\w*|chang\w*|switch\w*"
+    r"|reschedul\w*|postpon\w*|delay\w*|rais\w*|lower\w*|dropp?\w*|cut\w*|upp?ed|increas\w*"
+    r"|decreas\w*|reduc\w*|stretch\w*|extend\w*|went|goes|going|gone|jump\w*|brought|bringing)"
+    r"(?:\s+(?:it|that|this|them|those|things|ours|mine))?(?:\s+(?:back|up|down|out|over|forward))?"
+    r"(?:\s+from\s+(?:the\s+)?(?P<old>(?:[^,;:.!?]|(?<=\d)[:.,](?=\d))+?))?"
+    r"\s+to\s+(?:the\s+)?(?P<val>(?:[^,;:.!?]|(?<=\d)[:.,](?=\d))+?)"
+    r"(?=\s*(?:[,;:!?]|\.(?!\d)|$)|\s+(?:since|because|as|so|for|and|but|starting|from now"
+    r"|now|instead|btw|sharp|this|next|if|going forward)\b)",
+    re.I,
+)
+
+
+# What is done instead, said with no subject: "no lasagna, doing a big paella instead".
+_DOING_INSTEAD = Gated(
+    _rx(
+        r"(?:^|[,;]\s*|\b(?:and|so|but)\s+)(?:(?:i'm|we're|i am|we are|i'll|we'll|let's|gonna"
+        r"|just)\s+)*(?:\w+ing|do|get|use|take|try|make|have|order|pick|book)\s+DET(?P<val>NP)"
+        r"\s+instead\b(?!\s+of)"
+    )
+)
+
+
+def _moved_value(text: str) -> Frame:
+    """A date, time or amount moved to another ("pushed to the 17th"), with the value it was
+    when the sentence says it and it is of the same kind, and the subject said before the
+    verb when it is one (not "it", not who moved it)."""
+    moved = _MOVED_VALUE.search(text)
+    if moved is None:
+        return Frame()
+    value = _phrase(moved.group("val"), value=True)
+    if value is None or value_kind(value) == "thing":
+        return Frame()
+    old = _phrase(moved.group("old"), value=True) if moved.group("old") else None
+    if old is not None and value_kind(old) != value_kind(value):
+        return Frame()
+    subject = _phrase(moved.group("subj"))
+    if subject is not None and (
+        subject.lower().split()[0] in _NOT_SUBJECT | _VERBISH or subject.lower() in _EVERYONE
+    ):
+        subject = None
+    return Frame(subject, value, old, "update")
+
+
 def _switched(text: str) -> Frame:
     """A change said of a kind of thing ("switched gyms"), a name ("renamed the puppy") or a
     subject one changed one's mind about."""
@@ -1767,6 +1837,10 @@ _PRONOUN = re.compile(r"(?:it|that|this|them|those)", re.I)
 _FOR_WHAT = _rx(r"^DET(?P<val>NP4)\s+for\s+DET(?P<subj>NP4)END")
 # Who uses a choice or moved to it, never what it is about: "everyone is on Teams now",
 # "moved the team off 1Password onto Bitwarden".
+_ARROW = re.compile(r"\u2192|->|=>|\u27f6")
+# A setting's name: one to three words, no digits ("ttl", "cache TTL", "max retries").
+_KEYED = re.compile(r"^[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}$")
+_SPEAKERS = frozenset({"i", "i'm", "we", "we're", "we've", "i've", "they", "they're", "you"})
 _EVERYONE = frozenset(
     {"everyone", "everybody", "all of us", "the whole team", "the team", "team", "us"}
 )
@@ -2266,6 +2340,10 @@ _QUANTITY = re.compile(
 )
 
 
+# A name with a version or model number: "Postgres 14", "Python 3.12", "iPhone 15" are things.
+_VERSIONED = re.compile(r"^[A-Za-z][\w.+-]*[A-Za-z][\w.+-]*\s+v?\d+(?:\.\d+)*$")
+
+
 def value_kind(value: str) -> str:
     """What sort of value a choice gives: a date, a time, money, a quantity of a unit
     ("quantity:seed"), a number, or a thing. A change that names no subject ("make it 8pm")
@@ -2281,6 +2359,6 @@ def value_kind(value: str) -> str:
     quantity = _QUANTITY.search(value)
     if quantity is not None:
         return f"quantity:{stem(quantity.group('unit').lower())}"
-    if re.search(r"\d", value):
+    if re.search(r"\d", value) and not _VERSIONED.match(value):
         return "number"
     return "thing"

@@ -238,6 +238,12 @@ def _by_subject(
             if same_subject(i.subject, subject)
             and (new.change == "cancel" or same_side(i.value, new.value))
         ]
+        bare = [i for i in others if i.subject is None]
+        if not live and (named := _named_value(new, bare)) is not None:
+            # "Blue Oak fell through, going with Harvest Table for catering" after "we picked
+            # Blue Oak Catering": the old item has no subject, the change names its value (an
+            # item on another subject is never one: "Keep Redis for the job queue" stays)
+            live = [named]
     else:
         target = _target(new, others, result.items)
         live = [target] if target is not None else []
@@ -319,12 +325,23 @@ def _target(
     item that replaced the one it goes back to ("never mind, keep the sage green"); else the
     latest item whose value is of the same kind ("make it 8pm" after "at 7pm"; "let's do the
     Italian place instead" after "book Nopa")."""
-    replaced = _replaced_value(new)
-    if replaced:
-        return next((i for i in reversed(live) if same_value(i.value, replaced)), None)
+    if _replaced_value(new):
+        return _named_value(new, live)
     if new.value is None:
         return None
     if new.change == "reverse":
+        moved = next(
+            (
+                i
+                for i in reversed(live)
+                if i.change in ("replace", "update", "cancel")
+                and i.replaces
+                and same_value(i.replaces, new.value)
+            ),
+            None,
+        )
+        if moved is not None:
+            return moved  # "we're keeping REST" after "moving the API from REST to GraphQL"
         back = next(
             (
                 i
@@ -346,6 +363,14 @@ def _target(
     verb = new.text.split()[0].lower()
     same_verb = [i for i in alike if i.text.split()[0].lower() == verb and verb != "use"]
     return next(reversed(same_verb or alike), None)
+
+
+def _named_value(new: StateItem, live: Sequence[StateItem]) -> StateItem | None:
+    """The latest live item whose value a change names as what it replaces."""
+    replaced = _replaced_value(new)
+    if not replaced:
+        return None
+    return next((i for i in reversed(live) if same_value(i.value, replaced)), None)
 
 
 def _replaced_value(new: StateItem) -> str | None:

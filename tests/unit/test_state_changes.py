@@ -334,6 +334,19 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("The panel moved us to a 40 minute slot.", "slot", "40 minute", None, "update"),
         ("The movers pushed us to the 30th.", "movers", "30th", None, "update"),
         ("pickup day Monday → Wednesday", "pickup day", "Wednesday", "Monday", "replace"),
+        # a value moved by any verb, with what it was; a setting's name before an arrow
+        ("Heads up, kickoff slid from 10am to 1pm, same day.", "kickoff", "1pm", "10am", "update"),
+        ("moved it from 8:30 to 8pm sharp since school starts", None, "8pm", "8:30", "update"),
+        ("Dropping that from 15% to 8% for a while.", None, "8%", "15%", "update"),
+        ("pushed to the 17th", None, "17th", None, "update"),
+        ("the 25,000 cap can stretch to 32k", None, "32k", None, "update"),
+        ("ttl -> 15m, too many misses", "ttl", "15m", None, "update"),
+        ("Postgres -> CockroachDB", None, "CockroachDB", "Postgres", "replace"),
+        # what is done instead, with no subject; staying with what a change replaced
+        ("no lasagna, doing a big paella instead", None, "big paella", None, "replace"),
+        ("we're going with CockroachDB instead", None, "CockroachDB", None, "replace"),
+        ("after the spike we're keeping REST", None, "REST", None, "reverse"),
+        ("so October 19 it is.", None, "October 19", None, None),
     ],
 )
 def test_the_ways_people_choose_and_change(
@@ -367,6 +380,7 @@ def test_the_ways_people_choose_and_change(
         "scratch that, my aunt doesn't land until Sunday",
         "It does the trick.",
         "That covers the basics.",
+        "We went to the beach.",
     ],
 )
 def test_opinions_states_and_headings_choose_nothing(sentence: str) -> None:
@@ -381,6 +395,7 @@ def test_values_have_kinds_that_subjectless_changes_match() -> None:
     assert value_kind("5 seeds") == value_kind("3 seeds") == "quantity:seed"
     assert value_kind("10 MB") != value_kind("5 seeds")
     assert value_kind("Italian place") == value_kind("Nopa") == "thing"
+    assert value_kind("Postgres 14") == value_kind("Python 3.12") == "thing"
     assert concrete("lamb tagine") and concrete("Nopa") and concrete("two weeks")
     assert not concrete("great") and not concrete("pretty good")
 
@@ -445,6 +460,35 @@ def test_a_reversal_without_a_subject_undoes_the_change_it_names() -> None:
     terracotta = next(i for i in items if i.value == "terracotta")
     live_green = next(i for i in items if i.value == "sage green" and i.status != "superseded")
     assert terracotta.replaced_by == live_green.uid
+
+
+def test_staying_with_what_a_change_replaced_undoes_the_change() -> None:
+    items = state(
+        ("user", "We're moving the public API from REST to GraphQL."),
+        ("user", "After the spike we're keeping REST, GraphQL added too much complexity."),
+    )
+    graphql = next(i for i in items if i.value == "GraphQL")
+    rest = next(i for i in items if i.value == "REST")
+    assert graphql.status == "superseded" and graphql.replaced_by == rest.uid
+    assert rest.status != "superseded" and rest.subject == "public API"
+
+
+def test_a_value_moved_from_what_it_was_replaces_the_choice_of_that_value() -> None:
+    items = state(
+        ("user", "Kids' bedtime is 8:30."),
+        ("user", "moved it from 8:30 to 8pm since school starts earlier this year"),
+        ("user", "We're using Postgres 14 for the main app database."),
+        ("user", "After the benchmarks we're going with CockroachDB instead."),
+    )
+    assert live(items) == ["Use 8pm instead of 8:30", "Go with CockroachDB instead"]
+
+
+def test_a_change_with_a_subject_of_its_own_replaces_the_subjectless_value_it_names() -> None:
+    items = state(
+        ("user", "We picked Blue Oak Catering."),
+        ("user", "Blue Oak fell through. Going with Harvest Table for catering."),
+    )
+    assert live(items) == ["Go with Harvest Table for catering"]
 
 
 def test_a_change_replaces_only_its_subject() -> None:
