@@ -352,14 +352,18 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # the agent first: "Stripe handles payments", "Netlify will host the docs"
         (
-            r"(?:^|(?<=[,:;] ))(?P<val>(?-i:[A-Z])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})"
+            r"(?:^|(?<=[,:;] )|\b(?:going forward|from now on|so|now)\s*,?\s+"
+            r"(?:(?:our|my)\s+(?:[a-z]+\s+){1,2})?)"
+            r"(?P<val>(?-i:[A-Z])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})"
             r"(?:\s+(?:from|of|at)\s+(?:the\s+)?(?-i:[A-Z])[\w.+&-]*)?\s+"
             r"(?:now\s+|also\s+)?"
             r"(?:will\s+(?:handle|power|run|host|serve|store|process|manage|cover|take care of"
             r"|cater|review|lead|own|coordinate|organi[sz]e|design|photograph|officiate|sponsor"
-            r"|deliver|build|clean|teach)|handles|powers|processes|manages|takes care of|caters"
+            r"|deliver|build|clean|teach|do|give|take|drive)|handles|powers|processes|manages"
+            r"|takes care of|caters"
             r"|delivers|teaches|runs|hosts|serves|stores|owns|covers|does"
-            r"|(?:is|are)\s+(?:handling|catering|hosting|leading|running"
+            r"|(?:is|are)\s+(?:handling|catering|hosting|leading|running|doing|taking|giving"
+            r"|teaching|driving"
             r"|reviewing|organi[sz]ing|coordinating|designing|photographing|officiating"
             r"|sponsoring|providing|baking|bringing|covering))\s+DET(?P<subj>NP)END",
             None,
@@ -1530,7 +1534,14 @@ def frame(sentence: str) -> Frame:
         )
     if found.empty:
         found = _moved_value(text)
-        if found.empty and (instead := _DOING_INSTEAD.search(text)) is not None:
+        if found.empty and (better := _BETTER_TAKEN.search(text)) is not None:
+            found = Frame(
+                value=_phrase(better.group("val"), value=True),
+                old=_phrase(better.group("old"), value=True),
+                change="replace",
+            )
+        instead = _DOING_INSTEAD.search(text) or _ALL_DONE_IN.search(text)
+        if found.empty and instead is not None:
             found = Frame(value=_phrase(instead.group("val"), value=True), change="replace")
         if found.value:
             return found
@@ -1568,8 +1579,9 @@ def frame(sentence: str) -> Frame:
         subject, change = renewed["rest"], change or "update"
     if subject and old and subject.lower() in _EVERYONE:
         subject = None  # "moved the team off 1Password onto Bitwarden": who moved, not what
+    verbish = subject is not None and subject.lower().split()[0] in _VERBISH
     if subject and (
-        subject.lower().split()[0] in _VERBISH or _SPEAKERS & set(subject.lower().split())
+        (verbish and not _IS_TIME.match(subject)) or _SPEAKERS & set(subject.lower().split())
     ):
         # "the 25,000 cap can stretch to 32k": a verb, not what changed; "after the
         # benchmarks we're going with CockroachDB": who chose, not what
@@ -1754,9 +1766,27 @@ _MOVED_VALUE = Gated(
 # What is done instead, said with no subject: "no lasagna, doing a big paella instead".
 _DOING_INSTEAD = Gated(
     _rx(
-        r"(?:^|[,;]\s*|\b(?:and|so|but)\s+)(?:(?:i'm|we're|i am|we are|i'll|we'll|let's|gonna"
-        r"|just)\s+)*(?:\w+ing|do|get|use|take|try|make|have|order|pick|book)\s+DET(?P<val>NP)"
-        r"\s+instead\b(?!\s+of)"
+        r"(?:^|[,;]\s*|\b(?:and|so|but)\s+)(?:(?:i|we|i'm|we're|i am|we are|i'll|we'll|let's"
+        r"|gonna|just)\s+)*(?:\w+ing|do|get|use|take|try|make|have|order|pick|book|it's|it is"
+        r"|it'll be|joined|got|picked|booked|ordered|chose|bought|signed up for|went with)"
+        r"\s+DET(?P<val>NP)\s+instead\b(?!\s+of)"
+    )
+)
+# Where everything is done now: "im doing everything in obsidian now".
+_ALL_DONE_IN = Gated(
+    _rx(
+        r"\b(?:doing|putting|keeping|writing|tracking|running|moved|moving)\s+(?:everything"
+        r"|it all|all of it)\s+(?:in|on|into|onto|through|via)\s+DET(?P<val>NP)END"
+    )
+)
+# One option found better than the other, and taken: "the walnut looked way better than the
+# white oak, so that's what we ordered".
+_BETTER_TAKEN = Gated(
+    _rx(
+        r"(?:^|[,;]\s*|\b(?:and|but|so)\s+)(?:the\s+)?(?P<val>NP4)\s+(?:looked|looks|was|is|felt|feels|worked|works|seemed"
+        r"|seems|tested|sounded|sounds)\s+(?:way\s+|much\s+|a lot\s+|far\s+|so much\s+)?"
+        r"(?:better|nicer|cheaper|faster|easier)\s+than\s+DET(?P<old>NP4)\s*,?\s+so\s+"
+        r"(?:that's|that is|thats|it's|it is)\s+what\s+(?:we|i)\b"
     )
 )
 
@@ -1835,12 +1865,14 @@ def _then(rest: str) -> Frame:
 _PRONOUN = re.compile(r"(?:it|that|this|them|those)", re.I)
 # A replacement said without a verb, after what it replaces was dropped: "lentil soup for lunches".
 _FOR_WHAT = _rx(r"^DET(?P<val>NP4)\s+for\s+DET(?P<subj>NP4)END")
-# Who uses a choice or moved to it, never what it is about: "everyone is on Teams now",
-# "moved the team off 1Password onto Bitwarden".
+# An arrow from an old value to a new one: "pickup day Monday → Wednesday", "ttl -> 15m".
 _ARROW = re.compile(r"\u2192|->|=>|\u27f6")
 # A setting's name: one to three words, no digits ("ttl", "cache TTL", "max retries").
 _KEYED = re.compile(r"^[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}$")
+# Who speaks, never what a choice is about: "after the benchmarks we're going with X".
 _SPEAKERS = frozenset({"i", "i'm", "we", "we're", "we've", "i've", "they", "they're", "you"})
+# Who uses a choice or moved to it, never what it is about: "everyone is on Teams now",
+# "moved the team off 1Password onto Bitwarden".
 _EVERYONE = frozenset(
     {"everyone", "everybody", "all of us", "the whole team", "the team", "team", "us"}
 )
@@ -2247,7 +2279,10 @@ def key(phrase: str | None) -> tuple[str, ...]:
     Cached: subjects and values are compared pairwise, each read many times."""
     if not phrase:
         return ()
-    words = [stem(t) for t in tokens(phrase) if t not in FUNCTION_WORDS]
+    # a hyphenated word is itself and its parts, as to_tsvector has it: "final-round
+    # interviews" holds "final rounds"
+    parts = [p for t in tokens(phrase) for p in (t, *(t.split("-") if "-" in t else ()))]
+    words = [stem(t) for t in parts if t not in FUNCTION_WORDS]
     return tuple(sorted({w for w in words if w}))
 
 

@@ -347,6 +347,25 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("we're going with CockroachDB instead", None, "CockroachDB", None, "replace"),
         ("after the spike we're keeping REST", None, "REST", None, "reverse"),
         ("so October 19 it is.", None, "October 19", None, None),
+        ("it's Piranesi instead, maybe next time", None, "Piranesi", None, "replace"),
+        ("so I joined Thursday pilates instead", None, "Thursday pilates", None, "replace"),
+        ("im doing everything in obsidian now", None, "obsidian", None, "replace"),
+        (
+            "the walnut looked way better than the white oak, so that's what we ordered.",
+            None,
+            "walnut",
+            "white oak",
+            "replace",
+        ),
+        # who does it, said first after "going forward" or "our neighbor"
+        ("Going forward Dev is handling final rounds.", "final rounds", "Dev", None, "update"),
+        (
+            "from now on our neighbor Mrs. Alvarez is doing thursday pickup",
+            "thursday pickup",
+            "Mrs. Alvarez",
+            None,
+            "update",
+        ),
     ],
 )
 def test_the_ways_people_choose_and_change(
@@ -481,6 +500,24 @@ def test_a_value_moved_from_what_it_was_replaces_the_choice_of_that_value() -> N
         ("user", "After the benchmarks we're going with CockroachDB instead."),
     )
     assert live(items) == ["Use 8pm instead of 8:30", "Go with CockroachDB instead"]
+
+
+def test_no_thing_beside_a_replacement_is_what_it_replaces() -> None:
+    items = state(
+        ("user", "For the dinner party on Saturday I'm making lasagna."),
+        ("user", "changed my mind, no lasagna, doing a big paella instead"),
+    )
+    paella = next(i for i in items if i.value == "big paella")
+    assert paella.replaces == "lasagna"
+    assert [i.text for i in items if i.status != "superseded"] == [paella.text]
+
+
+def test_a_hyphenated_subject_holds_its_parts() -> None:
+    items = state(
+        ("user", "Sarah will run the final-round interviews for the backend role."),
+        ("user", "Going forward Dev is handling final rounds."),
+    )
+    assert live(items) == ["Final rounds: Dev"]
 
 
 def test_a_change_with_a_subject_of_its_own_replaces_the_subjectless_value_it_names() -> None:

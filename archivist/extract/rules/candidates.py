@@ -362,6 +362,10 @@ _OWN_CLAUSE = re.compile(
 )
 
 
+# A thing said to be out, as a constraint of its own: "No lasagna", "no more Friday deploys".
+_NO_MORE = re.compile(r"^no\s+(?:more\s+)?(?P<thing>[\w'&.-]+(?:\s+[\w'&.-]+){0,3})$", re.I)
+
+
 def _with_what_failed(choice: Frame, text: str, sentence: str) -> Frame:
     """A choice made because something failed, said before it in the message ("the Oak Barn
     double-booked our date, so we moved to Willow Creek Farm"), replaces that thing."""
@@ -500,9 +504,20 @@ class _Found:
     def fold_cancels(self, first: int) -> None:
         """Drop a cancel a message added from `first` on when the message also replaces what
         it cancels ("twoguys cancelled on us, swapping them for Bellhop"): the replacement
-        says it, and a "Drop twoguys" beside it would be a second current decision."""
+        says it, and a "Drop twoguys" beside it would be a second current decision. A "no X"
+        beside the message's one replacement that names nothing is what it replaces."""
         added = self.items[first:]
-        replaced = [i.replaces for i in added if i.change in ("replace", "update") and i.replaces]
+        swaps = [i for i in added if i.change in ("replace", "update")]
+        said_no = [
+            (i, m["thing"])
+            for i in added
+            if i.type == "constraint" and (m := _NO_MORE.match(i.text))
+        ]
+        if said_no and len(swaps) == 1 and swaps[0].replaces is None:
+            # "no lasagna, doing a big paella instead": the paella replaces the lasagna
+            swaps[0].replaces = said_no[0][1]
+            self._drop(first, lambda i: i is said_no[0][0])
+        replaced = [i.replaces for i in swaps if i.replaces]
         self._drop(
             first,
             lambda i: (
