@@ -1532,6 +1532,11 @@ def frame(sentence: str) -> Frame:
             (f for f in (_commitment(text), _copula(text), _terse(text), _plan(text)) if f.value),
             found,
         )
+    if found.change is None and (set_at := _set_at(text)) is not None:
+        # (over a frame without a subject, or one whose value ran on into the amount: "set the
+        # budget for the kitchen reno at $25,000 max" is no budget of "kitchen reno at ...")
+        if found.subject is None or (set_at.value or "") in (found.value or ""):
+            found = set_at
     if found.empty:
         found = _moved_value(text)
         if found.empty and (better := _BETTER_TAKEN.search(text)) is not None:
@@ -1789,6 +1794,44 @@ _BETTER_TAKEN = Gated(
         r"(?:that's|that is|thats|it's|it is)\s+what\s+(?:we|i)\b"
     )
 )
+
+
+# A thing set to a date, a time or an amount, said with a verb first or as a passive: "I'm
+# setting my monthly savings transfer at $500", "capping the wedding guest list at 150
+# people", "the quarterly review will be held on Friday, June 7".
+_SET_AT = Gated(
+    _rx(
+        r"(?:\b(?:set|setting|cap|capping|fix|fixing|limit|limiting|schedule|scheduling|book"
+        r"|booking)\s+DET(?P<subj>NP)"
+        r"|\b(?:the|our|my)\s+(?P<subj2>NP4)\s+(?:will be|is|are|has been|was|'s)\s+"
+        r"(?:held|scheduled|set|booked|fixed|capped|limited))"
+        r"\s+(?:at|on|to)\s+(?P<val>[^;!?]+)"
+    )
+)
+# Where a value said after "at" or "on" ends: before what it goes into or why.
+_VALUE_END = re.compile(
+    r"\s+(?:into|in|for|with|from|because|since|so|and|but|at (?:an?|the)|on (?:an?|the|my|our)"
+    r"|per head)\b"
+    r"|,\s+(?!\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)|\.(?!\d)",
+    re.I,
+)
+
+
+def _set_at(text: str) -> Frame | None:
+    """The subject and the date, time or amount it is set to (`_SET_AT`), if the value is one
+    of those: a thing after "at" is a place, not a setting."""
+    found = _SET_AT.search(text)
+    if found is None:
+        return None
+    subject = _phrase(found.group("subj") or found.group("subj2"))
+    value = _phrase(_VALUE_END.split(found.group("val"), maxsplit=1)[0], value=True)
+    if subject is None or value is None:
+        return None
+    if value_side(value) not in ("time", "amount") and not re.match(r"[$\u20ac\u00a3]?\d", value):
+        return None
+    if subject.lower().split()[0] in _NOT_SUBJECT | _VERBISH:
+        return None
+    return Frame(subject, value)
 
 
 def _moved_value(text: str) -> Frame:

@@ -357,6 +357,28 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             "white oak",
             "replace",
         ),
+        # a thing set to a date, a time or an amount
+        (
+            "I'm setting my monthly savings transfer at $500 into the Ally account.",
+            "monthly savings transfer",
+            "$500",
+            None,
+            None,
+        ),
+        (
+            "I set the budget for the kitchen reno at $25,000 max.",
+            "budget for the kitchen reno",
+            "$25,000 max",
+            None,
+            None,
+        ),
+        (
+            "We're capping the wedding guest list at 150 people.",
+            "wedding guest list",
+            "150 people",
+            None,
+            None,
+        ),
         # who does it, said first after "going forward" or "our neighbor"
         ("Going forward Dev is handling final rounds.", "final rounds", "Dev", None, "update"),
         (
