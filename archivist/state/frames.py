@@ -103,13 +103,10 @@ _REVERSAL = re.compile(
     r"(?:move|switch|migration|change|plan)\b)\b",
     re.I,
 )
-# Staying with what is: "we're keeping REST", "sticking with Postgres". A reversal of a change
-# that replaced it, if one did; nothing otherwise (it replaces only what moved it away).
-_KEEPING = re.compile(
-    r"\b(?:(?:we're|we are|i'm|i am|we'll|i'll)\s+(?:just\s+)?keeping|stick(?:ing)?\s+with"
-    r"|stay(?:ing)?\s+with|(?:we're|we are|i'm|i am)\s+(?:just\s+)?staying\s+with)\b",
-    re.I,
-)
+# Keeping what is: "we're keeping REST". A reversal of a change that replaced it, if one did;
+# nothing otherwise (it replaces only what moved it away). Not "I'll stick with X": on BEAM that
+# is mostly a choice confirmed, not a change undone.
+_KEEPING = re.compile(r"\b(?:we're|we are|i'm|i am)\s+(?:just\s+)?keeping\b", re.I)
 _CANCEL = re.compile(
     r"\b(?:no longer (?:use|using|need|run|running|rely on|have|want)|stop(?:ped)? using"
     r"|(?:are|is|'re|'s) not using|aren't using|isn't using|not using|drop(?:ping|ped)?"
@@ -1758,12 +1755,13 @@ _MOVED_VALUE = Gated(
     r"\s*\b(?:(?:got|has been|have been|was|were|is|are|just|been|gets|will be|can|could|'s)\s+)*"
     r"(?P<verb>mov\w*|push\w*|sl[iu]d\w*|slipp?\w*|shift\w*|bump\w*|chang\w*|switch\w*"
     r"|reschedul\w*|postpon\w*|delay\w*|rais\w*|lower\w*|dropp?\w*|cut\w*|upp?ed|increas\w*"
-    r"|decreas\w*|reduc\w*|stretch\w*|extend\w*|went|goes|going|gone|jump\w*|brought|bringing)"
+    r"|decreas\w*|reduc\w*|stretch\w*|extend\w*|jump\w*)"
     r"(?:\s+(?:it|that|this|them|those|things|ours|mine))?(?:\s+(?:back|up|down|out|over|forward))?"
     r"(?:\s+from\s+(?:the\s+)?(?P<old>(?:[^,;:.!?]|(?<=\d)[:.,](?=\d))+?))?"
     r"\s+to\s+(?:the\s+)?(?P<val>(?:[^,;:.!?]|(?<=\d)[:.,](?=\d))+?)"
     r"(?=\s*(?:[,;:!?]|\.(?!\d)|$)|\s+(?:since|because|as|so|for|and|but|starting|from now"
-    r"|now|instead|btw|sharp|this|next|if|going forward)\b)",
+    r"|now|instead|btw|sharp|this|next|if|going forward|during|by|after|before|when|while"
+    r"|thanks|due|with|in|on|per|to|over the|over a)\b)",
     re.I,
 )
 
@@ -1788,8 +1786,9 @@ _ALL_DONE_IN = Gated(
 # white oak, so that's what we ordered".
 _BETTER_TAKEN = Gated(
     _rx(
-        r"(?:^|[,;]\s*|\b(?:and|but|so)\s+)(?:the\s+)?(?P<val>NP4)\s+(?:looked|looks|was|is|felt|feels|worked|works|seemed"
-        r"|seems|tested|sounded|sounds)\s+(?:way\s+|much\s+|a lot\s+|far\s+|so much\s+)?"
+        r"(?:^|[,;]\s*|\b(?:and|but|so)\s+)(?:the\s+)?(?P<val>NP4)\s+(?:looked|looks|was|is"
+        r"|felt|feels|worked|works|seemed|seems|tested|sounded|sounds)"
+        r"\s+(?:way\s+|much\s+|a lot\s+|far\s+|so much\s+)?"
         r"(?:better|nicer|cheaper|faster|easier)\s+than\s+DET(?P<old>NP4)\s*,?\s+so\s+"
         r"(?:that's|that is|thats|it's|it is)\s+what\s+(?:we|i)\b"
     )
@@ -1801,8 +1800,9 @@ _BETTER_TAKEN = Gated(
 # people", "the quarterly review will be held on Friday, June 7".
 _SET_AT = Gated(
     _rx(
-        r"(?:\b(?:set|setting|cap|capping|fix|fixing|limit|limiting|schedule|scheduling|book"
-        r"|booking)\s+DET(?P<subj>NP)"
+        r"(?:\b(?:(?:set|setting)(?:\s+up)?|cap|capping|fix|fixing|limit|limiting"
+        r"|(?<!the )(?<!a )(?<!my )(?<!our )schedul(?:e|ing))\s+(?:the|a|an|our|my|his|her"
+        r"|their|those|these)\s+(?P<subj>NP)"
         r"|\b(?:the|our|my)\s+(?P<subj2>NP4)\s+(?:will be|is|are|has been|was|'s)\s+"
         r"(?:held|scheduled|set|booked|fixed|capped|limited))"
         r"\s+(?:at|on|to)\s+(?P<val>[^;!?]+)"
@@ -1829,7 +1829,7 @@ def _set_at(text: str) -> Frame | None:
         return None
     if value_side(value) not in ("time", "amount") and not re.match(r"[$\u20ac\u00a3]?\d", value):
         return None
-    if subject.lower().split()[0] in _NOT_SUBJECT | _VERBISH:
+    if not _names_a_thing(subject):
         return None
     return Frame(subject, value)
 
@@ -1842,17 +1842,42 @@ def _moved_value(text: str) -> Frame:
     if moved is None:
         return Frame()
     value = _phrase(moved.group("val"), value=True)
-    if value is None or value_kind(value) == "thing":
+    if value is None or not _A_SETTING.match(value):
         return Frame()
     old = _phrase(moved.group("old"), value=True) if moved.group("old") else None
     if old is not None and value_kind(old) != value_kind(value):
         return Frame()
-    subject = _phrase(moved.group("subj"))
-    if subject is not None and (
-        subject.lower().split()[0] in _NOT_SUBJECT | _VERBISH or subject.lower() in _EVERYONE
-    ):
+    subject = _phrase(_AUXILIARY_END.sub("", moved.group("subj") or ""))
+    if subject is not None and not _names_a_thing(subject):
         subject = None
     return Frame(subject, value, old, "update")
+
+
+# A verb's helper after its subject: "our ratings have (increased)", "episodes have (dropped)".
+_AUXILIARY_END = re.compile(r"\s+(?:have|has|had|is|are|was|were)$", re.I)
+
+
+# A value that is a date, a time or an amount from its first word: "the 17th", "1pm", "8%",
+# "$300", "90", "Friday" (not "a concert on July 22", "GitHub repository with 150 commits").
+_A_SETTING = re.compile(
+    r"(?:[$\u20ac\u00a3]\s?\d|\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|noon\b|midnight\b"
+    r"|(?:next|this)\s+(?:week|month|year|quarter|sprint)\b)",
+    re.I,
+)
+
+
+def _names_a_thing(subject: str) -> bool:
+    """Whether words said before a verb are what changed, not who changed it or how ("I've
+    managed to", "we", "can stretch")."""
+    words = subject.lower().split()
+    return not (
+        words[0] in _NOT_SUBJECT | _VERBISH
+        or words[-1] in _VERBISH
+        or (len(words) == 1 and words[0].endswith("ly"))  # "gradually"
+        or subject.lower() in _EVERYONE
+        or _SPEAKERS & set(words)
+    )
 
 
 def _switched(text: str) -> Frame:
