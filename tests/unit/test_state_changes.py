@@ -346,6 +346,21 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("no lasagna, doing a big paella instead", None, "big paella", None, "replace"),
         ("we're going with CockroachDB instead", None, "CockroachDB", None, "replace"),
         ("after the spike we're keeping REST", None, "REST", None, "reverse"),
+        ("I think I'll stick with Windows.", None, "Windows", None, None),
+        (
+            "I've managed to reduce it from 180MB to 120MB during concurrent requests",
+            None,
+            "120MB",
+            "180MB",
+            "update",
+        ),
+        (
+            "Our ratings have increased from 8.8 to 9.2 this month",
+            "ratings",
+            "9.2",
+            "8.8",
+            "update",
+        ),
         ("so October 19 it is.", None, "October 19", None, None),
         ("it's Piranesi instead, maybe next time", None, "Piranesi", None, "replace"),
         ("so I joined Thursday pilates instead", None, "Thursday pilates", None, "replace"),
@@ -422,6 +437,9 @@ def test_the_ways_people_choose_and_change(
         "It does the trick.",
         "That covers the basics.",
         "We went to the beach.",
+        "we just went to a concert on July 22",
+        "My sister Jessica hosted a book club meeting on June 5th.",
+        "Reviewing the schedule every Sunday at 7:00 PM works for me.",
     ],
 )
 def test_opinions_states_and_headings_choose_nothing(sentence: str) -> None:
