@@ -349,8 +349,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # the agent first: "Stripe handles payments", "Netlify will host the docs"
         (
-            r"(?:^|(?<=[,:;] )|\b(?:going forward|from now on|so|now)\s*,?\s+"
-            r"(?:(?:our|my)\s+(?:[a-z]+\s+){1,2})?)"
+            r"(?:^(?:(?:going forward|from now on|now),?\s+)?(?:(?:our|my)\s+[a-z]+\s+)?"
+            r"|(?<=[,:;] )|(?<=\bso ))"
             r"(?P<val>(?-i:[A-Z])[\w.+&'-]*(?:\s+(?-i:[A-Z0-9])[\w.+&'-]*){0,2})"
             r"(?:\s+(?:from|of|at)\s+(?:the\s+)?(?-i:[A-Z])[\w.+&-]*)?\s+"
             r"(?:now\s+|also\s+)?"
@@ -798,7 +798,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (
-            r"(?:^|[,;]\s*so\s+|\bso\s+)(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?:the\s+)?"
+            r"(?:^|(?<=\bso ))(?:ok(?:ay)?|fine|alright|right|so|then)?[\s,]*(?:the\s+)?"
             r"(?P<val>[A-Z0-9$][\w.+#'-]*(?:\s+"
             r"[\w.+#'-]+){0,2})\s+(?:it\s+is|is\s+the\s+(?:way\s+to\s+go|winner|best\s+bet))\b"
             r"(?:\s+for\s+DET(?P<subj>NP)END)?",
@@ -1751,7 +1751,8 @@ _MIND = re.compile(
 # A value moved by any verb of change, with what it was when said: "kickoff slid from 10am to
 # 1pm", "moved it from 8:30 to 8pm", "dropping that from 15% to 8%", "pushed to the 17th".
 _MOVED_VALUE = Gated(
-    r"(?:^|[,;:]\s+|\b(?:and|so|but)\s+)(?:(?:the|our|my)\s+)?(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
+    r"(?:^|[,;:]\s+|\b(?:and|so|but)\s+)(?:(?:the|our|my)\s+)?"
+    r"(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
     r"\s*\b(?:(?:got|has been|have been|was|were|is|are|just|been|gets|will be|can|could|'s)\s+)*"
     r"(?P<verb>mov\w*|push\w*|sl[iu]d\w*|slipp?\w*|shift\w*|bump\w*|chang\w*|switch\w*"
     r"|reschedul\w*|postpon\w*|delay\w*|rais\w*|lower\w*|dropp?\w*|cut\w*|upp?ed|increas\w*"
