@@ -124,7 +124,8 @@ def parse(path: Path = SET) -> list[Conversation]:
     return out
 
 
-def _load(url: str, rows: list[tuple[int, str, str, str, datetime, str]]) -> None:
+def load_messages(url: str, rows: list[tuple[int, str, str, str, datetime, str]]) -> None:
+    """Create the source tables (with a user column) and copy the rows in."""
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(source_tables_sql())
         conn.execute("ALTER TABLE session_messages ADD COLUMN user_id text")
@@ -139,7 +140,7 @@ def _load(url: str, rows: list[tuple[int, str, str, str, datetime, str]]) -> Non
                 copy.write_row(row)
 
 
-def _archive(url: str, sessions: int) -> list[dict[str, Any]]:
+def archive_items(url: str, sessions: int) -> list[dict[str, Any]]:
     """Archive every session with the rules and the hash embedder; the scope's items."""
     settings = Settings(
         database_url=url,
@@ -404,8 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with psycopg.connect(server.admin_url, autocommit=True) as conn:
             conn.execute("DROP DATABASE IF EXISTS eval_current WITH (FORCE)")
             conn.execute("CREATE DATABASE eval_current")
-        _load(url, rows)
-        items = _archive(url, sessions)
+        load_messages(url, rows)
+        items = archive_items(url, sessions)
     report: dict[str, Any] = {}
     for split in splits:
         part = [c for c in conversations if c.split == split]

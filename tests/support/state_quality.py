@@ -55,7 +55,7 @@ T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 def load(name: str) -> list[dict[str, Any]]:
-    """One file of the set (`snippets`, `sequences` or `topics`)."""
+    """One file of the set (`snippets`, `sequences`, `topics` or `change_scenarios`)."""
     cases: list[dict[str, Any]] = json.loads((SET / f"{name}.json").read_text())
     return cases
 

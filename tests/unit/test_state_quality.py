@@ -46,6 +46,20 @@ def test_the_labelled_set_covers_what_the_issue_asks() -> None:
         assert any(t["split"] == split and "caching" in t["topics"] for t in topics)
 
 
+def test_the_blind_change_scenarios_name_what_they_score() -> None:
+    """scripts/evals/scenarios.py scores these by the words they name: each new word must be
+    in the later message, each old word in the first, and the halves alternate."""
+    scenarios = state_quality.load("change_scenarios")
+    assert len({s["id"] for s in scenarios}) == len(scenarios)
+    changes = [s for s in scenarios if s["old"] is not None]
+    assert len(changes) >= 100 and len(scenarios) - len(changes) >= 30
+    for scenario in scenarios:
+        assert scenario["new"].lower() in scenario["later"].lower(), scenario["id"]
+        assert (scenario["old"] or "").lower() in scenario["first"].lower(), scenario["id"]
+        index = int(scenario["id"].rsplit("-", 1)[1])
+        assert scenario["split"] == ("tune" if index % 2 == 0 else "heldout"), scenario["id"]
+
+
 def test_rules_item_quality_floor(scores: dict[str, Any]) -> None:
     tune, held = scores["tune"]["items"], scores["heldout"]["items"]
     assert tune["precision"] >= 0.9 and tune["recall"] >= 0.9
