@@ -840,7 +840,9 @@ _ASIDES: tuple[Gated, ...] = tuple(
             "update",
         ),
         (
-            r"\b(?:my|our|the)\s+(?P<subj>NP4)\s+(?:has|have|had|was|is|got)\s+(?:been\s+)?(?:now\s+"
+            # (a place named after the subject: "the weekly spending at Whole Foods has ...")
+            r"\b(?:my|our|the)\s+(?P<subj>NP4(?:\s+(?:at|of|in|for)\s+(?-i:[A-Z])[\w'&-]*"
+            r"(?:\s+(?-i:[A-Z])[\w'&-]*)?)?)\s+(?:has|have|had|was|is|got)\s+(?:been\s+)?(?:now\s+"
             r"|recently\s+|just\s+|further\s+)*UPDATED(?:\s+further)?(?:\s+(?:to|at))?\s+DET"
             r"(?P<val>NP)END",
             "update",

@@ -361,6 +361,13 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             "8.8",
             "update",
         ),
+        (
+            "I just found out the weekly spending at Whole Foods has adjusted to $115, nice",
+            "weekly spending",
+            "$115",
+            None,
+            "update",
+        ),
         ("so October 19 it is.", None, "October 19", None, None),
         ("it's Piranesi instead, maybe next time", None, "Piranesi", None, "replace"),
         ("so I joined Thursday pilates instead", None, "Thursday pilates", None, "replace"),
