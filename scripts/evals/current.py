@@ -124,7 +124,7 @@ def parse(path: Path = SET) -> list[Conversation]:
     return out
 
 
-def load_messages(url: str, rows: list[tuple[int, str, str, str, datetime, str]]) -> None:
+def _load(url: str, rows: list[tuple[int, str, str, str, datetime, str]]) -> None:
     """Create the source tables (with a user column) and copy the rows in."""
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(source_tables_sql())
@@ -140,7 +140,7 @@ def load_messages(url: str, rows: list[tuple[int, str, str, str, datetime, str]]
                 copy.write_row(row)
 
 
-def archive_items(url: str, sessions: int) -> list[dict[str, Any]]:
+def _archive(url: str, sessions: int) -> list[dict[str, Any]]:
     """Archive every session with the rules and the hash embedder; the scope's items."""
     settings = Settings(
         database_url=url,
@@ -159,6 +159,20 @@ def archive_items(url: str, sessions: int) -> list[dict[str, Any]]:
         raise SystemExit(f"{report.failed} sessions failed to archive")
     with psycopg.connect(url) as conn, conn.cursor(row_factory=psycopg.rows.dict_row) as cur:
         return list(cur.execute("SELECT * FROM archivist_state_items()"))
+
+
+def archived(
+    rows: list[tuple[int, str, str, str, datetime, str]], name: str
+) -> list[dict[str, Any]]:
+    """The rows archived into a fresh database `name` of a throw-away embedded Postgres: the
+    items of `archivist_state_items`."""
+    with embedded_server(f"archivist-{name}-") as server:
+        url = make_conninfo(server.admin_url, dbname=name)
+        with psycopg.connect(server.admin_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            conn.execute(f"CREATE DATABASE {name}")
+        _load(url, rows)
+        return _archive(url, len({r[1] for r in rows}))
 
 
 def _matches(item: dict[str, Any], label: Label, message_id: str) -> bool:
@@ -399,14 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.beam:
         beam, questions = beam_rows(args.beam, set().union(*halves.values()))
         rows += beam
-    sessions = len({r[1] for r in rows})
-    with embedded_server("archivist-eval-current-") as server:
-        url = make_conninfo(server.admin_url, dbname="eval_current")
-        with psycopg.connect(server.admin_url, autocommit=True) as conn:
-            conn.execute("DROP DATABASE IF EXISTS eval_current WITH (FORCE)")
-            conn.execute("CREATE DATABASE eval_current")
-        load_messages(url, rows)
-        items = archive_items(url, sessions)
+    items = archived(rows, "eval_current")
     report: dict[str, Any] = {}
     for split in splits:
         part = [c for c in conversations if c.split == split]

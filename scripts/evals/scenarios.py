@@ -29,11 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import psycopg
-from psycopg.conninfo import make_conninfo
-
-from scripts.bench.kit import embedded_server
-from scripts.evals.current import TYPES, archive_items, load_messages
+from scripts.evals.current import TYPES, archived
 
 SET = Path(__file__).resolve().parents[2] / "tests" / "state_quality" / "change_scenarios.json"
 SPLITS = ("tune", "heldout")
@@ -119,15 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="list the failed ids")
     args = parser.parse_args(argv)
     scenarios = [s for s in load() if args.split in (None, s.split)]
-    messages = rows(scenarios)
-    with embedded_server("archivist-eval-scenarios-") as server:
-        url = make_conninfo(server.admin_url, dbname="eval_scenarios")
-        with psycopg.connect(server.admin_url, autocommit=True) as conn:
-            conn.execute("DROP DATABASE IF EXISTS eval_scenarios WITH (FORCE)")
-            conn.execute("CREATE DATABASE eval_scenarios")
-        load_messages(url, messages)
-        items = archive_items(url, len({m[1] for m in messages}))
-    report = score(scenarios, items)
+    report = score(scenarios, archived(rows(scenarios), "eval_scenarios"))
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
