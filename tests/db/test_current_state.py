@@ -679,3 +679,46 @@ def test_a_never_naming_more_than_the_earlier_deed_is_still_a_conflict(
     (fact,) = as_json("conflicts")["items"]
     assert fact["session_id"] == "may" and fact["text"].startswith("Never apologized to Rachael")
     assert fact["refs"] == [str(never[0]), str(did[0])]
+
+
+def test_keeping_what_a_change_replaced_and_a_value_moved_from_what_it_was_a_session_later(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """ "We're keeping REST" a session after a move from REST to GraphQL stops the move; "moved
+    it from 8:30 to 8pm" stops the choice of 8:30 whatever it was for, and "the 25,000 cap"'s
+    amount set with a verb ("capping the guest list at 150 people") is replaced by "cut the
+    list to 90". The choice on another subject stays."""
+    source.add(
+        "a",
+        [
+            "We're moving the public API from REST to GraphQL.",
+            "Ok.",
+            "Kids' bedtime is 8:30.",
+            "Ok.",
+            "We're capping the wedding guest list at 150 people.",
+            "Ok.",
+            "Keep Redis for the job queue.",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        [
+            "After the spike we're keeping REST, GraphQL added too much complexity.",
+            "Ok.",
+            "Moved it from 8:30 to 8pm since school starts earlier this year.",
+            "Ok.",
+            "After seeing the prices we cut the list to 90.",
+            "Ok.",
+        ],
+        start=T0 + DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    current = {(i["session_id"], i["text"]) for i in items if i["current"]}
+    assert not any("GraphQL" in t or "8:30 for" in t or "150" in t for _, t in current), current
+    assert {s for s, t in current if "REST" in t} == {"b"}, current
+    assert {s for s, t in current if "8pm" in t} == {"b"}, current
+    assert {s for s, t in current if "90" in t} == {"b"}, current
+    assert ("a", "Use Redis for job queue") in current, current
