@@ -1532,9 +1532,11 @@ def frame(sentence: str) -> Frame:
             found,
         )
     if found.change is None and (set_at := _set_at(text)) is not None:
-        # (over a frame without a subject, or one whose value ran on into the amount: "set the
-        # budget for the kitchen reno at $25,000 max" is no budget of "kitchen reno at ...")
-        if found.subject is None or (set_at.value or "") in (found.value or ""):
+        # (over a frame without a subject, one whose value ran on into the amount: "set the
+        # budget for the kitchen reno at $25,000 max" is no budget of "kitchen reno at ...", or
+        # one with less of it: "held on Friday, June 7" is not only "Friday")
+        told, settled = set_at.value or "", found.value or ""
+        if found.subject is None or told in settled or (settled and settled in told):
             found = set_at
     if found.empty:
         found = _moved_value(text)
@@ -1544,9 +1546,10 @@ def frame(sentence: str) -> Frame:
                 old=_phrase(better.group("old"), value=True),
                 change="replace",
             )
-        instead = _DOING_INSTEAD.search(text) or _ALL_DONE_IN.search(text)
+        instead = _DOING_INSTEAD.search(text)
         if found.empty and instead is not None:
-            found = Frame(value=_phrase(instead.group("val"), value=True), change="replace")
+            value = _phrase(instead.group("val"), value=True)
+            found = Frame(value=value, change="replace") if value else Frame()
         if found.value:
             return found
         if _REVERSAL.search(text):
@@ -1762,7 +1765,7 @@ _MOVED_VALUE = Gated(
     r"(?:\s+(?:it|that|this|them|those|things|ours|mine))?(?:\s+(?:back|up|down|out|over|forward))?"
     r"(?:\s+from\s+(?:the\s+)?(?P<old>(?:[^,;:.!?]|(?<=\d)[:.,](?=\d))+?))?"
     r"\s+to\s+(?:the\s+)?(?P<val>(?:[^,;:.!?]|(?<=\d)[:.,](?=\d))+?)"
-    r"(?=\s*(?:[,;:!?]|\.(?!\d)|$)|\s+(?:since|because|as|so|for|and|but|starting|from now"
+    r"(?=\s*(?:[;!?]|[,:.](?!\d)|$)|\s+(?:since|because|as|so|for|and|but|starting|from now"
     r"|now|instead|btw|sharp|this|next|if|going forward|during|by|after|before|when|while"
     r"|thanks|due|with|in|on|per|to|over the|over a)\b)",
     re.I,
@@ -1773,16 +1776,11 @@ _MOVED_VALUE = Gated(
 _DOING_INSTEAD = Gated(
     _rx(
         r"(?:^|[,;]\s*|\b(?:and|so|but)\s+)(?:(?:i|we|i'm|we're|i am|we are|i'll|we'll|let's"
-        r"|gonna|just)\s+)*(?:\w+ing|do|get|use|take|try|make|have|order|pick|book|it's|it is"
-        r"|it'll be|joined|got|picked|booked|ordered|chose|bought|signed up for|went with)"
+        r"|gonna|just)\s+)*(?:doing|using|getting|taking|trying|making|having|ordering|picking"
+        r"|booking|buying|choosing|hiring|going with|do|get|use|take|try|make|have|order|pick"
+        r"|book|it's|it is|it'll be|joined|got|picked|booked|ordered|chose|bought|hired"
+        r"|signed up for|went with)"
         r"\s+DET(?P<val>NP)\s+instead\b(?!\s+of)"
-    )
-)
-# Where everything is done now: "im doing everything in obsidian now".
-_ALL_DONE_IN = Gated(
-    _rx(
-        r"\b(?:doing|putting|keeping|writing|tracking|running|moved|moving)\s+(?:everything"
-        r"|it all|all of it)\s+(?:in|on|into|onto|through|via)\s+DET(?P<val>NP)END"
     )
 )
 # One option found better than the other, and taken: "the walnut looked way better than the
@@ -1856,6 +1854,11 @@ def _moved_value(text: str) -> Frame:
     return Frame(subject, value, old, "update")
 
 
+# How a change happened, said before its verb: no subject ("gradually increase to 3 liters").
+_ADVERBS = frozenset(
+    "gradually finally recently actually basically probably eventually slowly quickly suddenly"
+    " really totally already officially apparently".split()
+)
 # A verb's helper after its subject: "our ratings have (increased)", "episodes have (dropped)".
 _AUXILIARY_END = re.compile(r"\s+(?:have|has|had|is|are|was|were)$", re.I)
 
@@ -1877,7 +1880,7 @@ def _names_a_thing(subject: str) -> bool:
     return not (
         words[0] in _NOT_SUBJECT | _VERBISH
         or words[-1] in _VERBISH
-        or (len(words) == 1 and words[0].endswith("ly"))  # "gradually"
+        or (len(words) == 1 and words[0] in _ADVERBS)  # "gradually"
         or subject.lower() in _EVERYONE
         or _SPEAKERS & set(words)
     )

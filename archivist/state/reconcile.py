@@ -239,7 +239,8 @@ def _by_subject(
             and (new.change == "cancel" or same_side(i.value, new.value))
         ]
         bare = [i for i in others if i.subject is None]
-        if not live and (named := _named_value(new, bare)) is not None:
+        swapped = new.change in ("replace", "update")  # a cancel names only what it drops
+        if not live and swapped and (named := _named_value(new, bare)) is not None:
             # "Blue Oak fell through, going with Harvest Table for catering" after "we picked
             # Blue Oak Catering": the old item has no subject, the change names its value (an
             # item on another subject is never one: "Keep Redis for the job queue" stays)

@@ -339,6 +339,8 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("moved it from 8:30 to 8pm sharp since school starts", None, "8pm", "8:30", "update"),
         ("Dropping that from 15% to 8% for a while.", None, "8%", "15%", "update"),
         ("pushed to the 17th", None, "17th", None, "update"),
+        ("our rent jumped from $1,800 to $2,100", "rent", "$2,100", "$1,800", "update"),
+        ("the assembly slid from 2pm to 3pm", "assembly", "3pm", "2pm", "update"),
         ("the 25,000 cap can stretch to 32k", None, "32k", None, "update"),
         ("ttl -> 15m, too many misses", "ttl", "15m", None, "update"),
         ("Postgres -> CockroachDB", None, "CockroachDB", "Postgres", "replace"),
@@ -371,7 +373,6 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("so October 19 it is.", None, "October 19", None, None),
         ("it's Piranesi instead, maybe next time", None, "Piranesi", None, "replace"),
         ("so I joined Thursday pilates instead", None, "Thursday pilates", None, "replace"),
-        ("im doing everything in obsidian now", None, "obsidian", None, "replace"),
         (
             "the walnut looked way better than the white oak, so that's what we ordered.",
             None,
@@ -447,6 +448,9 @@ def test_the_ways_people_choose_and_change(
         "we just went to a concert on July 22",
         "My sister Jessica hosted a book club meeting on June 5th.",
         "Reviewing the schedule every Sunday at 7:00 PM works for me.",
+        "I am putting everything in boxes for the move",
+        "too tired to go out, reading a book instead",
+        "we are doing something else instead",
     ],
 )
 def test_opinions_states_and_headings_choose_nothing(sentence: str) -> None:
@@ -557,6 +561,17 @@ def test_no_thing_beside_a_replacement_is_what_it_replaces() -> None:
     paella = next(i for i in items if i.value == "big paella")
     assert paella.replaces == "lasagna"
     assert [i.text for i in items if i.status != "superseded"] == [paella.text]
+
+
+def test_a_no_beside_a_change_of_another_thing_stays_and_a_cancel_names_no_bare_choice() -> None:
+    items = state(
+        ("user", "We are going with Redis, mostly for the job queue."),
+        ("user", "Stop using Redis for the session cache."),
+        ("user", "Dinner is at 7pm."),
+        ("user", "no dairy for me. we moved dinner to 8pm"),
+    )
+    assert live(items) == ["Go with Redis", "Drop Redis for session cache", "Use 8pm for dinner"]
+    assert live(items, "constraint") == ["No dairy for me"]
 
 
 def test_a_hyphenated_subject_holds_its_parts() -> None:

@@ -50,6 +50,7 @@ from archivist.state.frames import (
     subject_key,
     tentative,
     two_sides,
+    value_kind,
     value_side,
 )
 from archivist.state.items import (
@@ -513,9 +514,16 @@ class _Found:
             for i in added
             if i.type == "constraint" and (m := _NO_MORE.match(i.text))
         ]
-        if said_no and len(swaps) == 1 and swaps[0].replaces is None:
+        swap = swaps[0] if len(swaps) == 1 else None
+        if (
+            said_no
+            and swap is not None
+            and swap.replaces is None
+            and swap.subject is None  # "no dairy for me. we moved dinner to 8pm": two things
+            and value_kind(said_no[0][1]) == value_kind(swap.value or "")
+        ):
             # "no lasagna, doing a big paella instead": the paella replaces the lasagna
-            swaps[0].replaces = said_no[0][1]
+            swap.replaces = said_no[0][1]
             self._drop(first, lambda i: i is said_no[0][0])
         replaced = [i.replaces for i in swaps if i.replaces]
         self._drop(
