@@ -36,7 +36,7 @@ _WORD = (
 _NP = _WORD + r"(?:\s+" + _WORD + r"){0,5}?"
 _NP4 = _WORD + r"(?:\s+" + _WORD + r"){0,3}?"
 _UPDATED = (
-    r"(?:improved|increased|grown|grew|dropped|reached|extended|risen|rose|moved|changed"
+    r"(?:improved|increased|decreased|grown|grew|dropped|reached|extended|risen|rose|moved|changed"
     r"|updated|bumped|raised|lowered|reduced|gone up|gone down|climbed|fallen|fell|jumped"
     r"|shrunk|expanded|doubled|halved|slipped|rescheduled|adjusted|postponed|pushed back"
     r"|pushed|set)"

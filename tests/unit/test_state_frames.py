@@ -319,6 +319,8 @@ def test_going_to_a_number_of_things_is_no_new_amount() -> None:
 def test_an_update_in_passing_is_read_even_in_a_question() -> None:
     said = "I'm optimising the API response time, which has recently improved to 250ms, any tips?"
     assert aside(said) == Frame("API response time", "250ms", None, "update")
+    said = "How can I cut errors now that the login API latency, which has decreased to 120ms, holds?"
+    assert aside(said) == Frame("login API latency", "120ms", None, "update")  # down as up
     assert aside("Should we use Redis for the cache?") == Frame()
     # "it's been ...", a reading, an adjective of change; "$350 monthly" is no "$350 m"
     said = "I'm worried about my gym budget, it's been adjusted to $60 monthly, any tips?"
