@@ -17,7 +17,8 @@ are those of the archivist and of Postgres, not of a model server. Measured, in 
    inserted, next to a bare binary COPY of the very same chunk rows, selected back, into a copy
    of `jarvis_memory_chunks` with all its indexes (HNSW and full text included) and into one
    without any index; and the whole run next to a binary COPY of every row it wrote (chunks,
-   versions, watermarks, message hashes) into copies of their tables with the same indexes.
+   versions, watermarks, message hashes, state items) into copies of their tables with the
+   same indexes.
 3. A re-run on unchanged data: it must embed nothing (the script exits 1 otherwise).
 4. 10 % growth: M/10 more messages appended to every session, then an incremental run; the
    texts it embedded, by the source of the chunk that holds them.

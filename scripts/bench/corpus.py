@@ -235,7 +235,8 @@ class CopyStats:
     rows: int  # chunk rows
     indexed_s: float  # the chunk rows, into a table with every index
     bare_s: float  # the chunk rows, into a table without any index
-    all_rows: int = 0  # every row the run wrote: chunks, versions, watermarks, message hashes
+    all_rows: int = 0  # every row the run wrote: chunks, versions, watermarks, message hashes,
+    # state items
     all_indexed_s: float = 0.0  # all of them, into tables with the same indexes
 
 
@@ -245,6 +246,7 @@ WRITTEN_TABLES = (
     "jarvis_archive",
     "jarvis_archive_sessions",
     "archivist_message_hashes",
+    "jarvis_state_items",
 )
 
 

@@ -13,8 +13,8 @@ cron entries or N hosts run) or as one `archive --workers W`. Measured per row:
   without reading them (`passed_over`, held / gone: one lock attempt each, inside one call);
 - duplicates: archive versions written beyond one per session (must be 0);
 - the COPY floor: a binary COPY of every row the run wrote (chunks, versions, watermarks,
-  message hashes) into copies of their tables with the same indexes: what the database needs
-  at least to store the result;
+  message hashes, state items) into copies of their tables with the same indexes: what the
+  database needs at least to store the result;
 - with the latency-bound embedder, the embedding time the server spent (its requests' summed
   latency), the ideal wall time (that time / the server's parallelism + the COPY floor), the
   wall time's ratio to it, and to the offline embedder's wall time of the same W and mode (how
