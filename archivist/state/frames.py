@@ -1520,6 +1520,12 @@ def frame(sentence: str) -> Frame:
     its decisions and its constraints, and chat repeats itself)."""
     text = _LEAD.sub("", " ".join(sentence.replace("\u2019", "'").split()))
     text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", _HAS_BEEN.sub(r"\1 has ", text)))
+    found = _frame(sentence, text)
+    return replace(found, value=_with_date(text, found.value))
+
+
+def _frame(sentence: str, text: str) -> Frame:
+    """`frame` of a sentence, given its text with its lead-in words taken off."""
     found = aside(text)
     if not found.empty:
         return found
@@ -1603,6 +1609,23 @@ def frame(sentence: str) -> Frame:
     if change is None and old is not None:
         change = "replace"  # "Rome it is, not Florence"
     return found.replacing(old, change)
+
+
+# A weekday and the date after it, which a comma does not part: "Wednesday, June 12".
+_WEEKDAY_DATE = re.compile(
+    r"\b(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day),?\s+(?P<date>(?:jan|feb|mar|apr"
+    r"|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?)\b",
+    re.I,
+)
+
+
+def _with_date(text: str, value: str | None) -> str | None:
+    """A value that is a weekday, with the date said after it ("rescheduled to Wednesday,
+    June 12": the value ended at the comma)."""
+    dated = _WEEKDAY_DATE.search(text) if value else None
+    if dated is None or dated["day"].lower() != (value or "").lower():
+        return value
+    return dated.group(0)
 
 
 # Who moved the speaker, said first, may not be what was moved.

@@ -305,6 +305,15 @@ from archivist.state.frames import (
             Frame(None, "CircleCI", "Jenkins", "replace", commit=True),
         ),
         ("CircleCI is the way to go for CI.", Frame("CI", "CircleCI", commit=True)),
+        # a weekday and its date are one value, whatever comma parts them
+        (
+            "Due to a conflict, the quarterly review has been rescheduled to Wednesday, June 12.",
+            Frame("quarterly review", "Wednesday, June 12", None, "update"),
+        ),
+        (
+            "The standup moved to Tuesday, which works better.",
+            Frame("standup", "Tuesday", None, "update"),
+        ),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
@@ -319,7 +328,9 @@ def test_going_to_a_number_of_things_is_no_new_amount() -> None:
 def test_an_update_in_passing_is_read_even_in_a_question() -> None:
     said = "I'm optimising the API response time, which has recently improved to 250ms, any tips?"
     assert aside(said) == Frame("API response time", "250ms", None, "update")
-    said = "How can I cut errors now that the login API latency, which has decreased to 120ms, holds?"
+    said = (
+        "How can I cut errors now that the login API latency, which has decreased to 120ms, holds?"
+    )
     assert aside(said) == Frame("login API latency", "120ms", None, "update")  # down as up
     assert aside("Should we use Redis for the cache?") == Frame()
     # "it's been ...", a reading, an adjective of change; "$350 monthly" is no "$350 m"
