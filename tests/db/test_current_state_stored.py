@@ -254,6 +254,30 @@ def test_a_commit_in_time_order_reads_only_what_is_still_true_on_its_subject(
     assert looked_up == (["Garnet", "KeyDB"],)
 
 
+def test_storing_the_state_never_scans_the_table(db_url: str) -> None:
+    """The state step reads a few rows by id or by a key's index, whatever the statistics say:
+    a table analyzed while empty or small is cheapest to scan, and a plan that scans it, kept
+    by the connection, scanned it once per lookup as it grew (docs/current-state.md, Speed)."""
+    rng = random.Random(3)
+    scans = "SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = 'jarvis_state_items'"
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE jarvis_state_items")
+        for n in range(12):
+            index_session(conn, f"s{n:02d}", rng.choice(USERS), random_items(rng, T0 + n * DAY))
+        row = conn.execute(
+            "SELECT array_agg(s)::text FROM jarvis_state_items s WHERE s.session_id >= 's09'"
+        ).fetchone()
+        assert row is not None and row[0]
+        with conn.transaction():
+            before = conn.execute(scans).fetchone()
+            stored = conn.execute(
+                "SELECT archivist_store_state(%s::jarvis_state_items[])", [row[0]]
+            ).fetchone()
+            after = conn.execute(scans).fetchone()
+    assert stored == (0,)  # stored already: only read
+    assert before == after
+
+
 def test_init_fills_stored_results_missing_or_made_by_other_rules(
     db_url: str, tmp_path: Path
 ) -> None:
