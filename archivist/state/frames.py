@@ -1378,6 +1378,10 @@ def aside(sentence: str) -> Frame:
         if subject is None and "it" in match.groupdict():
             subject = _phrase(_head(_first_thing(text[: match.start()]) or ""))
         if value is not None and subject is not None:
+            if _BARE_NUMBER.match(value) and match.start("subj") > match.end("val"):
+                # a count ("5 interviews"): its unit keeps it an amount, never the day of
+                # "an interview on November 25"
+                value = f"{value} {subject}"
             return Frame(subject, value, None, "update")
     return Frame()
 
@@ -1404,6 +1408,14 @@ _RUN = (
     r"(?:\s+per\s+[a-z]+)?"
     r"|\d+(?:[.,]\d+)*[kKmM]?\b(?:\s+(?!(?:to|and|or|of|in|on|at|by|for|the|a|with|from|per)"
     r"\b)[a-z][\w-]*){0,1}(?:\s+per\s+[a-z]+)?)"
+)
+# A day (and time) alone: the value of a planned thing.
+_PLANNED_DAY = (
+    r"(?:"
+    + _MONTH
+    + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?(?:,?\s+at\s+"
+    + _CLOCK
+    + r")?)"
 )
 _COUNTS: tuple[Gated, ...] = tuple(
     Gated(p, re.I)
@@ -1456,6 +1468,23 @@ _COUNTS: tuple[Gated, ...] = tuple(
         r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:got\s+)?(?:a|an|my|our|the)\s+(?P<subj>[a-z][\w'-]*"
         r"(?:\s+[a-z][\w'-]*){0,2}?)\s+(?:coming up|scheduled|planned|booked|set)\s+(?:on|for)\s+"
         r"(?P<val>" + _RUN + r")",
+        # "I have a Zoom meeting with Professor Danielle on March 22 at 3 PM", "and have a call
+        # with the creative director on April 21 at 3 PM": when a planned thing is
+        r"\b(?:i|we|and)(?:'ve|\s+have|\s+also)?\s+(?:got|have)\s+(?:a|an|my|our)\s+(?P<subj>"
+        r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s+(?:with\s+[^,.;!?]{1,60}?\s+)?(?:on|for)\s+"
+        r"(?P<val>" + _PLANNED_DAY + r")",
+        # "I have a deadline of April 1, 2024, for the first sprint", "my April 20 deadline"
+        r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:got|have)\s+(?:a|an)\s+(?P<subj>deadline|due date"
+        r"|appointment|meeting|interview|call|exam|review)\s+(?:of|on|for)\s+(?P<val>" + _PLANNED_DAY + r")",
+        r"\b(?:my|our)\s+(?P<val>" + _PLANNED_DAY + r")\s+(?P<subj>deadline|due date|appointment|meeting"
+        r"|interview|call|exam|review|launch|presentation)\b",
+        # "my Zotero library has 45 sources": a count of what something holds
+        r"\b(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?\s+(?:now\s+)?(?:has|have|contains|holds"
+        r"|includes)\s+(?:about\s+|around\s+|over\s+)?(?P<val>\d+(?:[.,]\d+)*)\s+(?P<subj>[a-z]"
+        r"[\w-]*)\b",
+        # "targeting 1,200 words per week": a target's value, the subject its unit and period
+        r"\b(?:targeting|aiming for|a target of|a goal of)\s+(?P<val>\d+(?:[.,]\d+)*\s+"
+        r"(?P<subj>[a-z][\w-]*\s+(?:per|a|each)\s+(?:day|week|month|year)))\b",
         # "my LDL cholesterol, which recently measured 102 mg/dL": a reading
         r"\b(?:the|my|our)\s+(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s*,?\s+(?:which|that)\s+"
         r"(?:now\s+|recently\s+|just\s+|last\s+)*(?:measured|read|came (?:in|back) at)\s+"
@@ -1466,7 +1495,8 @@ _COUNTS: tuple[Gated, ...] = tuple(
         r"|published|reached|hit|added|landed|collected|saved|sold|mentored|read|attended"
         r"|interviewed|hired|booked|closed|signed|onboarded|run|ran|logged|passed)\s+(?:a total"
         r" of\s+|over\s+|about\s+|around\s+)?(?P<val>\d+(?:[.,]\d+)*)\s+(?P<subj>[a-z][\w-]*"
-        r"(?:\s+(?!(?:and|or|with|in|on|at|for|to|of|by|from|so|but|the|a|my|our)\b)[a-z][\w-]*)?)",
+        r"(?:\s+(?!(?:and|or|with|in|on|at|for|to|of|by|from|so|but|the|a|my|our|this|that|last"
+        r"|next|now|since|per)\b)[a-z][\w-]*)?)",
     )
 )
 _FIRST_THING = re.compile(r"\b(?:the|my|our)\s+(?P<np>[\w'-]+(?:\s+[\w'-]+){0,2})", re.I)
@@ -2353,7 +2383,10 @@ def choice_text(found: Frame) -> str | None:
     if found.value is None:
         return None
     if found.change == "update" and found.subject:
-        return f"{found.subject[:1].upper()}{found.subject[1:]}: {found.value}"
+        shown = found.value
+        if shown.lower().endswith(f" {found.subject.lower()}"):  # "Interviews: 5"
+            shown = shown[: -len(found.subject) - 1]
+        return f"{found.subject[:1].upper()}{found.subject[1:]}: {shown}"
     if found.said:
         said = _TRAILING.sub("", found.said.rstrip(" .!"))
         return (
