@@ -1411,12 +1411,10 @@ _RUN = (
 )
 # A day (and time) alone: the value of a planned thing.
 _PLANNED_DAY = (
-    r"(?:"
-    + _MONTH
-    + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?(?:,?\s+at\s+"
-    + _CLOCK
-    + r")?)"
+    r"(?:" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?(?:,?\s+at\s+" + _CLOCK + r")?)"
 )
+# What a day is the value of, said before its day ("my April 20 deadline").
+_DATED = r"deadline|due date|appointment|meeting|interview|call|exam|review|launch|presentation"
 _COUNTS: tuple[Gated, ...] = tuple(
     Gated(p, re.I)
     for p in (
@@ -1474,10 +1472,9 @@ _COUNTS: tuple[Gated, ...] = tuple(
         r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s+(?:with\s+[^,.;!?]{1,60}?\s+)?(?:on|for)\s+"
         r"(?P<val>" + _PLANNED_DAY + r")",
         # "I have a deadline of April 1, 2024, for the first sprint", "my April 20 deadline"
-        r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:got|have)\s+(?:a|an)\s+(?P<subj>deadline|due date"
-        r"|appointment|meeting|interview|call|exam|review)\s+(?:of|on|for)\s+(?P<val>" + _PLANNED_DAY + r")",
-        r"\b(?:my|our)\s+(?P<val>" + _PLANNED_DAY + r")\s+(?P<subj>deadline|due date|appointment|meeting"
-        r"|interview|call|exam|review|launch|presentation)\b",
+        r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:got|have)\s+(?:a|an)\s+(?P<subj>" + _DATED + r")\s+"
+        r"(?:of|on|for)\s+(?P<val>" + _PLANNED_DAY + r")",
+        r"\b(?:my|our)\s+(?P<val>" + _PLANNED_DAY + r")\s+(?P<subj>" + _DATED + r")\b",
         # "my Zotero library has 45 sources": a count of what something holds
         r"\b(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?\s+(?:now\s+)?(?:has|have|contains|holds"
         r"|includes)\s+(?:about\s+|around\s+|over\s+)?(?P<val>\d+(?:[.,]\d+)*)\s+(?P<subj>[a-z]"
