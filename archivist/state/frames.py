@@ -1482,6 +1482,16 @@ _COUNTS: tuple[Gated, ...] = tuple(
         # "targeting 1,200 words per week": a target's value, the subject its unit and period
         r"\b(?:targeting|aiming for|a target of|a goal of)\s+(?P<val>\d+(?:[.,]\d+)*\s+"
         r"(?P<subj>[a-z][\w-]*\s+(?:per|a|each)\s+(?:day|week|month|year)))\b",
+        # "our $3,000 budget for the holiday", "my 20% discount": an amount said before its name
+        r"\b(?:my|our)\s+(?:new\s+)?(?P<val>[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*(?:\s*[km]\b)?"
+        r"|\d+(?:[.,]\d+)*\s*(?:%|percent))\s+(?P<subj>(?:(?:monthly|weekly|annual|yearly|daily"
+        r"|total)\s+)?(?:budget|salary|rent|price|fee|limit|cap|target|goal|quota|allowance"
+        r"|discount|raise|score|grade))\b",
+        # "a 72% score on his recent math test": a result, its subject what it was on
+        r"\b(?:a|an)\s+(?P<val>\d+(?:[.,]\d+)*\s*(?:%|percent)|\d+/\d+)\s+(?:score|grade|result"
+        r"|mark)\s+(?:on|in)\s+(?:my|his|her|their|our|the)\s+(?:most\s+)?(?:recent\s+|latest\s+"
+        r"|last\s+)?(?P<subj>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)(?=\s*(?:[,.;!?]|$|\s+(?:good"
+        r"|enough|is|was|and|but|so|to|for)\b))",
         # "my LDL cholesterol, which recently measured 102 mg/dL": a reading
         r"\b(?:the|my|our)\s+(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s*,?\s+(?:which|that)\s+"
         r"(?:now\s+|recently\s+|just\s+|last\s+)*(?:measured|read|came (?:in|back) at)\s+"

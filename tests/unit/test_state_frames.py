@@ -428,6 +428,14 @@ def test_values_said_in_passing_in_more_words(said: str, expected: Frame) -> Non
             "I'm targeting 12 pages per day, is that realistic?",
             Frame("pages per day", "12 pages per day", None, "update"),
         ),
+        (
+            "How do we stay inside our $450 budget for the team dinner?",
+            Frame("budget", "$450", None, "update"),
+        ),
+        (
+            "Is an 81% score on my latest chemistry quiz enough to pass?",
+            Frame("chemistry quiz", "81%", None, "update"),
+        ),
         # a count keeps its unit: an amount, never the day of one of the things counted
         (
             "I've finally landed 4 clients this quarter, how do I keep them?",
