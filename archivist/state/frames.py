@@ -1475,18 +1475,20 @@ _COUNTS: tuple[Gated, ...] = tuple(
         r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:got|have)\s+(?:a|an)\s+(?P<subj>" + _DATED + r")\s+"
         r"(?:of|on|for)\s+(?P<val>" + _PLANNED_DAY + r")",
         r"\b(?:my|our)\s+(?P<val>" + _PLANNED_DAY + r")\s+(?P<subj>" + _DATED + r")\b",
-        # "my Zotero library has 45 sources": a count of what something holds
-        r"\b(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?\s+(?:now\s+)?(?:has|have|contains|holds"
-        r"|includes)\s+(?:about\s+|around\s+|over\s+)?(?P<val>\d+(?:[.,]\d+)*)\s+(?P<subj>[a-z]"
-        r"[\w-]*)\b",
+        # "my Zotero library has 45 sources", "it already has 25 pre-registrations": a count of
+        # what something holds
+        r"\b(?:(?:my|our)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?|it|that|this)\s+(?:now\s+|already\s+)?"
+        r"(?:has|have|contains|holds|includes)\s+(?:about\s+|around\s+|over\s+)?(?P<val>\d+"
+        r"(?:[.,]\d+)*)\s+(?P<subj>[a-z][\w-]*)\b",
         # "targeting 1,200 words per week": a target's value, the subject its unit and period
         r"\b(?:targeting|aiming for|a target of|a goal of)\s+(?P<val>\d+(?:[.,]\d+)*\s+"
         r"(?P<subj>[a-z][\w-]*\s+(?:per|a|each)\s+(?:day|week|month|year)))\b",
         # "our $3,000 budget for the holiday", "my 20% discount": an amount said before its name
-        r"\b(?:my|our)\s+(?:new\s+)?(?P<val>[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*(?:\s*[km]\b)?"
-        r"|\d+(?:[.,]\d+)*\s*(?:%|percent))\s+(?P<subj>(?:(?:monthly|weekly|annual|yearly|daily"
-        r"|total)\s+)?(?:budget|salary|rent|price|fee|limit|cap|target|goal|quota|allowance"
-        r"|discount|raise|score|grade))\b",
+        # ("the 5.8% volatility alert threshold": up to two words before the name)
+        r"\b(?:my|our|the)\s+(?:new\s+)?(?P<val>[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*(?:\s*[km]\b)?"
+        r"|\d+(?:[.,]\d+)*\s*(?:%|percent))\s+(?P<subj>(?:[a-z][\w-]*\s+){0,2}?(?:budget|salary"
+        r"|rent|price|fee|limit|cap|target|goal|quota|allowance|discount|raise|score|grade"
+        r"|threshold))\b",
         # "a 72% score on his recent math test": a result, its subject what it was on
         r"\b(?:a|an)\s+(?P<val>\d+(?:[.,]\d+)*\s*(?:%|percent)|\d+/\d+)\s+(?:score|grade|result"
         r"|mark)\s+(?:on|in)\s+(?:my|his|her|their|our|the)\s+(?:most\s+)?(?:recent\s+|latest\s+"

@@ -436,6 +436,14 @@ def test_values_said_in_passing_in_more_words(said: str, expected: Frame) -> Non
             "Is an 81% score on my latest chemistry quiz enough to pass?",
             Frame("chemistry quiz", "81%", None, "update"),
         ),
+        (
+            "Should I worry that the 3% churn threshold gets crossed in March?",
+            Frame("churn threshold", "3%", None, "update"),
+        ),
+        (
+            "The workshop is next week and it already has 40 signups, do we need a bigger room?",
+            Frame("signups", "40 signups", None, "update"),
+        ),
         # a count keeps its unit: an amount, never the day of one of the things counted
         (
             "I've finally landed 4 clients this quarter, how do I keep them?",
