@@ -406,7 +406,7 @@ def test_values_said_in_passing_in_more_words(said: str, expected: Frame) -> Non
         # a value stated before any change of it: what a later update replaces
         (
             "We have a kickoff call with the vendor on October 3 at 10 AM, what should we ask?",
-            Frame("kickoff call", "October 3 at 10 AM", None, "update"),
+            Frame("kickoff call with the vendor", "October 3 at 10 AM", None, "update"),
         ),
         (
             "I've got a dentist appointment on July 9, can I still fly on the 10th?",
@@ -414,11 +414,11 @@ def test_values_said_in_passing_in_more_words(said: str, expected: Frame) -> Non
         ),
         (
             "I have a deadline of March 3 for the grant report, how should I plan?",
-            Frame("deadline", "March 3", None, "update"),
+            Frame("deadline for the grant report", "March 3", None, "update"),
         ),
         (
             "How do I hit my September 30 deadline for the translation?",
-            Frame("deadline", "September 30", None, "update"),
+            Frame("deadline for the translation", "September 30", None, "update"),
         ),
         (
             "Now that our mailing list has 380 subscribers, should we send weekly?",
@@ -430,7 +430,7 @@ def test_values_said_in_passing_in_more_words(said: str, expected: Frame) -> Non
         ),
         (
             "How do we stay inside our $450 budget for the team dinner?",
-            Frame("budget", "$450", None, "update"),
+            Frame("budget for the team dinner", "$450", None, "update"),
         ),
         (
             "Is an 81% score on my latest chemistry quiz enough to pass?",
@@ -453,6 +453,17 @@ def test_values_said_in_passing_in_more_words(said: str, expected: Frame) -> Non
 )
 def test_a_value_stated_in_passing_before_it_changes(said: str, expected: Frame) -> None:
     assert aside(said) == expected
+
+
+def test_whose_planned_thing_or_amount_it_is_keeps_them_apart() -> None:
+    jessica = aside("I've got a call with Jessica at 9 AM on May 15, what should I bring?")
+    ronald = aside("I have a call with Ronald on May 20, any tips?")
+    assert (jessica.subject, jessica.value) == ("call with Jessica", "May 15")
+    assert not same_subject(jessica.subject, ronald.subject)
+    groceries = aside("How do I keep to our $300 budget for groceries?")
+    assert not same_subject(groceries.subject, "budget for the team dinner")
+    # an update that names neither is on each of them
+    assert same_subject("call", jessica.subject) and same_subject("budget", groceries.subject)
 
 
 def test_a_count_is_an_amount_and_its_text_names_its_unit_once() -> None:
