@@ -13,7 +13,6 @@ from archivist.state.frames import (
     same_side,
     same_subject,
     two_sides,
-    value_side,
 )
 
 
@@ -398,79 +397,6 @@ def test_an_update_in_passing_is_read_even_in_a_question() -> None:
 )
 def test_values_said_in_passing_in_more_words(said: str, expected: Frame) -> None:
     assert aside(said) == expected
-
-
-@pytest.mark.parametrize(
-    ("said", "expected"),
-    [
-        # a value stated before any change of it: what a later update replaces
-        (
-            "We have a kickoff call with the vendor on October 3 at 10 AM, what should we ask?",
-            Frame("kickoff call with the vendor", "October 3 at 10 AM", None, "update"),
-        ),
-        (
-            "I've got a dentist appointment on July 9, can I still fly on the 10th?",
-            Frame("dentist appointment", "July 9", None, "update"),
-        ),
-        (
-            "I have a deadline of March 3 for the grant report, how should I plan?",
-            Frame("deadline for the grant report", "March 3", None, "update"),
-        ),
-        (
-            "How do I hit my September 30 deadline for the translation?",
-            Frame("deadline for the translation", "September 30", None, "update"),
-        ),
-        (
-            "Now that our mailing list has 380 subscribers, should we send weekly?",
-            Frame("subscribers", "380 subscribers", None, "update"),
-        ),
-        (
-            "I'm targeting 12 pages per day, is that realistic?",
-            Frame("pages per day", "12 pages per day", None, "update"),
-        ),
-        (
-            "How do we stay inside our $450 budget for the team dinner?",
-            Frame("budget for the team dinner", "$450", None, "update"),
-        ),
-        (
-            "Is an 81% score on my latest chemistry quiz enough to pass?",
-            Frame("chemistry quiz", "81%", None, "update"),
-        ),
-        (
-            "Should I worry that the 3% churn threshold gets crossed in March?",
-            Frame("churn threshold", "3%", None, "update"),
-        ),
-        (
-            "The workshop is next week and it already has 40 signups, do we need a bigger room?",
-            Frame("signups", "40 signups", None, "update"),
-        ),
-        # a count keeps its unit: an amount, never the day of one of the things counted
-        (
-            "I've finally landed 4 clients this quarter, how do I keep them?",
-            Frame("clients", "4 clients", None, "update"),
-        ),
-    ],
-)
-def test_a_value_stated_in_passing_before_it_changes(said: str, expected: Frame) -> None:
-    assert aside(said) == expected
-
-
-def test_whose_planned_thing_or_amount_it_is_keeps_them_apart() -> None:
-    jessica = aside("I've got a call with Jessica at 9 AM on May 15, what should I bring?")
-    ronald = aside("I have a call with Ronald on May 20, any tips?")
-    assert (jessica.subject, jessica.value) == ("call with Jessica", "May 15")
-    assert not same_subject(jessica.subject, ronald.subject)
-    groceries = aside("How do I keep to our $300 budget for groceries?")
-    assert not same_subject(groceries.subject, "budget for the team dinner")
-    # an update that names neither is on each of them
-    assert same_subject("call", jessica.subject) and same_subject("budget", groceries.subject)
-
-
-def test_a_count_is_an_amount_and_its_text_names_its_unit_once() -> None:
-    count = aside("I've finally landed 4 clients this quarter, how do I keep them?")
-    assert value_side(count.value) == "amount"
-    assert not same_side(count.value, "November 25")
-    assert choice_text(count) == "Clients: 4"
 
 
 def test_a_current_thing_that_is_no_quantity_is_no_value() -> None:

@@ -156,8 +156,6 @@ TABLE_VALUES = 3  # values of one subject in one message that make it a table
 _LIMIT = re.compile(
     r"\b(?:cap|limit|ceiling|budget|quota|max|maximum|minimum|allowance|target|p9\d)s?$", re.I
 )
-# What a subject is of, said after it: "budget for the holiday" is a budget.
-_QUALIFIED = re.compile(r"\s+(?:for|with)\s.*$", re.I)
 # The words that bound a limit's value: "keep weekly mileage under 30 miles".
 _BOUND = r"\b(?:under|below|over|above|at most|at least|no more than|no less than|max(?:imum)?"
 _BOUND += r"|min(?:imum)?|up to|within)\s+"
@@ -668,7 +666,7 @@ class _Found:
         typed = decided = False
         limits = bool(_CONSTRAINT.search(_choice_clause(sentence, choice))) or (
             choice.change == "update"
-            and _LIMIT.search(_QUALIFIED.sub("", choice.subject or "")) is not None
+            and _LIMIT.search(choice.subject or "") is not None
             and value_side(choice.value) != "thing"  # "my budget is in a Google Sheet now"
         )
         for finding in findings:
