@@ -1090,6 +1090,40 @@ _PAST = re.compile(
 )
 
 
+_LEADING_ADVERBS = re.compile(
+    r"^(?:(?:also|just|already|never|ever|recently|finally|since|now)\s+)+", re.I
+)
+# What says a weak verb's present is a plan: a future, "let's", or a decision to.
+_PLANNED = re.compile(
+    r"'ll\b|\b(?:will|shall|going to|gonna|let's|lets|let us|plan(?:ning)? to|decided to)\b", re.I
+)
+# What names a thing in an object: a number, a name (a capital, but for "I"), a day or month.
+_NAMED = re.compile(
+    r"\d|(?-i:\b(?!I\b)[A-Z])|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:jan|feb|mar"
+    r"|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b",
+    re.I,
+)
+# A speaker's conditional: what they would do, not what they do.
+_WOULD = re.compile(r"(?:'d|\bwould)\s+(?!rather\b|prefer\b|like\b|love\b)", re.I)
+
+
+def _unplanned(
+    match: re.Match[str], verb: str, *, gerund: bool, imperative: bool, text: str
+) -> bool:
+    """A weak verb said in the present by its speaker, neither as a plan nor as news: "I have
+    a few errands to run", "usually we get takeout" state what is, not what is chosen
+    ("we'll have the party at Nopa", "we do pickup at Safeway now" do choose; so do a habit
+    that names what it is, "we take the dog to Paws & Claws", and an appointment with its day,
+    "I have a meeting tomorrow")."""
+    return (
+        verb in _WEAK_VERBS
+        and not gerund
+        and not imperative
+        and _PLANNED.search(match.group(0)) is None
+        and _NOW.search(text) is None
+    )
+
+
 def _base(verb: str) -> str:
     """A commitment verb's base form ("booked" -> "book", "staying at" -> "stay at")."""
     lowered = " ".join(verb.lower().split())
@@ -1162,8 +1196,14 @@ def _commitment(text: str) -> Frame:
             subject, value = value, source[1]
         if verb in _WEAK_VERBS and _PAST.search(match.group("verb")):
             continue  # "we had pizza for lunch", "I got a new laptop": told, not chosen
-        if verb == "have" and _PAST.search(obj.split()[0]):
-            continue  # "which we have accepted": "have" is the tense, not a choice
+        if _unplanned(match, verb, gerund=gerund, imperative=imperative, text=text) and not (
+            _NAMED.search(obj) or _DAY.search(obj)
+        ):
+            continue  # "I have a few errands", "usually I just have cereal": no choice
+        if _WOULD.search(match.group(0)):
+            continue  # "I would take my grandmother to the ocean": what one would do, if
+        if verb == "have" and _PAST.search((_LEADING_ADVERBS.sub("", obj) or obj).split()[0]):
+            continue  # "which we have accepted", "I have also visited": the tense, no choice
         said = f"{verb} {said_obj} for {subject}" if after or filled else f"{verb} {said_obj}"
         return Frame(subject, value, commit=True, said=said, held=held)
     return Frame()
@@ -2340,10 +2380,46 @@ def two_sides(found: Frame) -> tuple[Frame, Frame] | None:
 
 def is_choice(found: Frame) -> bool:
     """A frame that states a choice on its own: a subject and a value, or a change that names
-    what it picks or drops."""
+    what it picks or drops; not one whose subject is a speaker or an exclamation ("you're now
+    my favourite person", "congrats on the new job") or whose value is an opinion ("tiramisu
+    is a fantastic choice", "the lasagna is pretty awesome")."""
+    if _idle(found.subject) or _opinion(found.value):
+        return False
     if found.change is not None:
         return found.value is not None or found.old is not None
     return found.value is not None and (found.subject is not None or found.commit)
+
+
+# Words a subject does not start with: who speaks, and what exclaims.
+_NOT_A_SUBJECT = frozenset(
+    """i im i'm ive i've you youre you're u he she it its it's they we this that there here
+    mine yours ours theirs congratulations congrats imagine hows how's yeah yes no ok okay oh
+    wow man lol haha omg bro dude hey luckily unfortunately fortunately hopefully honestly
+    basically actually specifically especially definitely seriously literally apparently
+    obviously personally recently anyway anyways btw went got""".split()
+)
+# Words that make a value an opinion when it starts with one, or precede its last word.
+_OPINION = frozenset(
+    """pretty quite very really so super too totally absolutely fantastic brilliant great good
+    nice amazing awesome cute lovely beautiful perfect wonderful fun tough interesting
+    exciting delicious incredible terrible awful horrible excellent cool neat terrific
+    fabulous stunning gorgeous unforgettable""".split()
+)
+
+
+def _idle(subject: str | None) -> bool:
+    words = (subject or "").lower().split()
+    return bool(words) and words[0].strip(",.!") in _NOT_A_SUBJECT
+
+
+def _opinion(value: str | None) -> bool:
+    """A value led by an intensifier or a judgement, or a judgement before its last word,
+    unless it names something ("Sweet Layers" the bakery, "a great 4K monitor")."""
+    words = [w.strip(",.!") for w in (value or "").split()]
+    if not words or _NAMED.search(value or ""):
+        return False
+    lowered = [w.lower() for w in words]
+    return lowered[0] in _OPINION or (len(words) > 1 and lowered[-2] in _OPINION)
 
 
 def choice_text(found: Frame) -> str | None:

@@ -74,7 +74,11 @@ _SPACE = re.compile(r"\s+")
 # about implementation details", "Never round the figures". It constrains every later answer
 # on its matter, which its "when I ask about ..." part names.
 _STANDING_RULE = re.compile(
-    r"^(?:please\s+)?(?:always|never|(?:don't|do not) ever)\s+(?!mind\b)\w", re.I
+    r"^(?:please\s+)?(?:always|never|(?:don't|do not) ever)\s+(?!mind\b)"
+    # not what never happened: "never said you were", "never thought I would see that"
+    r"(?!(?:said|thought|knew|saw|was|were|had|did|been|got|went|made|heard|felt|told|took|came"
+    r"|gave|found|(?!embed\b)\w+[^e]ed)\b)\w",
+    re.I,
 )
 
 

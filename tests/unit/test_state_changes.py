@@ -1021,3 +1021,57 @@ def test_when_a_plan_without_a_subject_happens_is_a_choice_about_its_verb() -> N
     # a when said after a choice with a subject is about that subject, not a verb
     items = state(("user", "standups are on Zoom, every other monday"))
     assert [i.subject for i in items if i.type == "decision"] == ["standups"] * 2
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I have a few errands to run.",
+        "Usually I just have cereal and coffee.",
+        "I have also visited Portugal once.",
+        "I would take my grandmother to see the ocean.",
+        "Tiramisu is a fantastic choice!",
+        "Yeah the lasagna is pretty awesome",
+        "Congrats on the new job!",
+        "You're now my favourite person lol",
+        "It must be a long drive from there.",
+        "Those museums must have been crowded.",
+        "The view from the top must feel amazing.",
+        "My favourite city has to be Lisbon.",
+        "No but I'll ask them again tomorrow.",
+        "Never thought I'd enjoy running this much.",
+    ],
+)
+def test_small_talk_chooses_and_limits_nothing(sentence: str) -> None:
+    """What people say in passing: what they have, would do, think of, or infer."""
+    found = rules_candidates(session(("user", sentence)))
+    assert [i.text for i in found if i.type in ("decision", "constraint")] == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("We take the dog to Paws & Claws for grooming.", "decision"),
+        ("We'll have the party at Nopa.", "decision"),
+        ("We do pickup at Safeway now.", "decision"),
+        ("The report must be 12 pages.", "constraint"),
+        ("It must be under 5 minutes.", "constraint"),
+        ("Never round the figures.", "constraint"),
+    ],
+)
+def test_habits_plans_and_limits_that_name_something_still_count(sentence: str, kind: str) -> None:
+    found = rules_candidates(session(("user", sentence)))
+    assert kind in [i.type for i in found]
+
+
+def test_a_yes_takes_a_proposal_not_whatever_the_assistant_mentioned() -> None:
+    mentioned = session(
+        ("assistant", "There's a bakery called Crumbs near the station. Any plans tonight?"),
+        ("user", "Yeah"),
+    )
+    proposed = session(
+        ("assistant", "I'd suggest Crumbs, the bakery near the station."),
+        ("user", "Yeah"),
+    )
+    assert [i.text for i in rules_candidates(mentioned) if i.type == "decision"] == []
+    assert [i.type for i in rules_candidates(proposed)] == ["decision"]

@@ -91,6 +91,35 @@ _CONSTRAINT = Gated(
     r"|(?-i:\bNO\s+[a-z]{3,})",
     re.I,
 )
+# What reads as a limit but is not one: an inference ("it must be a long drive", "that
+# must've been fun", "the view must feel amazing"), a favourite ("my favourite city has to be
+# Lisbon", "the oddest would have to be the durian") or a "no" that answers ("No but I'll ask
+# them tomorrow", "No the film was too long"). In casual chat between two people (REALTALK's
+# tuning chats) these were nearly all the constraints the rules found.
+_NO_LIMIT = Gated(
+    r"\bmust(?:'ve|\s+have)\s+(?:been|had|\w+ed|made|spent|felt|taken|seen|done|gone|got"
+    r"|gotten|known|thought|heard|found|kept|left|met|brought|given)\b"
+    r"|\bmust\s+(?:feel|sound|look|seem|suck|make for|involve|mean|keep things|be\s+(?:so|such"
+    r"|really|very|pretty|quite|incredibly|absolutely|truly|an?\s+(?:\w+\s+)?(?:experience|place"
+    r"|time|job|thing|one|feeling|day|accomplishment|choice|sight|view)\b|\w+(?:ing|ful|ous|ive"
+    r"|ible|able|ic)\b|fun|nice|great|hard|tough|tiring|tired|popular|smart|lovely|amazing))"
+    r"|(?:^|[,;]\s*|\b(?:man|oh|wow|and|but|so|yeah)\s+)(?:it|that|this|he|she|they|you|those"
+    r"|these|there)\s+must\b(?![^.;!?]*\d)"
+    r"|\b(?:favou?rite|\w+est|best|worst)\b[^.;!?]{0,60}\b(?:has|have|would have)\s+to\s+be\b"
+    r"|\bwould\s+have\s+to\s+be\b"
+    r"|^(?:\W*(?:oh|and|also|but)\W+)*no[\s,]+(?:but|why|not|don't|dont|definitely|actually|like"
+    r"|the|that|thats|that's|it|its|it's|i|you|your|youre|you're|they|theyre|they're|he|she|we"
+    r"|probs|news|two|2)\b",
+    re.I,
+)
+
+
+def states_a_limit(text: str) -> bool:
+    """Whether `text` states a limit or a requirement (_CONSTRAINT), and not as an inference,
+    a favourite or an answer (_NO_LIMIT)."""
+    return _CONSTRAINT.search(text) is not None and _NO_LIMIT.search(text) is None
+
+
 # Where a sentence's clauses part: "Redis for the queue; Memcached for sessions", "X, and Y",
 # " - " between listed items.
 _CLAUSE = re.compile(
@@ -148,6 +177,8 @@ _PROPOSAL = Gated(
     r"|has|have|offers?|options?(?: are| is)?\s*:|choices?\s*:)\s+(?P<what>[^.!?;]{2,160})",
     re.I,
 )
+# A proposal's lead that only says an option exists.
+_EXISTS = re.compile(r"(?:there's|there is|has|have|offers?)\s", re.I)
 # More options than this is a guide to follow (a long list of tips or steps), not a choice
 # offered: a word of the user's next sentence that one of them shares chooses nothing.
 MAX_OPTIONS = 8
@@ -236,6 +267,9 @@ class Offer:
     """The options an assistant message proposed, in order."""
 
     options: tuple[str, ...] = ()
+    # Whether the assistant proposed them ("I'd suggest", "how about", a list) rather than
+    # only said that they exist ("there's a slot at 3", "Luigi's has a patio")
+    proposed: bool = False
 
     @classmethod
     def of(cls, message: Message) -> Offer:
@@ -245,7 +279,8 @@ class Offer:
         parts = listed or (_OPTION_SPLIT.split(found.group("what")) if found else [])
         options = [tidy(_ENUMERATOR.sub("", clause_of(_heading(p))), 10) for p in parts]
         offered = tuple(o for o in options if concrete(o))
-        return cls(offered if len(offered) <= MAX_OPTIONS else ())
+        proposed = bool(listed) or (found is not None and not _EXISTS.match(found.group(0)))
+        return cls(offered, proposed) if len(offered) <= MAX_OPTIONS else cls()
 
     def accepted(self, sentence: str, said: Frame) -> Frame | None:
         """The option the user's sentence takes ("ok, go with the second option", "yes, book
@@ -266,7 +301,11 @@ class Offer:
             named = [o for o in self.options if words & set(tokens(o))]
             option = named[0] if len(named) == 1 else None
         elif said.value is None and len(self.options) == 1:
-            agree = _CONFIRM.match(sentence) or _CONFIRM.match(strip_fillers(sentence))
+            # a bare yes takes only a proposal: after "there's a slot at 3" it may answer
+            # anything else the assistant said or asked ("yeah" to "any plans for dinner?")
+            agree = self.proposed and (
+                _CONFIRM.match(sentence) or _CONFIRM.match(strip_fillers(sentence))
+            )
             option = self.options[0] if agree or _TAKE_THAT.search(sentence) else None
         elif _SUITS.search(sentence):
             # "Thursday works", "the 3pm slot is better": a word of exactly one option
@@ -664,7 +703,7 @@ class _Found:
         if not user:
             findings = [f for f in findings if not self._echoes(f, message)]
         typed = decided = False
-        limits = bool(_CONSTRAINT.search(_choice_clause(sentence, choice))) or (
+        limits = states_a_limit(_choice_clause(sentence, choice)) or (
             choice.change == "update"
             and _LIMIT.search(choice.subject or "") is not None
             and value_side(choice.value) != "thing"  # "my budget is in a Google Sheet now"
@@ -720,7 +759,7 @@ class _Found:
             return
         if user and is_standing_rule(strip_fillers(sentence)):
             self.add("constraint", _phrase(sentence, MAX_RULE_WORDS), message, sentence)
-        elif _CONSTRAINT.search(sentence) and (user or not _NOTED.match(sentence)):
+        elif states_a_limit(sentence) and (user or not _NOTED.match(sentence)):
             stated = statement(sentence) if chose else Frame()
             self.add("constraint", _phrase(sentence), message, sentence, stated)
         elif _RISK.search(sentence) and not _NOT_RISK.search(sentence):
@@ -768,7 +807,7 @@ class _Found:
                 continue
             if _EMPHASIS.match(part):
                 continue  # "30 min a day, no exceptions": the sentence is the limit
-            if limits and _CONSTRAINT.search(part):
+            if limits and states_a_limit(part):
                 stated = statement(part)
                 if not (choice.change and same_value(stated.value, choice.value)):
                     self.add("constraint", _phrase(part), message, part, stated)  # not twice
