@@ -21,6 +21,7 @@ out (--half heldout) and only reported. The scoring and the baselines are the BE
 4-message windows with stride 2 and BM25 over the archivist's own turn chunks.
 
 Run:  python -m scripts.evals.realtalk --realtalk-dir /tmp/realtalk/data --half tune
+      python -m scripts.evals.realtalk --realtalk-dir /tmp/realtalk/data --items
 """
 
 from __future__ import annotations
@@ -30,10 +31,13 @@ import json
 import os
 import re
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from archivist.extract.rules.candidates import rules_candidates
+from archivist.models import Message
 from scripts.evals import beam as bm
 from tests.support import retrieval_eval as er
 from tests.support import retrieval_set as rs
@@ -114,6 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the folder holding Chat_*.json (default: $REALTALK_DIR)",
     )
     parser.add_argument("--half", choices=sorted(HALVES), default="tune")
+    parser.add_argument(
+        "--items",
+        action="store_true",
+        help="instead of searching: the state items the rules find, per 1,000 messages",
+    )
     bm.add_run_arguments(parser)
     args = parser.parse_args(argv)
     if not args.realtalk_dir:
@@ -126,7 +135,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{sum(len(s.messages) for c in data.conversations for s in c.sessions)} messages, "
         f"{len(data.questions)} questions with evidence"
     )
-    return bm.run_and_print(data, args)
+    return print_items(data) if args.items else bm.run_and_print(data, args)
+
+
+def print_items(data: bm.BeamSet) -> int:
+    """The items the rules extractor finds in each session, by type and by who said them.
+
+    Two people chatting decide little: nearly every decision or constraint found here is
+    small talk read as one, so fewer is better (a proxy: the chats have no state labels)."""
+    found: Counter[tuple[str, str]] = Counter()
+    messages = 0
+    for conversation in data.conversations:
+        for session in conversation.sessions:
+            batch = [
+                Message(
+                    id=m.key,
+                    session_id=session.session_id,
+                    role=m.role,
+                    content=m.content,
+                    created_at=datetime.fromisoformat(m.created_at),
+                )
+                for m in session.messages
+            ]
+            role = {m.id: m.role for m in batch}
+            messages += len(batch)
+            found.update((i.type, role[i.refs[0]]) for i in rules_candidates(batch) if i.refs)
+    print(f"{messages} messages; items per 1,000 messages (said by user / assistant):")
+    for kind in sorted({k for k, _ in found}):
+        user, assistant = found[(kind, "user")], found[(kind, "assistant")]
+        per = 1000 * (user + assistant) / max(messages, 1)
+        print(f"  {kind:<11} {per:6.1f}  ({user} / {assistant})")
+    return 0
 
 
 if __name__ == "__main__":
