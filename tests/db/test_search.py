@@ -432,6 +432,22 @@ def test_turns_first_context_bounded_and_nothing_said_twice(
     assert len([h for h in whole.hits if h.source != "session_turn"]) > 2
 
 
+def test_a_question_asked_takes_no_place_as_context(source: SourceDB, settings: Settings) -> None:
+    """A question the user asked tells nothing of its answer; the turns hold what was said."""
+    asked = ["Should we cache the OAuth tokens in Redis?", "Yes, for an hour."]
+    source.add("asked", asked, start=T0)
+    for day in range(1, 4):
+        turns = [f"Redis holds the session keys, take {n}." for n in range(8)]
+        source.add(f"s{day}", turns, start=T0 + timedelta(days=day))
+    archive(settings, ArchiveRequest(delay_ms=0))
+
+    questions = memory_search("OAuth tokens Redis cache", source="state_item", settings=settings)
+    assert "question" in {h.metadata.get("type") for h in questions.hits}  # it is archived
+    hits = memory_search("OAuth tokens Redis cache", settings=settings).hits
+    assert len(hits) == 10 and "question" not in {h.metadata.get("type") for h in hits}
+    assert "OAuth" in hits[0].content  # the turn that asked it is found instead
+
+
 @pytest.mark.both_transports
 def test_a_summary_question_gets_the_sessions_pieces_in_half_the_places(
     source: SourceDB, settings: Settings
