@@ -1097,12 +1097,8 @@ _LEADING_ADVERBS = re.compile(
 _PLANNED = re.compile(
     r"'ll\b|\b(?:will|shall|going to|gonna|let's|lets|let us|plan(?:ning)? to|decided to)\b", re.I
 )
-# What names a thing in an object: a number, a name (a capital, but for "I"), a day or month.
-_NAMED = re.compile(
-    r"\d|(?-i:\b(?!I\b)[A-Z])|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:jan|feb|mar"
-    r"|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b",
-    re.I,
-)
+# What names a thing: a number, or a name (a capital, but for "I").
+_NAMED = re.compile(r"\d|\b(?!I\b)[A-Z]")
 # A speaker's conditional: what they would do, not what they do.
 _WOULD = re.compile(r"(?:'d|\bwould)\s+(?!rather\b|prefer\b|like\b|love\b)", re.I)
 
@@ -2416,7 +2412,7 @@ def _opinion(value: str | None) -> bool:
     """A value led by an intensifier or a judgement, or a judgement before its last word,
     unless it names something ("Sweet Layers" the bakery, "a great 4K monitor")."""
     words = [w.strip(",.!") for w in (value or "").split()]
-    if not words or _NAMED.search(value or ""):
+    if not words or _NAMED.search(" ".join(words[1:])) or _NAMED.search(words[0][1:]):
         return False
     lowered = [w.lower() for w in words]
     return lowered[0] in _OPINION or (len(words) > 1 and lowered[-2] in _OPINION)
