@@ -1075,3 +1075,32 @@ def test_a_yes_takes_a_proposal_not_whatever_the_assistant_mentioned() -> None:
     )
     assert [i.text for i in rules_candidates(mentioned) if i.type == "decision"] == []
     assert [i.type for i in rules_candidates(proposed)] == ["decision"]
+
+
+def test_what_the_assistant_restates_of_the_users_message_is_chosen() -> None:
+    """A bot confirms in few words what the user said in many; an entry counts when the user
+    said its names and numbers, and cites both messages."""
+    found = rules_candidates(
+        session(
+            ("user", "payments through Stripe, and pickup at the Elm Street shop for now"),
+            ("assistant", "Got it: Stripe for payments, pickup at Elm Street."),
+        )
+    )
+    decisions = [i for i in found if i.type == "decision"]
+    assert any("Elm Street" in i.text and i.refs == ["m0", "m1"] for i in decisions)
+    assert len([i for i in decisions if "Stripe" in i.text]) == 1  # read once, not twice
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Got it: Square for payments.",  # a name the user never said
+        "Noted: a $2k ceiling for the move.",  # a limit: the user's sentence gives it
+        "Great: here are a few options: Stripe, Square, Adyen, PayPal, Braintree, Mollie.",
+    ],
+)
+def test_an_acknowledgement_adds_only_what_the_user_said(reply: str) -> None:
+    found = rules_candidates(
+        session(("user", "we keep the old till for now, budget is 2k max"), ("assistant", reply))
+    )
+    assert [i.text for i in found if i.type == "decision" and "m1" in i.refs] == []

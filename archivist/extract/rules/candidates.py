@@ -25,6 +25,7 @@ from archivist.extract.rules.phrases import clause, has_substance, strip_fillers
 from archivist.extract.rules.settled import (
     SettledList,
     bare_choice,
+    entries_of,
     fragment_choice,
     labelled,
     settled_list,
@@ -134,6 +135,23 @@ _NOTED = re.compile(
     r"|i've noted|i'll note|i've updated|i've added|added|saved)\b",
     re.I,
 )
+# An assistant's reply that restates what the user settled, as a short list after an
+# acknowledgement: "Got it: Stripe for payments, pickup only.", "Fun! Saturday the 21st,
+# 7pm, Lucia's Trattoria." (a bot confirms what it heard in fewer words than the user said it).
+_RESTATING = re.compile(
+    r"^(?:got it|noted|updated|understood|confirmed|perfect|great|lovely|sounds good|done|fun"
+    r"|nice|ok(?:ay)?|all set)(?:\s*[:,\u2014]\s*|\s*[!.]+\s+)(?P<list>[^.!?\n]+)",
+    re.I,
+)
+RESTATED_ENTRIES = 5  # a longer list is a summary or advice, not a confirmation
+RESTATED_WORDS = 8  # the longest entry read
+# A restated limit ("a $2k ceiling", "1 approval required"): the user's sentence gives it.
+_RESTATED_LIMIT = re.compile(
+    r"\b(?:caps?|capped|limits?|ceiling|budget|quota|max(?:imum)?|min(?:imum)?|required|no)\b",
+    re.I,
+)
+# A name or a number: what an entry must take from the user's message to restate it.
+_NAME_OR_NUMBER = re.compile(r"\b(?:\d[\w./:-]*|(?!I\b)[A-Z][\w&'.-]*)")
 # A clause that only stresses the one before it.
 _EMPHASIS = re.compile(
     r"^(?:no exceptions?|no excuses|period|full stop|final|that's final)\W*$", re.I
@@ -453,6 +471,7 @@ def earlier_contradictions(
 def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
     """The candidate items the messages state, in message order (duplicates collapsed)."""
     found = _Found()
+    said: Message | None = None  # the user's message an assistant's reply answers
     for message in messages:
         role = message.role.strip().lower()
         if role in NON_CONVERSATIONAL_ROLES:
@@ -460,12 +479,14 @@ def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
         user = role in USER_ROLES
         if not user:
             found.acknowledged(message)
+            found.restated(message, said)
             found.offer = Offer.of(message)
         first = len(found.items)
         for sentence, list_outcome in units(message.content):
             found.sentence(message, sentence, list_outcome, user=user)
         found.drop_tables(first)
         found.fold_cancels(first)
+        said = message if user else None
     found.facts(messages)
     return found.items
 
@@ -624,6 +645,42 @@ class _Found:
         if chosen := choice_text(asked):
             self.add("decision", chosen, asked_in, sentence, asked)
             self.items[-1].refs.append(message.id)
+
+    def restated(self, reply: Message, said: Message | None) -> None:
+        """The choices of the user's message `said` that the assistant's `reply` restates as a
+        list after an acknowledgement (_RESTATING) and the user's own words were not read as:
+        an entry counts when every name and number in it is in the user's message and it
+        names something (bare_choice, concrete). The item cites both messages."""
+        lead = _RESTATING.match(reply.content.strip())
+        if said is None or lead is None or "?" in said.content:
+            return
+        entries = entries_of(lead["list"])
+        if len(entries) > RESTATED_ENTRIES:
+            return
+        words = set(identity(said.content))
+        cited = [i.text.lower() for i in self.items if said.id in i.refs]
+        known = {w for text in cited for w in identity(text)}
+        for entry in entries:
+            named = [n.lower() for n in _NAME_OR_NUMBER.findall(entry)]
+            stems = identity(entry)
+            if (
+                len(entry.split()) > RESTATED_WORDS
+                or not stems & words
+                or not all(n in said.content.lower() for n in named)
+                or not (named or concrete(entry))
+                or states_a_limit(entry)
+                or _RESTATED_LIMIT.search(entry)
+                # what the user's own words were read as already, in other words
+                or (named and any(n in text for n in named for text in cited))
+                or (not named and stems & known)
+            ):
+                continue
+            chosen = bare_choice(entry)
+            if text := choice_text(chosen):
+                self.add("decision", text, said, entry, chosen)
+                self.items[-1].refs.append(reply.id)
+                cited.append(text.lower())
+                known |= stems
 
     def _ask(self, message: Message, sentence: str) -> None:
         """Note what the user asks to have chosen; it holds until the user's next message."""

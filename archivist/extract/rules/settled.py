@@ -94,6 +94,11 @@ def settled_list(sentence: str) -> SettledList | None:
     return SettledList(entries, bare)
 
 
+def entries_of(text: str) -> list[str]:
+    """The entries of a list said in one line ("Stripe for payments, pickup only")."""
+    return [e for e in (p.strip(" .;,") for p in _ENTRY.split(text)) if e]
+
+
 def labelled(entry: str) -> tuple[str, str] | None:
     """An entry's label and what follows it ("router: Ubiquiti Dream Router", "my mic:
     returned the MV7, got a Rode PodMic instead"), or None; "standups 9:30" has none."""
