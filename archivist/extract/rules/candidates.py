@@ -677,8 +677,10 @@ class _Found:
                 continue
             chosen = bare_choice(entry)
             if text := choice_text(chosen):
+                before = len(self.items)
                 self.add("decision", text, said, entry, chosen)
-                self.items[-1].refs.append(reply.id)
+                if len(self.items) > before:  # (not merged into an item said before)
+                    self.items[-1].refs.append(reply.id)
                 cited.append(text.lower())
                 known |= stems
 
