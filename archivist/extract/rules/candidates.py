@@ -60,7 +60,7 @@ from archivist.state.items import (
     is_standing_rule,
     resolve_status_merge,
 )
-from archivist.words import completed_index, content_stems, identity, tokens
+from archivist.words import completed_index, content_stems, identity, stem, tokens
 
 MAX_ITEM_WORDS = 16
 
@@ -657,7 +657,7 @@ class _Found:
         entries = entries_of(lead["list"])
         if len(entries) > RESTATED_ENTRIES:
             return
-        words = set(identity(said.content))
+        words = {stem(t) for t in tokens(said.content)}  # (a whole message: not cached)
         cited = [i.text.lower() for i in self.items if said.id in i.refs]
         known = {w for text in cited for w in identity(text)}
         for entry in entries:
