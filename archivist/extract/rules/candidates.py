@@ -657,7 +657,8 @@ class _Found:
         entries = entries_of(lead["list"])
         if len(entries) > RESTATED_ENTRIES:
             return
-        words = {stem(t) for t in tokens(said.content)}  # (a whole message: not cached)
+        heard = said.content.lower()
+        words = {stem(t) for t in tokens(heard)}  # (a whole message: not cached)
         cited = [i.text.lower() for i in self.items if said.id in i.refs]
         known = {w for text in cited for w in identity(text)}
         for entry in entries:
@@ -666,7 +667,7 @@ class _Found:
             if (
                 len(entry.split()) > RESTATED_WORDS
                 or not stems & words
-                or not all(n in said.content.lower() for n in named)
+                or not all(n in heard for n in named)
                 or not (named or concrete(entry))
                 or states_a_limit(entry)
                 or _RESTATED_LIMIT.search(entry)
