@@ -1104,3 +1104,21 @@ def test_an_acknowledgement_adds_only_what_the_user_said(reply: str) -> None:
         session(("user", "we keep the old till for now, budget is 2k max"), ("assistant", reply))
     )
     assert [i.text for i in found if i.type == "decision" and "m1" in i.refs] == []
+
+
+def test_a_question_the_assistant_answers_is_answered_and_one_it_asks_back_stays_open() -> None:
+    answered = rules_candidates(
+        session(
+            ("user", "How much does Memcached cost compared to upgrading?"),
+            ("assistant", "A 1 GB Memcached node is about $15 a month; the upgrade is $45."),
+        )
+    )
+    asked_back = rules_candidates(
+        session(
+            ("user", "Which region should we deploy the worker to?"),
+            ("assistant", "Where are most of your users?"),
+        )
+    )
+    question = next(i for i in answered if i.type == "question")
+    assert question.status == "answered" and question.refs == ["m0", "m1"]
+    assert [i.status for i in asked_back if i.type == "question"] == [None]

@@ -480,6 +480,7 @@ def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
         if not user:
             found.acknowledged(message)
             found.restated(message, said)
+            found.replied(message, said)
             found.offer = Offer.of(message)
         first = len(found.items)
         for sentence, list_outcome in units(message.content):
@@ -684,6 +685,27 @@ class _Found:
                     self.items[-1].refs.append(reply.id)
                 cited.append(text.lower())
                 known |= stems
+
+    def replied(self, reply: Message, said: Message | None) -> None:
+        """The user's questions in `said` that the assistant's `reply` answers: a reply that
+        says something on the question's matter (a word of it) and does not only ask back.
+        A bot answers most questions at once; left open, every question ever asked was read
+        as still waiting ("How much does Memcached cost?" beside the reply that gave the
+        price)."""
+        if said is None or not any(
+            not sentence.rstrip().endswith("?") for sentence, _ in units(reply.content)
+        ):
+            return
+        heard = {stem(t) for t in tokens(reply.content)}  # (a whole message: not cached)
+        for item in self.items:
+            if (
+                item.type == "question"
+                and item.status in (None, "open")
+                and said.id in item.refs
+                and identity(item.text) & heard
+            ):
+                item.status = "answered"
+                item.refs.append(reply.id)
 
     def _ask(self, message: Message, sentence: str) -> None:
         """Note what the user asks to have chosen; it holds until the user's next message."""
