@@ -29,8 +29,9 @@
 -- the end of this file) computes every stored row anew when these rules' text changed.
 -- The functions a commit calls (archivist_reconcile_state, archivist_state_neighbours,
 -- archivist_store_results) are PL/pgSQL around one query: PostgreSQL 16 plans a SQL function's
--- query at every call, PL/pgSQL keeps its plan for the connection, and a commit calls them
--- several times (120 sessions of one scope: 2.9 s in archivist_index_state, 1.9 s so).
+-- query at every call, PL/pgSQL can keep its plan for the connection (archivist_store_state
+-- makes it), and a commit calls them several times (120 sessions of one scope: 2.9 s in
+-- archivist_index_state, 1.9 s so).
 
 -- A session's items of its new latest version, written by archivist_commit_version; the stored
 -- reconciliation of the subjects its old and new items are on follows in the same transaction.
@@ -391,12 +392,12 @@ $$;
 -- item Y of p_items, whose results Y's row decides. Pairs on the same subject go both ways; a
 -- change without a subject (Y) is paired with the items whose value it replaces (X). More
 -- pairs than `related` has only cost time; one fewer would be a wrong result: every pair that
--- can change a result must be here. On the same subject, the pairs whose result cannot change
--- are left out (their items are never read): deciding, Xs that stopped before Y's time; needed,
--- Ys that stopped, for an X whose stored result is true, or said before X (the callers,
--- archivist_store_state and archivist_store_results, need none of them). Through the GIN
--- indexes of sql/001 and sql/003: a lookup is one stem and the scope's mark ('@' and the user
--- id). archivist_same_key's test is written out: a call of it costs more than the lookup (its
+-- can change a result must be here. On the same subject and by what a change replaces, the
+-- pairs whose result cannot change are left out (their items are never read): deciding, Xs
+-- that stopped before Y's time; needed, Ys that stopped, for an X whose stored result is true,
+-- or said before X (the callers, archivist_store_state and archivist_store_results, need none
+-- of them). Through the GIN indexes of sql/001, sql/003 and sql/005: a lookup is one stem and
+-- the scope's mark ('@' and the user id). archivist_same_key's test is written out: a call of it costs more than the lookup (its
 -- SET search_path, per row).
 CREATE OR REPLACE FUNCTION archivist_state_neighbours(
     p_items jarvis_state_items[], p_needed boolean
@@ -491,12 +492,16 @@ BEGIN
         WHERE p_needed AND q.since IS NOT NULL AND cardinality(q.key) > 0
     ), values_ AS (
         -- needed: y a change without a subject that replaces x's value or names x's subject,
-        -- and for x without a subject, y a change with one that replaces x's value
-        SELECT DISTINCT x.value_key AS key, x.mark, cardinality(x.subject_key) = 0 AS bare
-        FROM x WHERE p_needed
-        UNION
-        SELECT DISTINCT x.subject_key, x.mark, false FROM x
-        WHERE p_needed AND cardinality(x.subject_key) > 0
+        -- and for x without a subject, y a change with one that replaces x's value; as on a
+        -- subject, those still true and those said since `since`
+        SELECT q.key, q.mark, q.bare, min(q.since) AS since
+        FROM (SELECT x.value_key AS key, x.mark, cardinality(x.subject_key) = 0 AS bare,
+                     x.since
+              FROM x WHERE p_needed
+              UNION ALL
+              SELECT x.subject_key, x.mark, false, x.since FROM x
+              WHERE p_needed AND cardinality(x.subject_key) > 0) q
+        GROUP BY q.key, q.mark, q.bare
     ), by_value AS MATERIALIZED (
         -- (two lookups, one per partial index of what changes replace: those without a
         -- subject, sql/001, and those with one, sql/004; an OR of the two reads neither)
@@ -508,6 +513,7 @@ BEGIN
               AND y.change IS NOT NULL AND cardinality(y.subject_key) = 0
               AND y.type IN ('decision', 'constraint')
               AND (q.key <@ y.old_key OR y.old_key <@ q.key)
+              AND (y.stopped_at IS NULL OR y.became_at >= q.since)
             OFFSET 0) n
         UNION
         SELECT DISTINCT q.key, q.mark, n.*
@@ -518,34 +524,66 @@ BEGIN
               AND y.change IS NOT NULL AND cardinality(y.subject_key) > 0
               AND y.type IN ('decision', 'constraint')
               AND (q.key <@ y.old_key OR y.old_key <@ q.key)
+              AND (y.stopped_at IS NULL OR y.became_at >= q.since)
             OFFSET 0) n
         WHERE q.bare
     ), drops AS (
         -- deciding: x a change, y an item whose value it replaces (for x with a subject, y
-        -- one without; for x without, also y whose subject it names)
-        SELECT DISTINCT x.old_key AS key, x.mark, cardinality(x.subject_key) > 0 AS bare_only
+        -- one without; for x without, also y whose subject it names); as on a subject, those
+        -- still true and those stopped since `since`
+        SELECT x.old_key AS key, x.mark, cardinality(x.subject_key) > 0 AS bare_only,
+               min(x.since) AS since
         FROM x WHERE NOT p_needed AND x.drops
+        GROUP BY x.old_key, x.mark, cardinality(x.subject_key) > 0
+    ), drop_subjects AS MATERIALIZED (
+        SELECT x.old_key AS key, x.mark, min(x.since) AS since FROM x
+        WHERE NOT p_needed AND x.drops AND cardinality(x.subject_key) = 0
+        GROUP BY x.old_key, x.mark
     ), by_drop_subject AS MATERIALIZED (
+        -- (as by_subject: those still true through the index of those alone, the others
+        -- through the index by scope and stop)
         SELECT DISTINCT q.key, q.mark, n.*
-        FROM (SELECT DISTINCT x.old_key AS key, x.mark FROM x
-              WHERE NOT p_needed AND x.drops AND cardinality(x.subject_key) = 0) q
-        CROSS JOIN LATERAL unnest(q.key) k
+        FROM drop_subjects q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
             SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
             WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
                       @> ARRAY[k, q.mark]
+              AND y.stopped_at IS NULL AND y.type IN ('decision', 'constraint')
+              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
+            OFFSET 0) n
+        UNION
+        SELECT q.key, q.mark, n.*
+        FROM drop_subjects q
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE '@' || coalesce(y.user_id, '') = q.mark AND y.stopped_at >= q.since
+              AND y.stopped_at IS NOT NULL AND y.current IS NOT NULL
               AND y.type IN ('decision', 'constraint')
+              AND cardinality(y.subject_key) > 0
               AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
             OFFSET 0) n
     ), by_drop AS MATERIALIZED (
+        -- (the same, by value: sql/005)
         SELECT DISTINCT q.key, q.mark, q.bare_only, n.*
         FROM drops q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
             SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
             WHERE array_append(y.value_key, '@' || coalesce(y.user_id, ''))
                       @> ARRAY[k, q.mark]
+              AND y.stopped_at IS NULL AND y.type IN ('decision', 'constraint')
+              AND (NOT q.bare_only OR cardinality(y.subject_key) = 0)
+              AND (q.key <@ y.value_key OR y.value_key <@ q.key)
+            OFFSET 0) n
+        UNION
+        SELECT q.key, q.mark, q.bare_only, n.*
+        FROM drops q
+        CROSS JOIN LATERAL (
+            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
+            WHERE '@' || coalesce(y.user_id, '') = q.mark AND y.stopped_at >= q.since
+              AND y.stopped_at IS NOT NULL AND y.current IS NOT NULL
               AND y.type IN ('decision', 'constraint')
               AND (NOT q.bare_only OR cardinality(y.subject_key) = 0)
+              AND cardinality(y.value_key) > 0
               AND (q.key <@ y.value_key OR y.value_key <@ q.key)
             OFFSET 0) n
     ), anchors AS (
@@ -675,10 +713,15 @@ $$;
 -- it is small (analyzed early, or when it was emptied), and then scanned it once per lookup:
 -- 240 commits stored their state in 34 s instead of 6 s, and runs of 480 went from 8 to 24 s
 -- without a visible cause. With scans priced out, 4 s, whatever the statistics.
+-- Its queries and those of the functions it calls keep one generic plan per connection: left to
+-- choose, PL/pgSQL planned them anew at every call (a custom plan for the items at hand), which
+-- took longer than running them (4-6 ms a lookup). 1,000 sessions of one scope: 32 ms a
+-- commit in this function at the end of the run before, 16 ms so (with the indexes of sql/005).
 CREATE OR REPLACE FUNCTION archivist_store_state(p_changed jarvis_state_items[])
 RETURNS integer
 LANGUAGE plpgsql
 SET enable_seqscan = off
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_scope   text;

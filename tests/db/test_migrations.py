@@ -154,9 +154,9 @@ def test_the_state_key_indexes_keep_no_pending_list(db_url: str) -> None:
                 "WHERE i.indrelid = 'jarvis_state_items'::regclass AND a.amname = 'gin'"
             ).fetchall()
         )
-    # subject (all, and those still true), value, old (changes without and with a subject),
-    # anchored
-    assert len(options) == 6
+    # subject and value (all, and those still true), old (changes without and with a
+    # subject), anchored
+    assert len(options) == 7
     assert all("fastupdate=off" in o for o in options.values()), options
 
 
