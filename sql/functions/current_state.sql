@@ -444,12 +444,16 @@ BEGIN
             OFFSET 0) z
         WHERE x.anchored AND NOT p_needed
     ), subjects AS MATERIALIZED (
-        -- one subject within the other; and, deciding, the subjects named (named_of); with
-        -- the earliest `since` of the items looking it up
+        -- one subject within the other; and, deciding, the subjects named (named_of) and
+        -- those a change without a subject names as what it replaces; with the earliest
+        -- `since` of the items looking it up
         SELECT q.key, q.mark, min(q.since) AS since
         FROM (SELECT x.subject_key AS key, x.mark, x.since FROM x
               UNION ALL
-              SELECT q.key, q.mark, q.since FROM named q) q
+              SELECT q.key, q.mark, q.since FROM named q
+              UNION ALL
+              SELECT x.old_key, x.mark, x.since FROM x
+              WHERE NOT p_needed AND x.drops AND cardinality(x.subject_key) = 0) q
         GROUP BY q.key, q.mark
     ), by_subject AS (
         -- The items on a subject still true, through the index of those alone; the others
@@ -535,35 +539,8 @@ BEGIN
                min(x.since) AS since
         FROM x WHERE NOT p_needed AND x.drops
         GROUP BY x.old_key, x.mark, cardinality(x.subject_key) > 0
-    ), drop_subjects AS MATERIALIZED (
-        SELECT x.old_key AS key, x.mark, min(x.since) AS since FROM x
-        WHERE NOT p_needed AND x.drops AND cardinality(x.subject_key) = 0
-        GROUP BY x.old_key, x.mark
-    ), by_drop_subject AS MATERIALIZED (
-        -- (as by_subject: those still true through the index of those alone, the others
-        -- through the index by scope and stop)
-        SELECT DISTINCT q.key, q.mark, n.*
-        FROM drop_subjects q CROSS JOIN LATERAL unnest(q.key) k
-        CROSS JOIN LATERAL (
-            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
-            WHERE array_append(y.subject_key, '@' || coalesce(y.user_id, ''))
-                      @> ARRAY[k, q.mark]
-              AND y.stopped_at IS NULL AND y.type IN ('decision', 'constraint')
-              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
-            OFFSET 0) n
-        UNION
-        SELECT q.key, q.mark, n.*
-        FROM drop_subjects q
-        CROSS JOIN LATERAL (
-            SELECT y.id, y.became_at, y.stopped_at, y.current FROM jarvis_state_items y
-            WHERE '@' || coalesce(y.user_id, '') = q.mark AND y.stopped_at >= q.since
-              AND y.stopped_at IS NOT NULL AND y.current IS NOT NULL
-              AND y.type IN ('decision', 'constraint')
-              AND cardinality(y.subject_key) > 0
-              AND (q.key <@ y.subject_key OR y.subject_key <@ q.key)
-            OFFSET 0) n
     ), by_drop AS MATERIALIZED (
-        -- (the same, by value: sql/005)
+        -- (as by_subject, by value: those still true through sql/005's index)
         SELECT DISTINCT q.key, q.mark, q.bare_only, n.*
         FROM drops q CROSS JOIN LATERAL unnest(q.key) k
         CROSS JOIN LATERAL (
@@ -672,8 +649,8 @@ BEGIN
     FROM x JOIN by_value n ON n.mark = x.mark AND n.key IN (x.value_key, x.subject_key)
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
-    FROM x JOIN by_drop_subject n ON n.key = x.old_key AND n.mark = x.mark
-    WHERE x.drops AND cardinality(x.subject_key) = 0
+    FROM x JOIN by_subject n ON n.key = x.old_key AND n.mark = x.mark
+    WHERE NOT p_needed AND x.drops AND cardinality(x.subject_key) = 0
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
     FROM x JOIN by_drop n ON n.key = x.old_key AND n.mark = x.mark
