@@ -397,8 +397,8 @@ $$;
 -- that stopped before Y's time; needed, Ys that stopped, for an X whose stored result is true,
 -- or said before X (the callers, archivist_store_state and archivist_store_results, need none
 -- of them). Through the GIN indexes of sql/001, sql/003 and sql/005: a lookup is one stem and
--- the scope's mark ('@' and the user id). archivist_same_key's test is written out: a call of it costs more than the lookup (its
--- SET search_path, per row).
+-- the scope's mark ('@' and the user id). archivist_same_key's test is written out: a call of
+-- it costs more than the lookup (its SET search_path, per row).
 CREATE OR REPLACE FUNCTION archivist_state_neighbours(
     p_items jarvis_state_items[], p_needed boolean
 ) RETURNS TABLE (id bigint, of_id bigint, of_at timestamptz, became_at timestamptz,

@@ -203,9 +203,9 @@ def test_doctor_over_rest_sends_missing_migrations_to_the_sql_editor(
     assert "archivist init --print-sql" in (failed[0].fix or "")
 
 
-# Functions with a plan setting of their own (sql/functions/current_state.sql): the rules, hash
+# Functions with plan settings of their own (sql/functions/current_state.sql): the rules, hash
 # joins and no nested loops; the current state, planned for each call's user; its commit step,
-# no scans of the table.
+# no scans of the table and one generic plan per connection.
 OWN_PLAN_SETTINGS = {
     "archivist_reconcile_state": ["enable_nestloop=off"],
     "archivist_current_state": ["plan_cache_mode=force_custom_plan"],
