@@ -41,7 +41,7 @@ import numpy as np
 from archivist.embed.base import Vector
 from archivist.models import USER_ROLES, Message
 from archivist.state.change import Cue, change_cue
-from archivist.state.frames import same_side, same_subject, same_value, value_kind
+from archivist.state.frames import same_side, same_subject, same_value, subject_key, value_kind
 from archivist.state.items import (
     CandidateItem,
     ChangeKind,
@@ -214,8 +214,10 @@ def _by_subject(
     user, replaces the live items on that subject whose value differs, with its change
     language (or, without any, as the same speaker's later word in one session: items get a
     subject only from the user's sentences). "Keep Redis for the job queue" never touches "Use
-    Memcached for the session cache": the subjects differ. A reversal ("back to Redis", "keep
-    Redis after all") brings back the superseded item it names. True when it placed `new`."""
+    Memcached for the session cache": the subjects differ. An update of a time or an amount
+    whose subject no item has replaces the latest of its kind on a subject that shares a word
+    with it. A reversal ("back to Redis", "keep Redis after all") brings back the superseded
+    item it names. True when it placed `new`."""
     if new.type not in SUBJECT_TYPES or (new.subject is None and new.change is None):
         return False
     user_ref = _user_ref(candidate.refs, by_id)
@@ -245,6 +247,8 @@ def _by_subject(
             # Blue Oak Catering": the old item has no subject, the change names its value (an
             # item on another subject is never one: "Keep Redis for the job queue" stays)
             live = [named]
+        if not live and new.change == "update" and (near := _near_subject(new, others)):
+            live = [near]
     else:
         target = _target(new, others, result.items)
         live = [target] if target is not None else []
@@ -364,6 +368,23 @@ def _target(
     verb = new.text.split()[0].lower()
     same_verb = [i for i in alike if i.text.split()[0].lower() == verb and verb != "use"]
     return next(reversed(same_verb or alike), None)
+
+
+def _near_subject(new: StateItem, live: Sequence[StateItem]) -> StateItem | None:
+    """The latest live item an update of a time or an amount replaces when no item is on its
+    subject: one whose subject shares a word with it and whose value is of the same kind
+    ("the kitchen cap is now 32k" after "the budget for the kitchen reno is $25,000")."""
+    if not new.value or (kind := value_kind(new.value)) == "thing":
+        return None
+    words = set(subject_key(new.subject))
+    return next(
+        (
+            i
+            for i in reversed(live)
+            if i.value and value_kind(i.value) == kind and words & set(subject_key(i.subject))
+        ),
+        None,
+    )
 
 
 def _named_value(new: StateItem, live: Sequence[StateItem]) -> StateItem | None:

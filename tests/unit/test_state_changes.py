@@ -610,6 +610,21 @@ def test_a_change_replaces_only_its_subject() -> None:
     ]
 
 
+def test_an_update_of_an_amount_replaces_the_amount_on_a_subject_said_in_other_words() -> None:
+    """The garage cap is the budget for the garage build: neither subject holds the other,
+    but they share a word and both give money; a date or a thing on the garage stays."""
+    items = state(
+        ("user", "The budget for the garage build is $8,000."),
+        ("user", "The garage contractor is Bob's Builders."),
+        ("user", "The garage door install is on the 14th."),
+        ("user", "We bumped the garage cap to 9k after the quotes."),
+        ("user", "The garage roofer is now Acme Roofing."),
+    )
+    by_value = {i.value: i for i in items}
+    assert by_value["$8,000"].replaced_by == by_value["9k"].uid
+    assert [v for v, i in by_value.items() if i.status == "superseded"] == ["$8,000"]
+
+
 def test_a_thing_replaces_the_thing_chosen_with_the_same_verb() -> None:
     items = state(
         ("user", "For mom's birthday we're getting her the Kindle Paperwhite."),
