@@ -1691,7 +1691,7 @@ _COUNTED = re.compile(
     r"^(?:a\s+)?(?P<count>(?:\d[\d.,]*|one|two|three|four|five|six|seven|eight|nine|ten"
     r"|twelve|fifteen|twenty|thirty|forty|forty-five|sixty|ninety)[\s-](?:minute|hour|day"
     r"|week|month|year|page|seat|person"
-    r"|mile|gb|mb|tb)s?)\s+(?P<noun>[a-z]{3,}s?)$",
+    r"|mile|gb|mb|tb)s?)\s+(?!ones?$)(?P<noun>[a-z]{3,}s?)$",
     re.I,
 )
 

@@ -308,14 +308,14 @@ def _user_ref(refs: Sequence[str], by_id: Mapping[str, Message]) -> str | None:
 
 def _subject_of(new: StateItem, items: Sequence[StateItem]) -> str | None:
     """The subject of a change that names only values: the subject of the latest item whose
-    value is the one replaced ("from RabbitMQ to SQS"), or, for a reversal, the one it goes
-    back to ("back to Redis")."""
+    value, or subject, is the one replaced ("from RabbitMQ to SQS"; "swapped the tent for the
+    4-person one"), or, for a reversal, the one it goes back to ("back to Redis")."""
     named = new.value if new.change == "reverse" else None
     replaced = _replaced_value(new)
     for item in reversed(items):
         if item.type not in SUBJECT_TYPES or item.subject is None:
             continue
-        if replaced and same_value(item.value, replaced):
+        if replaced and (same_value(item.value, replaced) or same_subject(item.subject, replaced)):
             return item.subject
         if named and same_value(item.value, named):
             return item.subject

@@ -625,6 +625,20 @@ def test_an_update_of_an_amount_replaces_the_amount_on_a_subject_said_in_other_w
     assert [v for v, i in by_value.items() if i.status == "superseded"] == ["$8,000"]
 
 
+def test_a_change_that_names_the_old_choices_subject_as_replaced_replaces_it() -> None:
+    """ "Swapped the tent for the 4-person one": the tent is what the first choice was about
+    (its value was "2-person"), and "one" is no subject."""
+    items = state(
+        ("user", "I'm bringing the 2-person tent."),
+        ("user", "I'm bringing the blue cooler too."),
+        ("user", "Swapped the tent for the 4-person one since Jake is coming."),
+    )
+    by_value = {i.value: i for i in items if i.type == "decision"}
+    assert by_value["2-person"].replaced_by == by_value["4-person one"].uid
+    assert by_value["4-person one"].subject == "tent"
+    assert [v for v, i in by_value.items() if i.status == "superseded"] == ["2-person"]
+
+
 def test_a_thing_replaces_the_thing_chosen_with_the_same_verb() -> None:
     items = state(
         ("user", "For mom's birthday we're getting her the Kindle Paperwhite."),
