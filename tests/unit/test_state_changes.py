@@ -626,7 +626,7 @@ def test_an_update_of_an_amount_replaces_the_amount_on_a_subject_said_in_other_w
 
 
 def test_a_change_that_names_the_old_choices_subject_as_replaced_replaces_it() -> None:
-    """ "Swapped the tent for the 4-person one": the tent is what the first choice was about
+    """Swapping the tent for the 4-person one: the tent is what the first choice was about
     (its value was "2-person"), and "one" is no subject."""
     items = state(
         ("user", "I'm bringing the 2-person tent."),
