@@ -12,8 +12,9 @@ Each scenario is archived twice, as one session (the two messages a few minutes 
 two sessions a day apart, each as its own user, with the rules extractor and the hash
 embedder; what is read is the current state across sessions (`archivist_state_items`). A
 change passes when a current decision or constraint names the new value and none names the
-old one (words after "instead of" or "from" in an item's text are what it replaced, not what
-it holds); a control passes when none of its items was superseded.
+old one (words after "instead of" or "from" in an item's text, or after a "Drop" that opens
+it, are what it replaced or dropped, not what it holds); a control passes when none of its
+items was superseded.
 
 Run:  python -m scripts.evals.scenarios [--split tune|heldout] [--json] [-v]
 """
@@ -35,7 +36,7 @@ SET = Path(__file__).resolve().parents[2] / "tests" / "state_quality" / "change_
 SPLITS = ("tune", "heldout")
 MODES = {"within": "one session", "across": "two sessions"}
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
-_REPLACED = re.compile(r"\b(?:instead of|from)\b", re.I)
+_REPLACED = re.compile(r"^drop\b|\b(?:instead of|from)\b", re.I)
 
 
 @dataclass(frozen=True)
