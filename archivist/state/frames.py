@@ -2379,7 +2379,7 @@ def is_choice(found: Frame) -> bool:
     what it picks or drops; not one whose subject is a speaker or an exclamation ("you're now
     my favourite person", "congrats on the new job") or whose value is an opinion ("tiramisu
     is a fantastic choice", "the lasagna is pretty awesome")."""
-    if idle_subject(found.subject) or _opinion(found.value):
+    if _idle(found.subject) or _opinion(found.value):
         return False
     if found.change is not None:
         return found.value is not None or found.old is not None
@@ -2403,8 +2403,7 @@ _OPINION = frozenset(
 )
 
 
-def idle_subject(subject: str | None) -> bool:
-    """Whether a phrase starts with who speaks or what exclaims: no subject."""
+def _idle(subject: str | None) -> bool:
     words = (subject or "").lower().split()
     return bool(words) and words[0].strip(",.!") in _NOT_A_SUBJECT
 

@@ -1120,38 +1120,6 @@ def test_what_the_assistant_restates_of_the_users_message_is_chosen() -> None:
     assert len([i for i in decisions if "Stripe" in i.text]) == 1  # read once, not twice
 
 
-def test_a_time_confirmed_under_one_subject_is_changed_under_it_in_other_words() -> None:
-    """The user says "leaving on the 16th", the bot confirms "flights on the 16th": the change
-    is on the flight, and replaces the flight's day."""
-    items = state(
-        ("user", "Our flight to Porto is on the 14th."),
-        ("assistant", "Noted: flights on the 14th."),
-        ("user", "The airline moved us, we're leaving on the 16th now."),
-        ("assistant", "Updated: flights on the 16th."),
-        ("user", "The dinner is at 8pm."),
-    )
-    assert live(items) == ["Leaving: 16th", "Use 8pm for dinner"]
-    fourteenth = next(i for i in items if i.value == "14th")
-    assert fourteenth.replaced_by == next(i.uid for i in items if i.value == "16th")
-
-
-def test_a_confirmation_names_no_subject_for_things_or_beside_another_choice() -> None:
-    found = rules_candidates(
-        session(
-            ("user", "we're swapping the movers for Bellhop, move day got bumped to march 15"),
-            ("assistant", "Okay — Bellhop on March 15."),
-            ("user", "also we're playing at Priya's from now on"),
-            ("assistant", "Got it, sessions at Priya's."),
-            ("user", "the guest list can't go over 120"),
-            ("assistant", "Noted, guest cap of 120."),
-        )
-    )
-    subjects = {i.value: i.subject for i in found if i.type in ("decision", "constraint")}
-    assert subjects["march 15"] == "move day"  # not "Bellhop", the thing chosen beside it
-    assert subjects["Priya's"] != "sessions"  # a thing is named by itself, not by a confirmation
-    assert subjects["120"] == "guest cap"
-
-
 @pytest.mark.parametrize(
     "reply",
     [

@@ -43,7 +43,6 @@ from archivist.state.frames import (
     concrete,
     failed,
     frame,
-    idle_subject,
     is_choice,
     joined,
     same_subject,
@@ -481,7 +480,6 @@ def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
         if not user:
             found.acknowledged(message)
             found.restated(message, said)
-            found.echoed(message, said)
             found.replied(message, said)
             found.offer = Offer.of(message)
         first = len(found.items)
@@ -687,36 +685,6 @@ class _Found:
                     self.items[-1].refs.append(reply.id)
                 cited.append(text.lower())
                 known |= stems
-
-    def echoed(self, reply: Message, said: Message | None) -> None:
-        """The subject of a choice the user's message `said` gave, as the assistant's
-        confirming `reply` names it: "Updated: flights on the 15th" after "we're leaving on the
-        15th now", "Noted, guest cap of 120" after "guest list can't go over 120". A bot names
-        what changed in the words it confirmed the first choice with, so a change and what it
-        replaces get one subject where the user named it two ways."""
-        lead = _RESTATING.match(reply.content.strip())
-        if said is None or lead is None:
-            return
-        entries = entries_of(lead["list"])
-        if len(entries) > RESTATED_ENTRIES:
-            return
-        choices = [
-            i for i in self.items if i.type in ("decision", "constraint") and said.id in i.refs
-        ]
-        for item in choices:
-            subject = next(
-                (s for e in entries if (s := echoed_subject(e, item.value)) is not None), None
-            )
-            if (
-                subject is not None
-                and not same_subject(subject, item.subject)
-                # not a thing chosen ("Bellhop on March 15")
-                and not any(
-                    i.value and value_kind(i.value) == "thing" and same_value(subject, i.value)
-                    for i in self.items
-                )
-            ):
-                item.subject = subject
 
     def replied(self, reply: Message, said: Message | None) -> None:
         """The user's questions in `said` that the assistant's `reply` answers: a reply that
@@ -994,34 +962,6 @@ _FIRST_PERSON_LEAD = re.compile(
     r"|\s+had)?\s+",
     re.I,
 )
-
-
-# What joins a subject to its value in a confirmation: "flights on the 15th", "guest cap is
-# 150", "sign-ups go through ParentSquare".
-_ECHO_LINK = re.compile(
-    r"(?:\s*(?:\b(?:is|are|was|were|now|of|on|at|for|to|by|in|the|a|an|set|moved|changed"
-    r"|bumped|up|goes|go|through|via|with|will|be)\b|[:=$\u2192]|->))+\s*$",
-    re.I,
-)
-_ECHO_SUBJECT = re.compile(r"^[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}$", re.I)
-
-
-def echoed_subject(entry: str, value: str | None) -> str | None:
-    """The words an entry of a confirmation puts before a value as its subject ("flights" in
-    "flights on the 15th" for "15th"), or None."""
-    if not value or value_kind(value) == "thing":
-        return None
-    said = value.strip(" .!")
-    at = re.search(r"(?<!\w)" + re.escape(said) + r"(?!\w)", entry, re.I)
-    numbers = re.findall(r"\d[\d,.]*", said)
-    if at is None and numbers:  # "150" for "up to 150"
-        at = re.search(r"(?<![\w.])" + re.escape(numbers[-1]) + r"(?!\d)", entry)
-    if at is None or at.start() == 0:
-        return None
-    before = _ECHO_LINK.sub("", entry[: at.start()]).strip(" ,")
-    if not _ECHO_SUBJECT.match(before) or not content_stems(before):
-        return None
-    return None if idle_subject(before) else before
 
 
 def _fact_text(said: str) -> str:
