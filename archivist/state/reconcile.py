@@ -32,6 +32,7 @@ Rules 1-3 read words, not vectors, so they give the same items with any embedder
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -372,19 +373,32 @@ def _target(
 
 def _near_subject(new: StateItem, live: Sequence[StateItem]) -> StateItem | None:
     """The latest live item an update of a time or an amount replaces when no item is on its
-    subject: one whose subject shares a word with it and whose value is of the same kind
-    ("the kitchen cap is now 32k" after "the budget for the kitchen reno is $25,000")."""
+    subject: one whose value is of the same kind and whose subject shares a word with it that
+    is not what either names ("the kitchen cap is now 32k" after "the budget for the kitchen
+    reno is $25,000": the kitchen's; "the flight budget" is not "the hotel budget")."""
     if not new.value or (kind := value_kind(new.value)) == "thing":
         return None
-    words = set(subject_key(new.subject))
+    words = set(subject_key(new.subject)) - _head(new.subject)
     return next(
         (
             i
             for i in reversed(live)
-            if i.value and value_kind(i.value) == kind and words & set(subject_key(i.subject))
+            if i.value
+            and value_kind(i.value) == kind
+            and (words & set(subject_key(i.subject))) - _head(i.subject)
         ),
         None,
     )
+
+
+_OF = re.compile(r"\s(?:of|for|on|in|at|to|with|from)\s", re.I)
+
+
+def _head(subject: str | None) -> set[str]:
+    """The stems of what a subject names: its last word before any "of", "for", ... ("budget"
+    of "budget for the kitchen reno", "cap" of "kitchen cap")."""
+    words = _OF.split(subject or "", maxsplit=1)[0].split()
+    return set(subject_key(words[-1])) if words else set()
 
 
 def _named_value(new: StateItem, live: Sequence[StateItem]) -> StateItem | None:

@@ -625,6 +625,21 @@ def test_an_update_of_an_amount_replaces_the_amount_on_a_subject_said_in_other_w
     assert [v for v, i in by_value.items() if i.status == "superseded"] == ["$8,000"]
 
 
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ("The hotel budget is $200 a night.", "We raised the flight budget to $600."),
+        ("The team meeting is on the 3rd.", "The board meeting moved to the 9th."),
+    ],
+)
+def test_an_update_of_another_thing_of_the_same_name_replaces_nothing(
+    turns: tuple[str, str],
+) -> None:
+    """The word they share is what both name (a budget, a meeting), not whose it is."""
+    items = state(*(("user", t) for t in turns))
+    assert len(items) == 2 and all(i.status != "superseded" for i in items)
+
+
 def test_a_change_that_names_the_old_choices_subject_as_replaced_replaces_it() -> None:
     """Swapping the tent for the 4-person one: the tent is what the first choice was about
     (its value was "2-person"), and "one" is no subject."""
