@@ -217,8 +217,8 @@ def _by_subject(
     subject only from the user's sentences). "Keep Redis for the job queue" never touches "Use
     Memcached for the session cache": the subjects differ. An update of a time or an amount
     whose subject no item has replaces the latest of its kind on a subject that shares a word
-    with it. A reversal ("back to Redis", "keep Redis after all") brings back the superseded
-    item it names. True when it placed `new`."""
+    with it besides what both name (`_near_subject`). A reversal ("back to Redis", "keep Redis
+    after all") brings back the superseded item it names. True when it placed `new`."""
     if new.type not in SUBJECT_TYPES or (new.subject is None and new.change is None):
         return False
     user_ref = _user_ref(candidate.refs, by_id)
