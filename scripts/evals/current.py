@@ -17,7 +17,9 @@ Two sources, reported apart, each by split:
   apart from the batch's anchor date at 09:00 UTC, each chat its own user; chats 1-10 are the
   tuning half, 11-20 the held-out one. `knowledge_update`: the updated statement is in the
   current state (a current item of any type refs an `updated_info` message; and, stricter, a
-  current decision or constraint does), and the original is no longer current.
+  current decision or constraint does), and the original is no longer current (none of the
+  items of its messages, questions included; and, where the original's messages have a
+  decision or constraint on the subject of one of the update's, none of those).
   `contradiction_resolution`: an item of each statement's messages, and the pair flagged as a
   conflict.
 
@@ -46,6 +48,7 @@ from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
 from archivist.pipeline import ArchiveRequest
 from archivist.source_tables import source_tables_sql
+from archivist.state.frames import same_subject
 from archivist.store import EmbeddingConfig, SessionSelection, open_store
 from scripts.bench.kit import embedded_server
 from scripts.evals.beam import chat_numbers
@@ -352,7 +355,7 @@ def score_beam(items: list[dict[str, Any]], questions: dict[int, Any], chats: se
     by_user: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in items:
         by_user[item["user_id"]].append(item)
-    updated = as_value = original_stopped = updates = 0
+    updated = as_value = original_stopped = updates = on_subject = on_subject_stopped = 0
     with_items = flagged = contradictions = 0
     for n, qs in questions.items():
         if n not in chats:
@@ -373,6 +376,15 @@ def score_beam(items: list[dict[str, Any]], questions: dict[int, Any], chats: se
             as_value += any(i["current"] and i["type"] in TYPES for i in refs(new))
             olds = refs(old)
             original_stopped += bool(olds) and not any(i["current"] for i in olds)
+            # the original's choices on the subject of the update's: those a change must stop
+            subjects = [i["subject"] for i in refs(new) if i["type"] in TYPES and i["subject"]]
+            replaced = [
+                i
+                for i in olds
+                if i["type"] in TYPES and any(same_subject(i["subject"], s) for s in subjects)
+            ]
+            on_subject += bool(replaced)
+            on_subject_stopped += bool(replaced) and not any(i["current"] for i in replaced)
         for q in qs.get("contradiction_resolution", []):
             ids = q.get("source_chat_ids") or {}
             first, second = (
@@ -387,6 +399,8 @@ def score_beam(items: list[dict[str, Any]], questions: dict[int, Any], chats: se
         "updated_statement_current": _ratio(updated, updates),
         "updated_as_a_current_choice": _ratio(as_value, updates),
         "original_no_longer_current": _ratio(original_stopped, updates),
+        "original_choice_on_the_updates_subject": on_subject,
+        "of_them_no_longer_current": _ratio(on_subject_stopped, on_subject),
         "contradiction_questions": contradictions,
         "both_statements_have_items": _ratio(with_items, contradictions),
         "flagged_as_conflict": _ratio(flagged, contradictions),
