@@ -681,6 +681,21 @@ def test_each_entry_of_a_settled_list_is_a_choice_a_later_change_replaces() -> N
     assert genie.replaced_by == next(i.uid for i in items if "Chamberlain" in i.text)
 
 
+def test_a_quantity_or_a_time_in_a_list_is_no_choice_of_its_unit() -> None:
+    """A unit is what a number is counted in, not what it is about: "25 cm" is no decision on
+    "cm", "2:00 PM" none on "PM"."""
+    found = rules_candidates(
+        session(
+            ("user", "Triangle sides: 7 cm, 24 cm, 25 cm"),
+            ("user", "Schedule:\n1. Time: 9:00 AM - 10:00 AM\n2. Time: 1:00 PM - 2:00 PM"),
+        )
+    )
+    assert not [i.subject for i in found if (i.subject or "").lower() in ("cm", "am", "pm")]
+    assert [i.text for i in found if i.type == "decision" and "cm" in i.text] == [
+        "Use 7 cm for Triangle sides"
+    ]
+
+
 def test_a_list_entry_led_by_a_verb_is_about_what_it_names() -> None:
     made = rules_candidates(
         session(("user", "Trip so far: flights booked, add a $300 buffer fund"))

@@ -124,17 +124,29 @@ def bare_choice(entry: str) -> Frame:
     split = _LABELLED.match(entry) or (
         _SUBJECT_FIRST.match(named) or _VALUE_FIRST.match(named) or _NAME_FIRST.match(named)
     )
+    if split is not None and split.re is _VALUE_FIRST and split["subj"].lower() in _UNITS:
+        return Frame()  # "25 cm", "4:00 PM": a quantity or a time of nothing named
     if split is not None and (split.re is _LABELLED or _a_subject(split["subj"])):
         return Frame(split.group("subj"), split.group("val"), said=entry)
     return Frame(None, entry, commit=True, said=entry)
 
 
+# What a number is counted in: after one, never what an entry is about.
+_UNITS = frozenset(
+    """am pm a.m p.m mm cm m km in ft mi mg g kg lb lbs oz ml l kb mb gb tb ms s sec secs min mins
+    minutes h hr hrs hours day days week weeks month months year years px fps k""".split()
+)
+
+
 def _a_subject(words: str) -> bool:
-    """Whether words split off an entry can be what it is about: no function word ("add a")
-    and no verb first ("starts June 24")."""
+    """Whether words split off an entry can be what it is about: no function word ("add a"),
+    no verb first ("starts June 24"), not a unit ("4:00 PM")."""
     said = words.split()
-    return not any(w.lower() in FUNCTION_WORDS for w in said) and (
-        said[0].lower() not in COMMON_VERBS and said[0].lower()[:-1] not in COMMON_VERBS
+    return (
+        not any(w.lower() in FUNCTION_WORDS for w in said)
+        and said[0].lower() not in COMMON_VERBS
+        and said[0].lower()[:-1] not in COMMON_VERBS
+        and words.lower() not in _UNITS
     )
 
 
