@@ -133,8 +133,8 @@ def bare_choice(entry: str) -> Frame:
 
 # What a number is counted in: after one, never what an entry is about.
 _UNITS = frozenset(
-    """am pm a.m p.m mm cm m km in ft mi mg g kg lb lbs oz ml l kb mb gb tb ms s sec secs min mins
-    minutes h hr hrs hours day days week weeks month months year years px fps k""".split()
+    """am pm mm cm km ft mi mg kg lb lbs oz ml kb mb gb tb ms sec secs min mins minutes hr hrs
+    hours day days week weeks month months year years px fps""".split()
 )
 
 
