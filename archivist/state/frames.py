@@ -695,7 +695,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?P<val>[$\u20ac\u00a3]?\d[\w.,:%$-]*(?:\s+[a-zA-Z%]+)?)END",
             "update",
         ),
-        (r"\bno more\s+DET(?P<old>NP)END", "cancel"),
+        # ("no more than 3 miles a run" is a limit, not a cancel)
+        (r"\bno more\s+(?!than\b)DET(?P<old>NP)END", "cancel"),
         # plain choices
         # what someone gave for a subject: "they gave us 30 minutes for the talk"
         (

@@ -853,6 +853,19 @@ def test_a_reason_after_a_reversal_and_a_clause_that_only_stresses_are_no_items(
     ]
 
 
+def test_a_hard_limit_said_after_a_limit_is_no_second_limit_and_no_more_than_is_a_limit() -> None:
+    made = rules_candidates(
+        session(
+            ("user", "The garage budget is capped at 45k all in, hard limit."),
+            ("user", "The physio says no more than 3 miles per run for now."),
+        )
+    )
+    assert [(c.type, c.text) for c in made if c.type in ("decision", "constraint")] == [
+        ("constraint", "The garage budget is capped at 45k all in"),
+        ("constraint", "The physio says no more than 3 miles per run for now"),
+    ]
+
+
 @pytest.mark.parametrize(
     "sentence",
     [

@@ -152,9 +152,11 @@ _RESTATED_LIMIT = re.compile(
 )
 # A name or a number: what an entry must take from the user's message to restate it.
 _NAME_OR_NUMBER = re.compile(r"\b(?:\d[\w./:-]*|(?!I\b)[A-Z][\w&'.-]*)")
-# A clause that only stresses the one before it.
+# A clause that only stresses the one before it ("..., hard limit", "..., no more").
 _EMPHASIS = re.compile(
-    r"^(?:no exceptions?|no excuses|period|full stop|final|that's final)\W*$", re.I
+    r"^(?:no exceptions?|no excuses|period|full stop|final|that's final|no more"
+    r"|(?:a\s+)?hard (?:limit|cap|ceiling|stop)|non-negotiable|tops|max)\W*$",
+    re.I,
 )
 # A bullet inside a sentence: "plan: • router: X • SSID: Y", "so far: - name: X - weekly".
 _BULLET = re.compile(r"\u2022|\s-\s")
