@@ -2428,7 +2428,11 @@ def choice_text(found: Frame) -> str | None:
     if found.change == "update" and found.subject:
         return f"{found.subject[:1].upper()}{found.subject[1:]}: {found.value}"
     if found.said:
-        said = _TRAILING.sub("", found.said.rstrip(" .!"))
+        said = found.said.rstrip(" .!")
+        trimmed = _TRAILING.sub("", said)
+        # (not the value itself: "first pick: Tomorrow", the novel)
+        value = found.value.lower()
+        said = said if value in said.lower() and value not in trimmed.lower() else trimmed
         return (
             said[:1].upper()
             + said[1:]

@@ -12,7 +12,7 @@ import pytest
 from archivist.extract.rules.candidates import earlier_contradictions, rules_candidates
 from archivist.extract.rules.experience import contradictions, negations
 from archivist.models import Message
-from archivist.state.frames import Frame, concrete, frame, value_kind
+from archivist.state.frames import Frame, choice_text, concrete, frame, value_kind
 from archivist.state.items import StateItem
 from archivist.state.reconcile import admit, reconcile
 
@@ -853,6 +853,18 @@ def test_a_reason_after_a_reversal_and_a_clause_that_only_stresses_are_no_items(
     ]
 
 
+def test_a_title_with_commas_is_one_choice() -> None:
+    """The book's title is "Tomorrow, and Tomorrow, and Tomorrow": its parts are no more
+    choices, and a value that is a time word is not cut off as one."""
+    made = rules_candidates(session(("user", "first pick is Tomorrow, and Tomorrow, and Tomorrow")))
+    assert [c.text for c in made if c.type == "decision"] == ["Use Tomorrow for first pick"]
+    said = Frame("first pick", "Tomorrow", said="First pick: Tomorrow")
+    assert choice_text(said) == "First pick: Tomorrow"
+    assert choice_text(Frame("flight", "Lisbon", said="Flight to Lisbon tomorrow")) == (
+        "Flight to Lisbon"
+    )
+
+
 def test_a_hard_limit_said_after_a_limit_is_no_second_limit_and_no_more_than_is_a_limit() -> None:
     made = rules_candidates(
         session(
@@ -1112,6 +1124,8 @@ def test_when_a_plan_without_a_subject_happens_is_a_choice_about_its_verb() -> N
         "My favourite city has to be Lisbon.",
         "No but I'll ask them again tomorrow.",
         "Never thought I'd enjoy running this much.",
+        "Fair, no point adding price pressure while churn is up.",
+        "Ok, no sense waiting for them.",
     ],
 )
 def test_small_talk_chooses_and_limits_nothing(sentence: str) -> None:

@@ -82,13 +82,14 @@ _CONSTRAINT = Gated(
     # speaker cannot take or eat
     r"|^(?:(?:oh|and|also|plus|but)[\s,]+)*(?:no|nothing with)\s+(?!(?:problem|problems"
     r"|worries|way|idea|rush|need|thanks|one|pressure|stress|doubt|offense|clue|luck|wonder|wait"
-    r"|matter|big|regrets|complaints|excuses|hurry|harm|kidding|chance|choice|comment)\b)"
+    r"|matter|big|regrets|complaints|excuses|hurry|harm|kidding|chance|choice|comment|point"
+    r"|sense|reason)\b)"
     r"[a-z]{3,}|\bi\s+(?:can't|cannot|can not)\s+(?:take|eat|have|drink)\b"
     # the same in a list of what was settled: "..., NO ads", "under 5 minutes, ..."
     r"|(?:^|[,:;\u2014]\s*|\s-\s)(?:under|below|less than)\s+\$?\d"
     r"|(?:[,:;\u2014]\s*|\s-\s)no\s+(?:mention of\s+)?(?!(?:problem|worries|way|idea|rush"
     r"|need|longer|thanks|one|pressure|stress|doubt|clue|luck|big|regrets|hurry|harm|kidding"
-    r"|chance)\b)[a-z]{3,}"
+    r"|chance|point|sense|reason)\b)[a-z]{3,}"
     r"|(?-i:\bNO\s+[a-z]{3,})",
     re.I,
 )
@@ -882,6 +883,8 @@ class _Found:
         for n, part in enumerate(_CLAUSE.split(sentence) if _CLAUSE.search(sentence) else []):
             words = part.split()
             fragment = fragment_choice(part, last) if choice.change is None else NO_FRAME
+            if same_value(fragment.value, choice.value):
+                fragment = NO_FRAME  # the sentence's own value, said again in a clause
             if (chosen := choice_text(fragment)) and not _CONSTRAINT.search(part):
                 self.add("decision", chosen, message, part, fragment)
                 added = True
