@@ -2264,11 +2264,28 @@ _TENTATIVE = Gated(
     r"|or maybe|do you think|i wonder|in case)\b",
     re.I,
 )
+# What someone else wants or suggests ("jess wants to switch to X", "Sam suggested Y"; not
+# "nobody wants to"), and what settles it after all ("..., but we settled on Z").
+_WISH = Gated(
+    r"(?<!\bi )(?<!\bwe )(?<!\bnobody )(?<!\bno one )\b(?:wants to|wanted to"
+    r"|would (?:like|prefer) to|would rather|suggested|suggests|keeps (?:telling|pushing|saying)"
+    r"|thinks we should)\b",
+    re.I,
+)
+_SETTLED = re.compile(
+    r"\b(?:settled on|decided|agreed|(?:are|'re|were) going with|went with|(?:are|'re) staying"
+    r"|staying with|sticking with|we'll|we will)\b",
+    re.I,
+)
 
 
 def tentative(sentence: str) -> bool:
-    """A hedge or a condition: "maybe we move X to Y" chooses nothing yet."""
-    return bool(_TENTATIVE.search(sentence))
+    """A hedge, a condition or someone else's wish not settled after it: "maybe we move X to
+    Y", "Jess wants to switch to Y" choose nothing yet."""
+    if _TENTATIVE.search(sentence):
+        return True
+    wish = _WISH.search(sentence)
+    return wish is not None and _SETTLED.search(sentence, wish.end()) is None
 
 
 def statement(sentence: str) -> Frame:

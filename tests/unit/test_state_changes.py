@@ -12,7 +12,7 @@ import pytest
 from archivist.extract.rules.candidates import earlier_contradictions, rules_candidates
 from archivist.extract.rules.experience import contradictions, negations
 from archivist.models import Message
-from archivist.state.frames import Frame, choice_text, concrete, frame, value_kind
+from archivist.state.frames import Frame, choice_text, concrete, frame, tentative, value_kind
 from archivist.state.items import StateItem
 from archivist.state.reconcile import admit, reconcile
 
@@ -853,6 +853,21 @@ def test_a_reason_after_a_reversal_and_a_clause_that_only_stresses_are_no_items(
     ]
 
 
+@pytest.mark.parametrize(
+    ("sentence", "hedged"),
+    [
+        ("Jess wants to switch to the Russian Revolution but I said no way.", True),
+        ("Aunt Linda thinks we should go to Branson, but we settled on Hendricks Lodge.", False),
+        ("Nobody wants to babysit a scheduler, so Airflow runs on MWAA.", False),
+        ("I want to switch to Linear for tickets.", False),
+    ],
+)
+def test_someone_elses_wish_chooses_nothing_unless_settled_after_it(
+    sentence: str, hedged: bool
+) -> None:
+    assert tentative(sentence) is hedged
+
+
 def test_a_title_with_commas_is_one_choice() -> None:
     """The book's title is "Tomorrow, and Tomorrow, and Tomorrow": its parts are no more
     choices, and a value that is a time word is not cut off as one."""
@@ -1125,6 +1140,8 @@ def test_when_a_plan_without_a_subject_happens_is_a_choice_about_its_verb() -> N
         "No but I'll ask them again tomorrow.",
         "Never thought I'd enjoy running this much.",
         "Fair, no point adding price pressure while churn is up.",
+        "Jess wants to switch to the Russian Revolution but I said no way.",
+        "Sam suggested we move to Postgres, but I said no.",
         "Ok, no sense waiting for them.",
     ],
 )
