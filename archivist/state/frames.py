@@ -61,7 +61,8 @@ _TRAILING = re.compile(
     r"\s+(?:instead|now|anymore|any more|again|too|then|please|for now|after all|as well"
     r"|going forward|from now on|for good|here|there|though|too|next (?:week|month|year|quarter)"
     r"|last (?:week|month|year|night)|yesterday"
-    r"|this (?:week|month|year|quarter|semester|term|season|sprint)|tomorrow|today|soon)$",
+    r"|this (?:week|month|year|quarter|semester|term|season|sprint)|tomorrow|today|soon"
+    r"|itself|themselves|himself|herself|ourselves|myself|yourself)$",
     re.I,
 )
 _NOT_SUBJECT = frozenset(

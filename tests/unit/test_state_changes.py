@@ -54,6 +54,7 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("Raw events still land in S3.", "Raw events", "S3", None, None),
         ("The A/B test runs for 14 days.", "A/B test", "14 days", None, None),
         ("Zoom stays for video calls.", "video calls", "Zoom", None, None),
+        ("Square handles card payments itself.", "card payments", "Square", None, None),
         ("db: mysql", "db", "mysql", None, None),
         (
             "We train the baseline with a learning rate of 3e-4.",
