@@ -2398,7 +2398,7 @@ def is_choice(found: Frame) -> bool:
     what it picks or drops; not one whose subject is a speaker or an exclamation ("you're now
     my favourite person", "congrats on the new job") or whose value is an opinion ("tiramisu
     is a fantastic choice", "the lasagna is pretty awesome")."""
-    if _idle(found.subject) or _opinion(found.value):
+    if idle_subject(found.subject) or _opinion(found.value):
         return False
     if found.change is not None:
         return found.value is not None or found.old is not None
@@ -2411,7 +2411,7 @@ _NOT_A_SUBJECT = frozenset(
     mine yours ours theirs congratulations congrats imagine hows how's yeah yes no ok okay oh
     wow man lol haha omg bro dude hey luckily unfortunately fortunately hopefully honestly
     basically actually specifically especially definitely seriously literally apparently
-    obviously personally recently anyway anyways btw went got""".split()
+    obviously personally recently anyway anyways btw went got even""".split()
 )
 # Words that make a value an opinion when it starts with one, or precede its last word.
 _OPINION = frozenset(
@@ -2422,7 +2422,9 @@ _OPINION = frozenset(
 )
 
 
-def _idle(subject: str | None) -> bool:
+def idle_subject(subject: str | None) -> bool:
+    """Whether a phrase starts with who speaks, what exclaims or a word that only leads in
+    ("specifically", "even"): no subject."""
     words = (subject or "").lower().split()
     return bool(words) and words[0].strip(",.!") in _NOT_A_SUBJECT
 

@@ -869,6 +869,16 @@ def test_someone_elses_wish_chooses_nothing_unless_settled_after_it(
     assert tentative(sentence) is hedged
 
 
+def test_a_lead_in_word_is_no_subject() -> None:
+    made = rules_candidates(
+        session(
+            ("user", "The portal has to pass an accessibility audit, specifically WCAG 2.1 AA."),
+            ("user", "Even Bootstrap 5.3 looks off on mobile."),
+        )
+    )
+    assert not [c.text for c in made if (c.subject or "").lower() in ("specifically", "even")]
+
+
 def test_a_title_with_commas_is_one_choice() -> None:
     """The book's title is "Tomorrow, and Tomorrow, and Tomorrow": its parts are no more
     choices, and a value that is a time word is not cut off as one."""

@@ -16,7 +16,7 @@ from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import has_substance
 from archivist.extract.rules.vocabulary import COMMON_VERBS
 from archivist.prefilter import Gated
-from archivist.state.frames import Frame, is_time, tentative
+from archivist.state.frames import Frame, idle_subject, is_time, tentative
 from archivist.words import FUNCTION_WORDS
 
 # A heading that says the list after its colon is settled (not a list of questions or news).
@@ -140,13 +140,14 @@ _UNITS = frozenset(
 
 def _a_subject(words: str) -> bool:
     """Whether words split off an entry can be what it is about: no function word ("add a"),
-    no verb first ("starts June 24"), not a unit ("4:00 PM")."""
+    no verb first ("starts June 24"), not a unit ("4:00 PM") nor a lead-in ("specifically")."""
     said = words.split()
     return (
         not any(w.lower() in FUNCTION_WORDS for w in said)
         and said[0].lower() not in COMMON_VERBS
         and said[0].lower()[:-1] not in COMMON_VERBS
         and words.lower() not in _UNITS
+        and not idle_subject(words)
     )
 
 
