@@ -44,16 +44,17 @@ _UPDATED = (
 # A period after a title ("Dr. Patel") ends no phrase.
 _NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:Mrs))(?<!\b(?-i:St))"
 _END = (
-    r"(?=\s*(?:[,;!?()\n]|:(?!\d)|"
+    r"(?=\s*(?:,(?![\w$])|[;!?()\n]|:(?!\d)|"
     + _NOT_TITLE
     + r"[.,](?![\w$])|$|\s(?:for|instead|after all|now|over"
     r"|anymore|any more|last (?:week|month|year|night)|yesterday"
     r"|this (?:semester|term|season|sprint)"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
-    r"|though|then|which|when|if|until|after|before|while|thanks|due|bc|cuz|coz|starting"
+    r"|though|then|which|when|if|until|by|after|before|while|thanks|due|bc|cuz|coz|starting"
     r"|effective|works|sounds)\b))"
 )
-_DET = r"(?:(?:the|our|my|a|an|their|your|its|this|that|his|her)\s+)?"
+_DETERMINERS = frozenset("the our my a an their your its this that his her".split())
+_DET = r"(?:(?:" + "|".join(sorted(_DETERMINERS)) + r")\s+)?"
 _ARTICLE = re.compile(
     r"^(?:the|our|my|a|an|their|your|its|this|that|his|her|all|all of|each|every)\s+", re.I
 )
@@ -1032,7 +1033,16 @@ _ABSTRACT = frozenset(
     picture question problem issue point idea guess deal try go bit while second minute sec
     mistake difference sense effort progress notes look-see peek walk seat rest lot trouble
     error errors difficulty difficulties issues problems doubt doubts concern concerns
-    headache feeling""".split()
+    headache feeling warning warnings bug bugs behavior behaviour started""".split()
+)
+# What a value says there is of its noun, not which: "some issues", "a few doubts".
+_QUANTIFIER = re.compile(
+    r"^(?:some|any|several|many|more|few|a few|a couple of|a lot of|lots of|a bit of)\s+", re.I
+)
+# Nouns that, heading a value, say something went wrong: "I'm getting CORS errors".
+_TROUBLE = frozenset(
+    """trouble error errors issue issues problem problems bug bugs warning warnings crash
+    crashes glitch glitches behavior behaviour""".split()
 )
 # A lowercase head followed by a name ("the hotel Krone"): the head says what is chosen.
 _HEAD_NAME = re.compile(r"^(?P<head>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s+(?=[A-Z0-9])")
@@ -1122,6 +1132,13 @@ def _unplanned(
     )
 
 
+def _no_object(value: str) -> bool:
+    """A commitment's value that names nothing chosen: an abstract noun ("take a look"), or
+    what went wrong ("having some issues with the deploy", "getting CORS errors")."""
+    words = _QUANTIFIER.sub("", value).lower().split()
+    return not words or words[0] in _ABSTRACT or words[-1] in _TROUBLE
+
+
 def _base(verb: str) -> str:
     """A commitment verb's base form ("booked" -> "book", "staying at" -> "stay at")."""
     lowered = " ".join(verb.lower().split())
@@ -1143,7 +1160,7 @@ def _commitment(text: str) -> Frame:
         if after:  # "we picked the venue: the Glasshouse"
             subject, obj = _phrase(obj), after.group("val").strip().rstrip(" .")
         elif filled:  # "we hired a new designer, Priya"
-            subject, obj = _phrase(obj), filled
+            subject, obj = _phrase(obj), filled.rstrip(" .!")
         counted = _OF_NUMBER.search(obj)
         if counted and (of := _terse(obj)).value:
             return of  # "we have a budget of $30k"
@@ -1151,7 +1168,7 @@ def _commitment(text: str) -> Frame:
         cut = _VALUE_CUT.search(" " + obj)
         head = (" " + obj)[: cut.start()].strip() if cut else obj
         value = _phrase(head, value=True)
-        if value is None or value.lower().split()[0] in _ABSTRACT:
+        if value is None or _no_object(value):
             continue
         imperative = not re.match(r"\s*(?:we|i|they|the team|let)", match.group(0), re.I)
         verb = _base(match.group("verb"))
@@ -1387,8 +1404,10 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
             return None
         if any(w in _CLAUSE_VERBS for w in words):
             return None  # "scratch that, the e-reader feels impersonal": a clause, no value
-    elif (
-        phrase.lower() in _NOT_SUBJECT | _WHEN
+    if not value and len(words) > 1 and words[-1] in _PREPOSITIONS:
+        phrase, words = phrase.rsplit(None, 1)[0], words[:-1]  # "a deadline of April 1"
+    if not value and (
+        phrase.lower() in _NOT_SUBJECT | _WHEN | _DETERMINERS
         or words[0] in _NOT_SUBJECT
         or words[0] in _PREPOSITIONS
         or {"that", "which"} & set(words[1:])
@@ -2110,9 +2129,13 @@ _NAMED_NUMBER = re.compile(
     r"(?P<val>[$\u20ac\u00a3]\d[\w.,:/%$-]*|\d[\d.,]*(?:k|%|/[a-z]+|\s+[a-z%]+)\b[\w/]*)[.!]*$"
 )
 NAMED_NUMBER_WORDS = 5  # the longest such clause
-# A value given as "a NOUN of NUMBER": "with a learning rate of 3e-4", "a budget of 20k".
+# A value given as "a NOUN of NUMBER": "with a learning rate of 3e-4", "a budget of 20k"; not
+# a count or a measure that only describes ("a group of 23", "a status of 404", "an angle
+# of 30°").
+_DESCRIBED = "group|set|sum|total|status|angle|side|pair|couple|product|ratio|probability|chance"
 _OF_NUMBER = re.compile(
-    r"\b(?:a|an|the)\s+(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+of\s+"
+    r"\b(?:a|an|the)\s+(?P<subj>(?!(?:" + _DESCRIBED + r")\s+of\s)"
+    r"[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+of\s+"
     r"(?P<val>[$\u20ac\u00a3]?\d[\w.,:%$-]*(?:\s+[a-zA-Z%]+)?)",
     re.I,
 )
@@ -2411,12 +2434,14 @@ _NOT_A_SUBJECT = frozenset(
     mine yours ours theirs congratulations congrats imagine hows how's yeah yes no ok okay oh
     wow man lol haha omg bro dude hey luckily unfortunately fortunately hopefully honestly
     basically actually specifically especially definitely seriously literally apparently
-    obviously personally recently anyway anyways btw went got even""".split()
+    obviously personally recently anyway anyways btw went got even including excluding
+    featuring besides except""".split()
 )
 # Words that make a value an opinion when it starts with one, or precede its last word.
 _OPINION = frozenset(
     """pretty quite very really so super too totally absolutely fantastic brilliant great good
-    nice amazing awesome cute lovely beautiful perfect wonderful fun tough interesting
+    nice amazing awesome cute lovely beautiful perfect wonderful fun tough interesting best
+    correct right proper appropriate
     exciting delicious incredible terrible awful horrible excellent cool neat terrific
     fabulous stunning gorgeous unforgettable""".split()
 )

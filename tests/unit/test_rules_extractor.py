@@ -878,6 +878,12 @@ def test_a_question_asked_after_a_clause_is_a_question_not_a_choice() -> None:
     )
     types = [c.type for c in rules_candidates(chat(("user", text)))]
     assert "question" in types and "decision" not in types
+    # the question word a few words before its verb: "like how many ways can I choose ..."
+    text = (
+        "I'm stuck, can you explain it, like how many ways can I choose 2 items from a set"
+        " of 4, and what's the probability of two events happening together"
+    )
+    assert "decision" not in [c.type for c in rules_candidates(chat(("user", text)))]
 
 
 @pytest.mark.parametrize(
@@ -885,6 +891,9 @@ def test_a_question_asked_after_a_clause_is_a_question_not_a_choice() -> None:
     [
         "I'll also include some charts and testimonials to make it more compelling.",
         "I want to make sure I'm using the API correctly and handling errors properly.",
+        "I want to make sure I'm using the best practices for version control.",
+        "I'm trying to achieve 100% test coverage on my core modules, including API fetch,"
+        " autocomplete, and error handling.",
         "This query is currently taking around 500ms to execute.",
         "I want to make sure that my virtual environment is set up correctly.",
         "I want the UI/UX to be improved based on user feedback.",

@@ -71,6 +71,22 @@ from archivist.state.frames import (
         ("I have trouble getting the modals to display correctly.", Frame()),
         ("I get an error message that says the key is invalid.", Frame()),
         ("I think I'll start by talking to Michael about it.", Frame()),
+        ("I'm having some issues with my deployment on Render.com.", Frame()),
+        ("I'm getting CORS errors when I call the API.", Frame()),
+        ("I'm getting some unexpected behavior when I submit the form.", Frame()),
+        ("Let's get started.", Frame()),
+        # a count or a measure that describes ("a group of 23"): no choice;
+        # an amount "of" a thing that is chosen still is one
+        ("the chance that 2 people share a birthday in a group of 23, which is 0.507", Frame()),
+        ("the server responded with a status of 404", Frame()),
+        ("We're going with a learning rate of 3e-4.", Frame("learning rate", "3e-4")),
+        # a thousands separator is part of its number, "by" a date ends a value, and a
+        # subject ends before its preposition
+        (
+            "I've set a goal to finish a 5,000-word draft by April 15, 2024.",
+            Frame("goal", "finish a 5,000-word draft", None, "update"),
+        ),
+        ("I have a deadline of April 1, 2024, for the first sprint.", Frame("deadline", "April 1")),
         ("We launch on March 3.", Frame("launch", "March 3")),
         # a plan with any verb: its place or means is the value; a verb without an object is
         # what it is about, so that "imaging has moved to the Leica SP8" replaces it
@@ -488,3 +504,8 @@ def test_a_place_and_a_time_in_one_value_are_two_sides(
 ) -> None:
     split = two_sides(Frame("offsite", value))
     assert (split and (split[0].value, split[1].value)) == sides
+
+
+def test_who_fills_a_role_is_said_without_the_sentence_end() -> None:
+    """ "We're hiring a designer, Priya." was said "hire Priya. for designer"."""
+    assert frame("We're hiring a designer, Priya.").said == "hire Priya for designer"

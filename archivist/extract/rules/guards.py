@@ -15,9 +15,11 @@ _QUESTION_START = re.compile(
     r"|do you think|any (?:thoughts|ideas|suggestions)|is it|are we|are you)\b",
     re.I,
 )
-# A question asked after a clause, without its mark: "..., so how do I get started with X".
+# A question asked after a clause, without its mark: "..., so how do I get started with X",
+# "..., like how many ways can I choose 2 items".
 _ASKED_AFTER = Gated(
-    r"(?:[,;:]\s*|\b(?:so|but|and|now)\s+)(?:how|what|which|where|why)\s+(?:do|does|can|could"
+    r"(?:[,;:]\s*|\b(?:so|but|and|now|like)\s+)(?:how|what|which|where|why)"
+    r"(?:\s+(?!(?:i|we|you)\b)[\w'-]+){0,2}?\s+(?:do|does|can|could"
     r"|should|would|will|shall)\s+(?:i|we|you)\b",
     re.I,
 )
