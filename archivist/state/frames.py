@@ -625,7 +625,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|ax(?:e|es|ed|ing)|discontinu(?:e|es|ed|ing)|pull(?:s|ed|ing)? the plug on"
             r"|(?:we're|we are|we'll|we will)\s+(?:be\s+)?kill(?:ing)?"
             # (but "the show drops Tuesdays" releases it then)
-            r"|forget)(?!\s+(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b)"
+            # (nor does "I forget the name", which is memory)
+            r"|(?<!\bi )forget)(?!\s+(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b)"
             r"\s+DET(?P<old>NP)(?:\s+(?:for|from)\s+DET(?P<subj>NP))?END",
             "cancel",
         ),
@@ -1170,8 +1171,10 @@ def _commitment(text: str) -> Frame:
         value = _phrase(head, value=True)
         if value is None or _no_object(value):
             continue
-        imperative = not re.match(r"\s*(?:we|i|they|the team|let)", match.group(0), re.I)
         verb = _base(match.group("verb"))
+        if verb == "keep" and value.split()[0].lower().endswith(("ing", "ed")):
+            continue  # "I kept asking", "I'll keep you posted": going on, not a choice
+        imperative = not re.match(r"\s*(?:we|i|they|the team|let)", match.group(0), re.I)
         gerund = match.group("verb").lower().endswith("ing")
         # A line that starts with a plan's gerund and its object says what the speaker does
         # ("renting a sprinter from Roadie Rentals", "adding a heat-shock control"); other
@@ -1311,6 +1314,16 @@ _COPULAR = frozenset(
 )
 
 
+# "a NOUN" that says what kind of thing a subject is, not which: "a crucial tool", "a form of
+# self-expression", "a popular choice among ..." (but "a beet salad", "a half marathon").
+_KIND_HEAD = re.compile(
+    r"^(?:[\w'-]+\s+)?(?:tool|form|way|part|kind|type|sort|example|choice|option|source|thing"
+    r"|piece|sign|matter|means|skill|art|experience|journey|lesson|reminder|testament|staple"
+    r"|classic)(?:\s+(?:of|for|among|in|to|that|which)\b.*)?$",
+    re.I,
+)
+
+
 def _copula(text: str) -> Frame:
     """The first clause of the sentence that says what a subject is ("Sweet Lily is closing,
     so cake now comes from Marta's Pastry": the second)."""
@@ -1346,6 +1359,9 @@ def _copula_of(match: re.Match[str], text: str) -> Frame:
         value = _phrase((" " + said)[: cut.start()], value=True) if cut else None
     if value is None or not concrete(value):
         return Frame()
+    led = text[match.end("verb") : match.start("val")]
+    if re.search(r"\b(?:a|an)\s+$", led, re.I) and _KIND_HEAD.match(value):
+        return Frame()  # "fashion is a form of self-expression": what it is like, no choice
     words = subject.lower().split()
     if words[-1] in _NOT_TOPIC or words[0] in FUNCTION_WORDS or words[0] in _VERBISH:
         return Frame()

@@ -1211,3 +1211,13 @@ def test_echoes_dates_and_clock_times_make_no_items_of_their_own(
     assert not any(
         t.startswith(absent) or t.endswith(f" {absent}") or f"Use {absent} " in t for t in texts
     ), texts
+
+
+def test_a_clause_that_starts_with_a_pronoun_is_no_option_to_take() -> None:
+    """A partner's "What about you?" offered "You", which "That's fantastic ..." took as a
+    choice (REALTALK's tuning chats)."""
+    said = chat(
+        ("assistant", "I started going to the gym today. It was tiring, but fun. What about you?"),
+        ("user", "That's fantastic that you took the first step by hitting the gym today."),
+    )
+    assert [c.text for c in rules_candidates(said) if c.type == "decision"] == []

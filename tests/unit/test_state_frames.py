@@ -80,6 +80,18 @@ from archivist.state.frames import (
         ("the chance that 2 people share a birthday in a group of 23, which is 0.507", Frame()),
         ("the server responded with a status of 404", Frame()),
         ("We're going with a learning rate of 3e-4.", Frame("learning rate", "3e-4")),
+        # what kind of thing a subject is, going on, memory: no choice (REALTALK's tuning
+        # chats); what a subject is still is one
+        ("Absolutely, fiscal policy is a crucial tool for governments.", Frame()),
+        ("Fashion is a form of self-expression.", Frame()),
+        ("Starter is a beet salad.", Frame("Starter", "beet salad")),
+        ("I'll keep you posted on the trip.", Frame()),
+        ("I just kept asking for her number until she gave it to me", Frame()),
+        ("I forget the full name of the Pokémon", Frame()),
+        (
+            "Forget the Pokémon cards, we're getting the Switch.",
+            Frame(None, "Switch", "Pokémon cards", "replace"),
+        ),
         # a thousands separator is part of its number, "by" a date ends a value, and a
         # subject ends before its preposition
         (

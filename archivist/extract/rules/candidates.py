@@ -283,6 +283,10 @@ _NOT_YES = re.compile(
 )
 
 
+# What starts a clause, not an option's name: "You ...", "To pace yourself a bit".
+_NOT_AN_OPTION = re.compile(r"(?:you|i|we|they|he|she|it|to)\b", re.I)
+
+
 @dataclass(frozen=True)
 class Offer:
     """The options an assistant message proposed, in order."""
@@ -299,7 +303,7 @@ class Offer:
         found = _PROPOSAL.search(text)
         parts = listed or (_OPTION_SPLIT.split(found.group("what")) if found else [])
         options = [tidy(_ENUMERATOR.sub("", clause_of(_heading(p))), 10) for p in parts]
-        offered = tuple(o for o in options if concrete(o))
+        offered = tuple(o for o in options if concrete(o) and not _NOT_AN_OPTION.match(o))
         proposed = bool(listed) or (found is not None and not _EXISTS.match(found.group(0)))
         return cls(offered, proposed) if len(offered) <= MAX_OPTIONS else cls()
 
