@@ -50,7 +50,7 @@ _END = (
     r"|anymore|any more|last (?:week|month|year|night)|yesterday"
     r"|this (?:semester|term|season|sprint)"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
-    r"|though|then|which|when|if|until|by|after|before|while|thanks|due|bc|cuz|coz|starting"
+    r"|though|then|which|when|if|until|after|before|while|thanks|due|bc|cuz|coz|starting"
     r"|effective|works|sounds)\b))"
 )
 _DETERMINERS = frozenset("the our my a an their your its this that his her".split())
