@@ -1034,7 +1034,7 @@ _ABSTRACT = frozenset(
     picture question problem issue point idea guess deal try go bit while second minute sec
     mistake difference sense effort progress notes look-see peek walk seat rest lot trouble
     error errors difficulty difficulties issues problems doubt doubts concern concerns
-    headache feeling warning warnings bug bugs behavior behaviour started""".split()
+    headache feeling started""".split()
 )
 # What a value says there is of its noun, not which: "some issues", "a few doubts".
 _QUANTIFIER = re.compile(
@@ -2456,10 +2456,9 @@ _NOT_A_SUBJECT = frozenset(
 # Words that make a value an opinion when it starts with one, or precede its last word.
 _OPINION = frozenset(
     """pretty quite very really so super too totally absolutely fantastic brilliant great good
-    nice amazing awesome cute lovely beautiful perfect wonderful fun tough interesting best
-    correct right proper appropriate
+    nice amazing awesome cute lovely beautiful perfect wonderful fun tough interesting
     exciting delicious incredible terrible awful horrible excellent cool neat terrific
-    fabulous stunning gorgeous unforgettable""".split()
+    fabulous stunning gorgeous unforgettable best correct right proper appropriate""".split()
 )
 
 
