@@ -1154,6 +1154,10 @@ def test_when_a_plan_without_a_subject_happens_is_a_choice_about_its_verb() -> N
         "Jess wants to switch to the Russian Revolution but I said no way.",
         "Sam suggested we move to Postgres, but I said no.",
         "Ok, no sense waiting for them.",
+        "Louis has to be my favorite character.",
+        "Must be a pretty busy day today.",
+        "They want you to quit so that they don't have to be responsible for firing you.",
+        "I don't think everything has to be a conspiracy.",
     ],
 )
 def test_small_talk_chooses_and_limits_nothing(sentence: str) -> None:
@@ -1169,6 +1173,7 @@ def test_small_talk_chooses_and_limits_nothing(sentence: str) -> None:
         ("We'll have the party at Nopa.", "decision"),
         ("We do pickup at Safeway now.", "decision"),
         ("The report must be 12 pages.", "constraint"),
+        ("We don't have to finish by Friday, but the report must be under 10 pages.", "constraint"),
         ("It must be under 5 minutes.", "constraint"),
         ("Never round the figures.", "constraint"),
     ],

@@ -65,7 +65,9 @@ from archivist.words import completed_index, content_stems, identity, stem, toke
 MAX_ITEM_WORDS = 16
 
 _CONSTRAINT = Gated(
-    r"\b(?:must(?:n't| not)?(?! have been)|has to be|have to be|needs to be|need to stay"
+    # (not an obligation denied: "so they don't have to be responsible")
+    r"\b(?:must(?:n't| not)?(?! have been)|(?<!n't )(?<!dont )(?<!not )(?<!never )(?:has|have)"
+    r" to be|needs to be|need to stay"
     r"|has to stay|have to stay|cannot exceed|can't exceed|can not exceed|no more than|at most"
     r"|no later than|hard limit|hard requirement|is a requirement|are required|is required"
     r"|not allowed|only allowed|capped at|limited to|budget is|budget of|deadline is|sla is"
@@ -109,6 +111,10 @@ _NO_LIMIT = Gated(
     r"|these|there)\s+must\b(?![^.;!?]*\d)"
     r"|\b(?:favou?rite|\w+est|best|worst)\b[^.;!?]{0,60}\b(?:has|have|would have)\s+to\s+be\b"
     r"|\bwould\s+have\s+to\s+be\b"
+    r"|\b(?:has|have)\s+to\s+be\s+(?:my|our|his|her|their|the)\s+(?:\w+\s+)?(?:favou?rite|top)\b"
+    # a guess with its subject left out ("Must be a busy day"), or an opinion of what must be
+    # ("I don't think everything has to be a conspiracy")
+    r"|^must\s+be\b|\b(?:don't|dont|do not)\s+think\b"
     r"|^(?:\W*(?:oh|and|also|but)\W+)*no[\s,]+(?:but|why|not|don't|dont|definitely|actually|like"
     r"|the|that|thats|that's|it|its|it's|i|you|your|youre|you're|they|theyre|they're|he|she|we"
     r"|probs|news|two|2)\b",
