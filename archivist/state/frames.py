@@ -1389,11 +1389,16 @@ _VALUE_LEAD = re.compile(
 )
 
 
+_CODE = re.compile(r"//|\w\s*=\s*\w|[{}]")
+
+
 def _phrase(text: str | None, *, value: bool = False) -> str | None:
     """A captured phrase without articles, trailing fillers or an empty core; None if vague."""
     if not text:
         return None
     phrase = " ".join(text.split()).strip(" '\"*")
+    if _CODE.search(phrase):
+        return None  # "Formatter = logging.Formatter(...", "'1h', // 1 hour": code, no phrase
     if value:
         phrase = _VALUE_LEAD.sub("", phrase)  # "is now called Stashr": Stashr
     for _ in range(3):
@@ -2227,7 +2232,8 @@ _NOT_PLANS = frozenset(
     """try think wonder look hope plan work struggle have get feel ask go learn read study
     consider debate lean check wait worry need want make sure be help figure deal start
     finish stick keep love like enjoy mean say tell guess know see find leaning kind sort
-    curious starting running compare evaluate weigh research explore decide""".split()
+    curious starting running compare evaluate weigh research explore decide experience
+    encounter face expect receive notice observe suffer""".split()
 )
 PLAN_WORDS = 25  # the longest sentence read as a plan with any verb
 _HELP = re.compile(

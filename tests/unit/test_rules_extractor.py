@@ -967,6 +967,12 @@ def test_choices_and_limits_said_in_everyday_words(
         "new_transaction = Transaction(amount, date)",
         "No regrets here, it was worth it.",
         "I'll draft the phase 2 task list tomorrow morning.",
+        # what went wrong, said as what the speaker is going through (BEAM 500K, tuning)
+        "I'm experiencing issues with my Flask application.",
+        "I'm encountering an issue where the deployment to Elastic Beanstalk is failing.",
+        # code: an assignment, a comment after a value, a block left open to the end
+        "formatter = logging.Formatter('%(asctime)s - %(message)s')",
+        "Here's my config:\n```javascript\nconst opts = {\n  expiresIn: '7d', // 7 days\n",
     ],
 )
 def test_work_in_progress_code_and_idioms_choose_nothing(text: str) -> None:

@@ -75,6 +75,7 @@ from archivist.state.frames import (
         ("I'm getting CORS errors when I call the API.", Frame()),
         ("I'm getting some unexpected behavior when I submit the form.", Frame()),
         ("Let's get started.", Frame()),
+        ("timeout: 30000, // 30 seconds", Frame()),  # code: no value
         # a count or a measure that describes ("a group of 23"): no choice;
         # an amount "of" a thing that is chosen still is one
         ("the chance that 2 people share a birthday in a group of 23, which is 0.507", Frame()),

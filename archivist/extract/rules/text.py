@@ -11,7 +11,9 @@ from typing import Literal
 MAX_ANALYSED_CHARS = 20_000
 
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
-_FENCED = re.compile(r"```.*?```", re.S)
+# (a block left open runs to the end: pasted code cut short, or a message cut at
+# MAX_ANALYSED_CHARS inside one)
+_FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
 _EMPHASIS = re.compile(r"\*\*|__|~~|`")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 # No break after a title or a common abbreviation ("Dr. Patel", "e.g. Redis"). The cheap
