@@ -1222,7 +1222,11 @@ def _commitment(text: str) -> Frame:
             continue  # "I would take my grandmother to the ocean": what one would do, if
         if verb == "have" and _PAST.search((_LEADING_ADVERBS.sub("", obj) or obj).split()[0]):
             continue  # "which we have accepted", "I have also visited": the tense, no choice
-        said = f"{verb} {said_obj} for {subject}" if after or filled else f"{verb} {said_obj}"
+        said = (
+            f"{verb} {said_obj} for {subject}"
+            if subject and (after or filled)
+            else f"{verb} {said_obj}"
+        )
         return Frame(subject, value, commit=True, said=said, held=held)
     return Frame()
 

@@ -519,3 +519,10 @@ def test_a_place_and_a_time_in_one_value_are_two_sides(
 def test_who_fills_a_role_is_said_without_the_sentence_end() -> None:
     """ "We're hiring a designer, Priya." was said "hire Priya. for designer"."""
     assert frame("We're hiring a designer, Priya.").said == "hire Priya for designer"
+
+
+def test_a_choice_said_after_a_colon_without_a_subject_names_none() -> None:
+    """ "I'll try this: ObjectId casting" was said "... for None"."""
+    assert frame("I'll try this: ObjectId casting in the query.").said == (
+        "try ObjectId casting in the query"
+    )
