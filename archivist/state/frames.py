@@ -1456,9 +1456,9 @@ def aside(sentence: str) -> Frame:
         if match is None:
             continue
         value = _phrase(match.group("val"), value=True)
-        subject = _phrase(_head(match.group("subj")))
+        subject = _phrase(head_phrase(match.group("subj")))
         if subject is None and "it" in match.groupdict():
-            subject = _phrase(_head(_first_thing(text[: match.start()]) or ""))
+            subject = _phrase(head_phrase(_first_thing(text[: match.start()]) or ""))
         if value is not None and subject is not None:
             return Frame(subject, value, None, "update")
     return Frame()
@@ -1565,7 +1565,7 @@ _HEAD_CUT = re.compile(
 )
 
 
-def _head(phrase: str | None) -> str | None:
+def head_phrase(phrase: str | None) -> str | None:
     """A subject without what qualifies it ("Zoom call with the creative director": Zoom
     call), keeping "number of X"."""
     if not phrase:

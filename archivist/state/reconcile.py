@@ -32,7 +32,6 @@ Rules 1-3 read words, not vectors, so they give the same items with any embedder
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -42,7 +41,14 @@ import numpy as np
 from archivist.embed.base import Vector
 from archivist.models import USER_ROLES, Message
 from archivist.state.change import Cue, change_cue
-from archivist.state.frames import same_side, same_subject, same_value, subject_key, value_kind
+from archivist.state.frames import (
+    head_phrase,
+    same_side,
+    same_subject,
+    same_value,
+    subject_key,
+    value_kind,
+)
 from archivist.state.items import (
     CandidateItem,
     ChangeKind,
@@ -391,13 +397,10 @@ def _near_subject(new: StateItem, live: Sequence[StateItem]) -> StateItem | None
     )
 
 
-_OF = re.compile(r"\s(?:of|for|on|in|at|to|with|from)\s", re.I)
-
-
 def _head(subject: str | None) -> set[str]:
-    """The stems of what a subject names: its last word before any "of", "for", ... ("budget"
-    of "budget for the kitchen reno", "cap" of "kitchen cap")."""
-    words = _OF.split(subject or "", maxsplit=1)[0].split()
+    """The stems of what a subject names: the last word of its head ("budget" of "budget for
+    the kitchen reno", "cap" of "kitchen cap")."""
+    words = (head_phrase(subject) or "").split()
     return set(subject_key(words[-1])) if words else set()
 
 
