@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 EVAL_STAMP := $(VENV)/.eval-deps
-TEST_WORKERS ?= 2
+# One test worker per core, at least two (the suite waits on servers and processes).
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 2 ] && echo $$n || echo 2)
 
 .PHONY: demo docs test test-fast lint typecheck check bench bench-all bench-search bench-reembed bench-client bench-current eval eval-deps soak clean
 
@@ -21,7 +22,7 @@ demo: $(STAMP)  ## archive the sample sessions into an embedded Postgres
 docs: $(STAMP)  ## regenerate docs/settings.md from the settings model
 	$(BIN)/python -m archivist.settings_doc --write
 
-test: $(STAMP)  ## the whole test suite: two workers, each taking whole test files
+test: $(STAMP)  ## the whole test suite: a worker per core (at least two), each taking whole test files
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 test-fast: $(STAMP)  ## the tests that need no database (tests/unit), in seconds

@@ -21,7 +21,6 @@ from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.embed.configured import make_embedder
 from archivist.embed.hashing import HashEmbedder
-from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import EmbedError
 from archivist.models import Extraction, RunReport
 from archivist.pipeline import ArchiveRequest
@@ -85,6 +84,8 @@ def run_demo(settings: Settings, note: Callable[[str], None]) -> DemoResult:
 
 def _choose_embedder(settings: Settings) -> tuple[Embedder, str]:
     """Ollama when it answers and has the model; otherwise the offline `hash` embedder."""
+    from archivist.embed.ollama import OllamaEmbedder  # the ollama client is slow to import
+
     ollama = make_embedder(settings.model_copy(update={"embedder": "ollama"}))
     assert isinstance(ollama, OllamaEmbedder)
     try:

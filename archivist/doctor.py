@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic import BaseModel
 
 from archivist.config import DatabaseTimeouts, Settings, database_label
 from archivist.embed.base import Embedder
-from archivist.embed.ollama import OllamaEmbedder
 from archivist.errors import ArchivistError
 from archivist.failures import FailedSession
 from archivist.store import AUTHENTICATED, EditedMigrationError, Store
 
 if TYPE_CHECKING:  # the extractors load the rules: a doctor run loads them when it runs
+    from archivist.embed.ollama import OllamaEmbedder  # and the ollama client is slow to import
     from archivist.extract.base import Extractor
     from archivist.extract.llm import OllamaExtractor
 
@@ -273,22 +273,9 @@ def _quarantine_check(failed: list[FailedSession]) -> Check:
 
 
 def _embedder_checks(embedder: Embedder, recorded_dim: int | None, checks: list[Check]) -> None:
-    if isinstance(embedder, OllamaEmbedder):
-        present = _attempt(checks, "ollama", embedder.has_model, "start it: ollama serve")
-        if present is None:
+    if embedder.name == "ollama":
+        if not _ollama_has_model(cast("OllamaEmbedder", embedder), checks):
             return
-        checks[-1].detail = f"reachable at {embedder.host}"
-        if not present:
-            checks.append(
-                Check(
-                    name="embedding model pulled",
-                    ok=False,
-                    detail=f"{embedder.model} is not in Ollama",
-                    fix=f"run: ollama pull {embedder.model}",
-                )
-            )
-            return
-        checks.append(Check(name="embedding model pulled", ok=True, detail=embedder.model))
     else:
         checks.append(
             Check(name="embedder", ok=True, detail=f"{embedder.model} (offline, lexical)")
@@ -301,6 +288,26 @@ def _embedder_checks(embedder: Embedder, recorded_dim: int | None, checks: list[
     checks[-1].detail = f"{dim}-d" + ("" if fits else f", the database stores {recorded_dim}-d")
     if not fits:
         checks[-1].fix = "use a model of the recorded dimension, or a database initialised for it"
+
+
+def _ollama_has_model(embedder: OllamaEmbedder, checks: list[Check]) -> bool:
+    """Whether Ollama answers and has the model; the checks say which failed."""
+    present = _attempt(checks, "ollama", embedder.has_model, "start it: ollama serve")
+    if present is None:
+        return False
+    checks[-1].detail = f"reachable at {embedder.host}"
+    if not present:
+        checks.append(
+            Check(
+                name="embedding model pulled",
+                ok=False,
+                detail=f"{embedder.model} is not in Ollama",
+                fix=f"run: ollama pull {embedder.model}",
+            )
+        )
+        return False
+    checks.append(Check(name="embedding model pulled", ok=True, detail=embedder.model))
+    return True
 
 
 def _attempt(checks: list[Check], name: str, step: Callable[[], T], fix: str) -> T | None:

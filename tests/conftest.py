@@ -94,7 +94,8 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def _fresh_database(pg_server: str, template: str) -> Iterator[str]:
     name = f"t_{next(_counter)}"
     with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
+        # Copying the template's files is faster than the default (writing it all to the WAL).
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {template} STRATEGY FILE_COPY")
     yield _with_db(pg_server, name)
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE {name} WITH (FORCE)")

@@ -5,13 +5,14 @@ from __future__ import annotations
 from archivist.config import Settings
 from archivist.embed.base import Embedder
 from archivist.embed.hashing import HashEmbedder
-from archivist.embed.ollama import OllamaEmbedder
 
 
 def make_embedder(settings: Settings, timeout_s: float | None = None) -> Embedder:
     """The embedder the settings name (with a shorter timeout if given)."""
     if settings.embedder == "hash":
         return HashEmbedder(dimension=settings.embedding_dim, batch_size=settings.embed_batch_size)
+    from archivist.embed.ollama import OllamaEmbedder  # the ollama client is slow to import
+
     return OllamaEmbedder(
         model=settings.embedding_model,
         host=settings.ollama_host,

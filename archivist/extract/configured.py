@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from archivist.config import Settings
 from archivist.extract.base import Extractor, RulesExtractor
-from archivist.extract.llm import OllamaExtractor
 
 
 def make_extractor(settings: Settings) -> Extractor:
     """The extractor the settings name: the rules, or an Ollama chat model."""
     if settings.extractor == "ollama":
+        from archivist.extract.llm import OllamaExtractor  # the ollama client is slow to import
+
         return OllamaExtractor(
             model=settings.llm_model,
             host=settings.ollama_host,

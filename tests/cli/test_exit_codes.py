@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.archiving import archived_in_process
 from support.faults import start_interruptible
 from support.ollama_server import OllamaTestServer
 from support.sources import SourceDB, run_archivist
@@ -41,12 +42,11 @@ def code(args: list[str], env: dict[str, str]) -> int:
 
 
 @pytest.fixture
-def archived(source: SourceDB) -> SourceDB:
+def archived(source: SourceDB, tmp_path: Path) -> SourceDB:
     """Two sessions archived with the offline hash embedder."""
     source.add("olive", ["let's use Vercel for the frontend", "ok, I'll set it up"])
     source.add("cache", ["we should use Memcached instead of Redis", "agreed"])
-    done = run_archivist(["archive"], env_for(source, ARCHIVIST_EMBEDDER="hash"))
-    assert done.returncode == 0, done.stderr
+    archived_in_process(source.url, tmp_path / "setup")
     return source
 
 

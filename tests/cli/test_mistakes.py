@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.archiving import archived_in_process
 from support.sources import T0, SourceDB, run_archivist
 
 UNREACHABLE = "http://127.0.0.1:9"
@@ -18,10 +19,9 @@ def env_for(db: SourceDB, **extra: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def archived(source: SourceDB) -> SourceDB:
+def archived(source: SourceDB, tmp_path: Path) -> SourceDB:
     source.add("olive", ["let's use Vercel for the frontend", "ok, I'll set it up"], T0)
-    done = run_archivist(["archive"], env_for(source, ARCHIVIST_EMBEDDER="hash"))
-    assert done.returncode == 0, done.stderr
+    archived_in_process(source.url, tmp_path / "setup")
     return source
 
 

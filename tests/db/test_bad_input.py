@@ -95,8 +95,9 @@ CASES: dict[str, Case] = {
         lambda db: db.add("s", [f"same time {i}" for i in range(3000)], step=timedelta(0)),
         settings={"max_messages_per_version": 1000},
     ),
-    "20000-message session": Case(
-        lambda db: db.add("s", [f"turn {i}" for i in range(20_000)], step=timedelta(seconds=1)),
+    "a session of ten versions' messages": Case(
+        lambda db: db.add("s", [f"turn {i}" for i in range(4_000)], step=timedelta(seconds=1)),
+        settings={"max_messages_per_version": 400},
     ),
     "summary without messages": Case(lambda db: db.summarize("s", "only a summary", T0)),
     "messages without summary": Case(lambda db: db.add("s", ["no summary here", "indeed"])),

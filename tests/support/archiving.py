@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from archivist.client import archive
@@ -30,3 +31,11 @@ def run(settings: Settings, embedder: CountingEmbedder | None = None, **kw: Any)
     selection = SessionSelection(session_ids=kw.pop("session_ids", ()), limit=kw.pop("limit", 50))
     request = ArchiveRequest(selection=selection, delay_ms=0, **kw)
     return archive(settings, request, embedder=embedder or CountingEmbedder())
+
+
+def archived_in_process(database_url: str, data_dir: Path) -> None:
+    """Archive every pending session with the hash embedder, in this process: for a test of
+    the commands run after it, the setup needs no `archivist archive` process of its own."""
+    settings = Settings(database_url=database_url, embedder="hash", data_dir=data_dir)
+    report = run(settings)
+    assert not report.failed, report.failed
