@@ -92,8 +92,8 @@ class Archivist:
         self.settings = settings
         self._closing = ExitStack()
         try:
-            self._embedder = embedder or self._owned_embedder(make_embedder(self.settings))
             self._given_embedder = embedder
+            self._made_embedder: Embedder | None = embedder
             self._db = Connections(self.settings, create)
             self._closing.callback(self._db.close)
             if connect:
@@ -103,6 +103,16 @@ class Archivist:
             raise
         self._search: Searcher | None = None
         self._search_lock = threading.Lock()
+        self._embedder_lock = threading.Lock()
+
+    @property
+    def _embedder(self) -> Embedder:
+        """The embedder given, or the configured one made on first use: reading commands need
+        none (and the Ollama client takes a third of a second to import)."""
+        with self._embedder_lock:
+            if self._made_embedder is None:
+                self._made_embedder = self._owned_embedder(make_embedder(self.settings))
+        return self._made_embedder
 
     @property
     def _searcher(self) -> Searcher:
