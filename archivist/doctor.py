@@ -18,7 +18,7 @@ from archivist.errors import ArchivistError
 from archivist.failures import FailedSession
 from archivist.store import AUTHENTICATED, EditedMigrationError, Store
 
-if TYPE_CHECKING:  # the extractors load the rules: a doctor run loads them when it runs
+if TYPE_CHECKING:  # the extractors load the rules: a doctor run loads them when it checks one
     from archivist.embed.ollama import OllamaEmbedder  # and the ollama client is slow to import
     from archivist.extract.base import Extractor
     from archivist.extract.llm import OllamaExtractor
@@ -54,10 +54,10 @@ def run_doctor(
     settings: Settings,
     open_store: Callable[[], AbstractContextManager[Store]],
     embedder: Embedder,
-    extractor: Extractor,
+    llm: Extractor | None = None,
 ) -> DoctorReport:
     """Run every check on the database `open_store` opens (the one `settings` describe), the
-    embedder and the extractor; never raises for a failed check."""
+    embedder and the LLM extractor if one is configured; never raises for a failed check."""
     checks: list[Check] = []
     recorded_dim: int | None = None
     where = database_label(settings)  # first, so every line below is about that database
@@ -74,10 +74,11 @@ def run_doctor(
             fix = "set DATABASE_URL to a reachable Postgres with pgvector"
         checks.append(Check(name="database", ok=False, detail=f"{where}: {exc}", fix=fix))
     _embedder_checks(embedder, recorded_dim, checks)
-    from archivist.extract.llm import OllamaExtractor
+    if llm is not None:
+        from archivist.extract.llm import OllamaExtractor
 
-    if isinstance(extractor, OllamaExtractor):
-        _llm_check(extractor, checks)
+        if isinstance(llm, OllamaExtractor):
+            _llm_check(llm, checks)
     return DoctorReport(checks=checks)
 
 

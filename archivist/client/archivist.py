@@ -213,10 +213,12 @@ class Archivist:
     def doctor(self) -> DoctorReport:
         """Check the database, pgvector, migrations, indexes, Ollama and the models, each with
         the fix when it fails; a database it cannot reach is a failed check, not an error."""
-        from archivist.extract.configured import make_extractor  # (loads the rules: see below)
+        llm = None
+        if self.settings.extractor == "ollama":  # the rules have nothing to check
+            from archivist.extract.configured import make_extractor  # loads the rules: a second
 
-        extractor = make_extractor(self.settings)
-        return run_doctor(self.settings, self._db.schema_store, self._embedder, extractor)
+            llm = make_extractor(self.settings)
+        return run_doctor(self.settings, self._db.schema_store, self._embedder, llm)
 
     def state(self, session_id: str) -> StateView:
         """The compact state block of a session's latest version."""

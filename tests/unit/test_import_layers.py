@@ -110,16 +110,19 @@ def test_above_the_store_its_names_come_from_the_package() -> None:
 
 
 def test_the_command_line_and_the_client_start_without_the_rules_extractor() -> None:
-    """A search, a status or `--help` from the command line loads neither the rules (their
-    regular expressions take a third of a second to compile) nor the archive run: those load
-    when a run or `doctor` starts (archivist.client.archivist). Nor does a client configured
-    for Ollama load the ollama client before it embeds (another third of a second)."""
+    """A search, a status, `doctor` or `--help` from the command line loads neither the rules
+    (their regular expressions take most of a second to compile) nor the archive run: those
+    load when a run starts, or `doctor` checks an LLM extractor (archivist.client.archivist).
+    Nor does a client configured for Ollama load the ollama client before it embeds (a third
+    of a second)."""
     code = (
         "import sys, archivist.cli.app, archivist.mcp_server.server\n"
         "from archivist.client import Archivist\n"
         "from archivist.config import Settings\n"
         "url = 'postgresql://u@127.0.0.1:1/x'\n"
         "Archivist(Settings(database_url=url, embedder='ollama'), connect=False).close()\n"
+        "with Archivist(Settings(database_url=url, embedder='hash'), connect=False) as client:\n"
+        "    assert not client.doctor().ok\n"
         "heavy = ('archivist.state.frames', 'archivist.extract.rules', 'archivist.pipeline.run',"
         " 'ollama')\n"
         "print(','.join(m for m in heavy if m in sys.modules))"
