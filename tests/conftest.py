@@ -4,6 +4,8 @@ database per test cloned from a migrated template, and the Ollama test server.""
 from __future__ import annotations
 
 import itertools
+import shutil
+import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +21,7 @@ from archivist.config import Settings
 from archivist.store import EmbeddingConfig, PostgresStore
 
 TEMPLATE = "archivist_template"
+SHM_NEEDED = 4 * 1024**3  # the server's files stay small (each test drops its database) and WAL
 HASH_768 = EmbeddingConfig("hash-768", 768)
 _counter = itertools.count()
 SUPABASE_ROLES = """
@@ -68,16 +71,25 @@ def _with_db(url: str, dbname: str) -> str:
     return url.replace("/postgres?", f"/{dbname}?", 1)
 
 
+def _server_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the test server keeps its files: in memory (/dev/shm) when it has room. Every test
+    creates and drops a database, hundreds of files each; on a disk mounted with `discard` a
+    CREATE DATABASE took 0.4 s of the kernel's time, in memory 0.03 s."""
+    shm = Path("/dev/shm")
+    if shm.is_dir() and shutil.disk_usage(shm).free >= SHM_NEEDED:
+        return Path(tempfile.mkdtemp(prefix="archivist-tests-", dir=shm))
+    return tmp_path_factory.mktemp("pg")
+
+
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The embedded server's admin URL, with a migrated template database."""
+    folder = _server_folder(tmp_path_factory)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import pgserver
 
-        server: Any = pgserver.get_server(
-            tmp_path_factory.mktemp("pg") / "pgdata", cleanup_mode="delete"
-        )
+        server: Any = pgserver.get_server(folder / "pgdata", cleanup_mode="delete")
     url = str(server.get_uri())
     with psycopg.connect(url, autocommit=True) as conn:
         # Roles are cluster-wide: created before any database, so every test database sees
@@ -89,13 +101,13 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         PostgresStore(conn, Settings().sources).init(HASH_768)
     yield url
     server.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _fresh_database(pg_server: str, template: str) -> Iterator[str]:
     name = f"t_{next(_counter)}"
     with psycopg.connect(pg_server, autocommit=True) as conn:
-        # Copying the template's files is faster than the default (writing it all to the WAL).
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {template} STRATEGY FILE_COPY")
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
     yield _with_db(pg_server, name)
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
