@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 EVAL_STAMP := $(VENV)/.eval-deps
-# One test worker per core, at least two (the suite waits on servers and processes).
+# One test worker per core, at least two.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 2 ] && echo $$n || echo 2)
 
 .PHONY: demo docs test test-fast lint typecheck check bench bench-all bench-search bench-reembed bench-client bench-current eval eval-deps soak clean

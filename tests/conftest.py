@@ -21,7 +21,7 @@ from archivist.config import Settings
 from archivist.store import EmbeddingConfig, PostgresStore
 
 TEMPLATE = "archivist_template"
-SHM_NEEDED = 4 * 1024**3  # the server's files stay small (each test drops its database) and WAL
+SHM_NEEDED = 4 * 1024**3  # room for the WAL (max_wal_size 1 GB) and the databases of a run
 HASH_768 = EmbeddingConfig("hash-768", 768)
 _counter = itertools.count()
 SUPABASE_ROLES = """
