@@ -357,6 +357,7 @@ def score_beam(items: list[dict[str, Any]], questions: dict[int, Any], chats: se
         by_user[item["user_id"]].append(item)
     updated = as_value = original_stopped = updates = on_subject = on_subject_stopped = 0
     with_items = flagged = contradictions = 0
+    misses: list[str] = []
     for n, qs in questions.items():
         if n not in chats:
             continue
@@ -393,7 +394,14 @@ def score_beam(items: list[dict[str, Any]], questions: dict[int, Any], chats: se
             )
             contradictions += 1
             with_items += bool(first and second)
-            flagged += any(i["conflict"] for i in first) and any(i["conflict"] for i in second)
+            found = any(i["conflict"] for i in first) and any(i["conflict"] for i in second)
+            flagged += found
+            if not found:
+                misses.append(
+                    f"contradiction chat {n}: {q.get('question')} (items {len(first)}/"
+                    f"{len(second)}, flagged {sum(i['conflict'] for i in first)}/"
+                    f"{sum(i['conflict'] for i in second)})"
+                )
     return {
         "knowledge_update_questions": updates,
         "updated_statement_current": _ratio(updated, updates),
@@ -404,6 +412,7 @@ def score_beam(items: list[dict[str, Any]], questions: dict[int, Any], chats: se
         "contradiction_questions": contradictions,
         "both_statements_have_items": _ratio(with_items, contradictions),
         "flagged_as_conflict": _ratio(flagged, contradictions),
+        "misses": misses,
     }
 
 

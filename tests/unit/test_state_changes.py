@@ -1057,6 +1057,31 @@ def test_a_question_affirms_a_never_only_where_it_says_what_was_done() -> None:
     assert contradictions(["How can I attend a science lecture next month?", never]) == []
 
 
+def test_a_question_that_reports_a_past_deed_affirms_a_never() -> None:
+    """ "Can you help me apply what I learned from the online course?" says the course was
+    taken (BEAM 500K, a tuning chat); a past wish ("I needed ...") says nothing was done."""
+    never = "I have never completed any online courses related to fundraising strategies."
+    done = "Can you help me apply the strategies I learned from the online course on fundraising?"
+    (found,) = contradictions([done, never])
+    assert [a.index for a in found.affirmed] == [0]
+    wish = "Could you find me an online course on fundraising, as I needed one last year?"
+    assert contradictions([wish, never]) == []
+
+
+def test_a_never_is_flagged_against_its_four_affirmations_however_far() -> None:
+    """All four sessions' mentions of the therapy are cited, the farthest included (BEAM 500K:
+    the labelled one was the fourth by distance, and three were kept)."""
+    affirmed = [
+        "I've been tracking my aquatic therapy progress after 12 sessions in June.",
+        *["Filler about my garden and the weather."] * 5,
+        "I've been logging my aquatic therapy sessions every week.",
+        "I added Saturday aquatic therapy sessions to my plan.",
+        "My aquatic therapy sessions leave me tired.",
+    ]
+    (found,) = contradictions([*affirmed, "I've never attended any aquatic therapy sessions."])
+    assert sorted(a.index for a in found.affirmed) == [0, 6, 7, 8]
+
+
 def test_a_contradictions_facts_say_the_deed_and_keep_a_titles_name() -> None:
     batch = [
         Message(
