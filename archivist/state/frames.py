@@ -2342,12 +2342,23 @@ def statement(sentence: str) -> Frame:
     """The subject and value of a stated requirement ("the deadline is March 1"): what a
     constraint is about, so that a later update of the same subject replaces it."""
     found = frame(sentence)
-    if not found.empty:
-        return found
-    match = _STATEMENT.search(" ".join(sentence.split()))
-    if match is None:
-        return Frame()
-    return Frame(_phrase(match.group("subj")), _phrase(match.group("val"), value=True))
+    if found.empty:
+        match = _STATEMENT.search(" ".join(sentence.split()))
+        if match is None:
+            return Frame()
+        found = Frame(_phrase(match.group("subj")), _phrase(match.group("val"), value=True))
+    if found.subject and _BOUND_VERB.search(sentence) and "limit" not in subject_key(found.subject):
+        return replace(found, subject=f"{found.subject} limit")
+    return found
+
+
+# A requirement said as a bound on its subject: "the guest list can't go over 120" is the guest
+# limit a later "the guest cap is bumped up to 150" changes.
+_BOUND_VERB = re.compile(
+    r"\b(?:can't|cannot|can not|must not|mustn't|shouldn't|should not|won't|will not)\s+"
+    r"(?:go over|exceed|be more than|be over)\b|\b(?:is|are)\s+capped\s+at\b|\btops out at\b",
+    re.I,
+)
 
 
 # What a change gives as its reason, naming what it replaces: "the Oak Barn double-booked our

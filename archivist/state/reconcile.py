@@ -405,11 +405,17 @@ def _head(subject: str | None) -> set[str]:
 
 
 def _named_value(new: StateItem, live: Sequence[StateItem]) -> StateItem | None:
-    """The latest live item whose value a change names as what it replaces."""
+    """The latest live item whose value a change names as what it replaces, else the latest
+    whose words hold every word of it ("scrap the guesthouse, we're going with an Airbnb"
+    after "staying at that little guesthouse in Alfama", whose value is Alfama)."""
     replaced = _replaced_value(new)
     if not replaced:
         return None
-    return next((i for i in reversed(live) if same_value(i.value, replaced)), None)
+    valued = next((i for i in reversed(live) if same_value(i.value, replaced)), None)
+    if valued is not None:
+        return valued
+    words = content_stems(replaced) - CHOICE_STEMS
+    return next((i for i in reversed(live) if words and words <= content_stems(i.text)), None)
 
 
 def _replaced_value(new: StateItem) -> str | None:

@@ -12,7 +12,15 @@ import pytest
 from archivist.extract.rules.candidates import earlier_contradictions, rules_candidates
 from archivist.extract.rules.experience import contradictions, negations
 from archivist.models import Message
-from archivist.state.frames import Frame, choice_text, concrete, frame, tentative, value_kind
+from archivist.state.frames import (
+    Frame,
+    choice_text,
+    concrete,
+    frame,
+    statement,
+    tentative,
+    value_kind,
+)
 from archivist.state.items import StateItem
 from archivist.state.reconcile import admit, reconcile
 
@@ -1266,3 +1274,30 @@ def test_a_question_the_assistant_answers_is_answered_and_one_it_asks_back_stays
     question = next(i for i in answered if i.type == "question")
     assert question.status == "answered" and question.refs == ["m0", "m1"]
     assert [i.status for i in asked_back if i.type == "question"] == [None]
+
+
+def test_a_change_replaces_the_choice_whose_words_name_what_it_drops() -> None:
+    """ "Scrap the guesthouse" drops the stay whose value is Alfama but whose words hold the
+    guesthouse; a choice that does not hold every dropped word stays."""
+    items = state(
+        ("user", "We're staying at that little guesthouse in Alfama."),
+        ("user", "Let's use Stripe for payments."),
+        ("user", "Actually wait, scrap the guesthouse, so we're going with an Airbnb in Chiado."),
+    )
+    assert live(items) == ["Use Stripe for payments", "Go with an Airbnb in Chiado"]
+
+
+def test_a_bound_on_a_subject_is_changed_by_a_new_cap_on_it() -> None:
+    """ "The guest list can't go over 120" is the guest limit that "the guest cap is bumped up
+    to 150" changes (a writer's wedding plan, the blind tuning part)."""
+    assert statement("Guest list can't go over 120, that's the barn's max.").subject == (
+        "Guest list limit"
+    )
+    assert statement("The budget for the trip is 3000 euros.").subject == "budget for the trip"
+    items = state(
+        ("user", "Guest list can't go over 120, that's the barn's max capacity."),
+        ("user", "Willow Creek holds more people so the guest cap is bumped up to 150."),
+    )
+    assert [i.value for i in items if i.type == "constraint" and i.status != "superseded"] == [
+        "up to 150"
+    ]
