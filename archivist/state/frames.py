@@ -2372,11 +2372,14 @@ _FAILED = Gated(
     r"(?:\s+(?:has|have|had|just|also))?\s+(?:double-booked|overbooked|cancell?ed|canceled"
     r"|fell through|flaked|bailed|backed out|dropped out|sold out|booked up|shut down|broke"
     r"|came back\s+(?:insane|too|way)|(?:didn't|doesn't|won't|did not|does not)\s+work"
-    r"|raised (?:their|its) prices|no longer)"
+    r"|raised (?:their|its) prices|no longer|(?:just\s+)?(?:can't|cannot|couldn't|could not)"
+    r"\s+(?:handle|keep up|cope)|(?:doesn't|didn't|does not|did not)\s+scale"
+    r"|(?:keeps|kept) (?:crashing|failing|breaking))"
     # or what it is now
     r"|(?:'s|\s+(?:is|was|got|are|were))\s+(?:(?:totally|completely|way|just|also|now)\s+)*"
     r"(?:down\b|dead|out\b|off the table|axed|scrapped|closed|broken|done|full|too\s+\w+)"
-    r"|\s+(?:(?:way|far)\s+)?too\s+\w+)",
+    r"|(?:\s+(?:looked|looks|seemed|seems|felt|feels|sounded|sounds))?\s+(?:(?:way|far)\s+)?"
+    r"too\s+\w+)",
     re.I,
 )
 

@@ -425,6 +425,41 @@ def test_a_later_change_naming_what_it_replaces_stops_a_choice_said_without_its_
     assert as_json("conflicts")["items"] == []
 
 
+def test_a_later_change_whose_reason_names_the_old_choice_or_bound_replaces_it(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """A session later, "..., postgres just can't handle the writes" after the new choice names
+    what it replaces, and "the guest cap is bumped up to 150" changes "the guest list can't go
+    over 120" (a bound said as a verb is the subject's limit)."""
+    source.add(
+        "a",
+        [
+            "We're using Postgres 14 for the main app database.",
+            "Ok.",
+            "Guest list can't go over 120, that's the barn's max capacity.",
+            "Ok.",
+        ],
+        start=T0,
+    )
+    source.add(
+        "b",
+        [
+            "ok we're going with CockroachDB instead, postgres just can't handle the writes.",
+            "Ok.",
+            "Willow Creek holds more people so the guest cap is bumped up to 150.",
+            "Ok.",
+        ],
+        start=T0 + DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert sorted(i["value"] for i in items if i["type"] in ("decision", "constraint")) == [
+        "CockroachDB",
+        "up to 150",
+    ], items
+    assert as_json("conflicts")["items"] == []
+
+
 def test_a_time_and_a_thing_on_one_subject_neither_replace_nor_contradict_each_other(
     source: SourceDB, env: dict[str, str]
 ) -> None:

@@ -439,11 +439,15 @@ _NO_MORE = re.compile(r"^no\s+(?:more\s+)?(?P<thing>[\w'&.-]+(?:\s+[\w'&.-]+){0,
 
 def _with_what_failed(choice: Frame, text: str, sentence: str) -> Frame:
     """A choice made because something failed, said before it in the message ("the Oak Barn
-    double-booked our date, so we moved to Willow Creek Farm"), replaces that thing."""
+    double-booked our date, so we moved to Willow Creek Farm") or after it in its sentence
+    ("going with CockroachDB instead, postgres just can't handle the writes"), replaces that
+    thing."""
     start = text.find(sentence)
     said = text[: start + len(sentence)] if start >= 0 else sentence
     value = said.lower().rfind((choice.value or "").lower())
-    old = failed(said[:value] if value > 0 else said)  # the reason comes first
+    old = failed(said[:value] if value > 0 else said)  # the reason first, else after
+    if old is None and value > 0:
+        old = failed(said[value + len(choice.value or "") :])
     if old is None or same_value(old, choice.value):
         return choice
     return choice.replacing(old, choice.change or "replace")
