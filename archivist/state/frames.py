@@ -2364,24 +2364,32 @@ _BOUND_VERB = re.compile(
 # What a change gives as its reason, naming what it replaces: "the Oak Barn double-booked our
 # date, so we moved to Willow Creek", "twoguys cancelled on us. swapping them for Bellhop",
 # "the oak cabinet quote came back insane, so we're going with maple".
-_FAILED = Gated(
+_FAILED_OLD = (
     r"(?:^|[.!;,]\s+|\b(?:said|says|say|think|thinks)\s+(?:that\s+)?)"
     r"(?:(?:so|but|and|ugh|well|ok|okay|oh|hey|again|also|update|lol|yeah|hmm|wait|sigh)\W+)*(?:the\s+|our\s+|my\s+|that\s+)?"
-    r"(?P<old>[\w&'.-]+(?:\s+[\w&'.-]+){0,2}?)(?:"
+    r"(?P<old>[\w&'.-]+(?:\s+[\w&'.-]+){0,2}?)"
+)
+# What cannot be said of a reason rather than of the thing replaced ("the variance is too high",
+# "half the team is out"): a thing that can't cope, or looked too something.
+_PLAIN_FAILURE = (
+    r"(?:\s+just)?\s+(?:(?:can't|cannot|couldn't|could not)\s+(?:handle|keep up|cope)"
+    r"|(?:doesn't|didn't|does not|did not)\s+scale|(?:keeps|kept) (?:crashing|failing|breaking))"
+    r"|\s+(?:looked|looks|seemed|seems|felt|feels|sounded|sounds)\s+(?:(?:way|far)\s+)?too\s+\w+"
+)
+_FAILED = Gated(
+    _FAILED_OLD + r"(?:"
     # what happened to it
     r"(?:\s+(?:has|have|had|just|also))?\s+(?:double-booked|overbooked|cancell?ed|canceled"
     r"|fell through|flaked|bailed|backed out|dropped out|sold out|booked up|shut down|broke"
     r"|came back\s+(?:insane|too|way)|(?:didn't|doesn't|won't|did not|does not)\s+work"
-    r"|raised (?:their|its) prices|no longer|(?:just\s+)?(?:can't|cannot|couldn't|could not)"
-    r"\s+(?:handle|keep up|cope)|(?:doesn't|didn't|does not|did not)\s+scale"
-    r"|(?:keeps|kept) (?:crashing|failing|breaking))"
+    r"|raised (?:their|its) prices|no longer)"
     # or what it is now
     r"|(?:'s|\s+(?:is|was|got|are|were))\s+(?:(?:totally|completely|way|just|also|now)\s+)*"
     r"(?:down\b|dead|out\b|off the table|axed|scrapped|closed|broken|done|full|too\s+\w+)"
-    r"|(?:\s+(?:looked|looks|seemed|seems|felt|feels|sounded|sounds))?\s+(?:(?:way|far)\s+)?"
-    r"too\s+\w+)",
+    r"|\s+(?:(?:way|far)\s+)?too\s+\w+|" + _PLAIN_FAILURE + ")",
     re.I,
 )
+_FAILED_AFTER = Gated(_FAILED_OLD + r"(?:" + _PLAIN_FAILURE + ")", re.I)
 
 
 # Words after a thing that name what about it failed: "the oak cabinet quote" is the oak
@@ -2393,10 +2401,12 @@ _ABOUT_IT = re.compile(
 )
 
 
-def failed(text: str) -> str | None:
+def failed(text: str, after: bool = False) -> str | None:
     """The thing a message says failed or is out ("the Oak Barn double-booked"), said before a
-    change that does not name what it replaces: that is what it replaces."""
-    for match in _FAILED.finditer(text):
+    change that does not name what it replaces: that is what it replaces. Said `after` the
+    change, only a thing that can't cope or looked too something is one: "make it 5 seeds, the
+    variance is too high" gives a reason."""
+    for match in (_FAILED_AFTER if after else _FAILED).finditer(text):
         old = _phrase(_ABOUT_IT.sub("", match.group("old")))
         if old and old.lower().split()[0] not in _NOT_SUBJECT | _VERBISH:
             return old

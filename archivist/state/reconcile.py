@@ -336,13 +336,9 @@ def _target(
     for it: the item whose value it names as replaced ("drop Hulu"); for a reversal, the live
     item that replaced the one it goes back to ("never mind, keep the sage green"); else the
     latest item whose value is of the same kind ("make it 8pm" after "at 7pm"; "let's do the
-    Italian place instead" after "book Nopa"). An update whose named thing is no live item's
-    is placed by its value's kind: "make it 5 seeds, the variance is too high" names a reason,
-    not the 3 seeds it changes."""
+    Italian place instead" after "book Nopa")."""
     if _replaced_value(new):
-        named = _named_value(new, live)
-        if named is not None or new.change != "update":
-            return named
+        return _named_value(new, live)
     if new.value is None:
         return None
     if new.change == "reverse":

@@ -1301,15 +1301,3 @@ def test_a_bound_on_a_subject_is_changed_by_a_new_cap_on_it() -> None:
     assert [i.value for i in items if i.type == "constraint" and i.status != "superseded"] == [
         "up to 150"
     ]
-
-
-def test_a_reason_after_an_update_names_no_choice_it_replaces() -> None:
-    """ "Make it 5 seeds, the variance is too high" blames the variance, which is no choice: the
-    update replaces the 3 seeds, as it does without a reason."""
-    items = state(
-        ("user", "Each config gets 3 seeds."),
-        ("user", "Make it 5 seeds, the variance is too high."),
-    )
-    assert [i.value for i in items if i.type == "decision" and i.status != "superseded"] == [
-        "5 seeds"
-    ]

@@ -447,7 +447,7 @@ def _with_what_failed(choice: Frame, text: str, sentence: str) -> Frame:
     value = said.lower().rfind((choice.value or "").lower())
     old = failed(said[:value] if value > 0 else said)  # the reason first, else after
     if old is None and value > 0:
-        old = failed(said[value + len(choice.value or "") :])
+        old = failed(said[value + len(choice.value or "") :], after=True)
     if old is None or same_value(old, choice.value):
         return choice
     return choice.replacing(old, choice.change or "replace")
