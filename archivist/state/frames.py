@@ -77,6 +77,11 @@ _NOT_VALUE = frozenset(
     """it this that them those these one something anything everything nothing stuff things
     same so well too now back random""".split()
 )
+# Being away is no value of anyone: "Sarah's on leave till March" chooses nothing.
+_AWAY = re.compile(
+    r"(?i)^(?:(?:sick|maternity|paternity|parental|medical|annual)\s+)?(?:leave|vacation|holidays?"
+    r"|sabbatical|pto|furlough)(?:\s+(?:till|until|through|for|from|since|this|next)\b.*)?$"
+)
 # A value never starts with these: "scratch that, we need more time" chooses nothing.
 _VERBISH = frozenset(
     """to with them need needs want let go do does did is are was were be have has had can
@@ -219,9 +224,16 @@ _AMOUNT = (
 
 
 # A day or a date said as when something happens: "Tuesdays", "March 4", "the 21st".
+# A date said day first: "21 of May", "3rd of June", "14 March".
+_DAY_MONTH = (
+    r"\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may"
+    r"|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b"
+)
 _WHEN_SAID = (
     r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep"
-    r"|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b)"
+    r"|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|(?:the\s+)?"
+    + _DAY_MONTH
+    + r"|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b)"
 )
 
 
@@ -1425,7 +1437,7 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
         if phrase.lower() in _NOT_VALUE or words[0] in _NOT_SUBJECT or words[0] in _VERBISH:
             return None
     if value:
-        if words[0] in _PREPOSITIONS:
+        if words[0] in _PREPOSITIONS or _AWAY.match(phrase):
             return None
         if any(w in _CLAUSE_VERBS for w in words):
             return None  # "scratch that, the e-reader feels impersonal": a clause, no value
@@ -2583,7 +2595,8 @@ _IS_TIME = re.compile(
     r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b"
     r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d"
     r"|(?:january|february|march|april|june|july|august|september|october|november|december)\b"
-    r"|\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}\b"
+    r"|" + _DAY_MONTH + r"|\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)"
+    r"|\d{1,2}:\d{2}\b"
     r"|q[1-4]\b|\d{4}-\d{2}-\d{2}|noon\b|midnight\b|tomorrow\b|tonight\b|today\b"
     r"|(?:next|this|last)\s+(?:week|month|year|quarter|sprint)\b"
     r"|(?:early|mid|late|end of)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))",

@@ -156,7 +156,9 @@ AS $$
         || '(?:mon|tues|wednes|thurs|fri|satur|sun)days?\M'
         || '|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d'
         || '|(?:january|february|march|april|june|july|august|september|october|november'
-        || '|december)\M|\d{1,2}(?:st|nd|rd|th)\M|\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)'
+        || '|december)\M|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?'
+        || '|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?'
+        || '|dec(?:ember)?)\M|\d{1,2}(?:st|nd|rd|th)\M|\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)'
         || '|\d{1,2}:\d{2}\M|q[1-4]\M|\d{4}-\d{2}-\d{2}|noon\M|midnight\M|tomorrow\M'
         || '|tonight\M|today\M|(?:next|this|last)\s+(?:week|month|year|quarter|sprint)\M'
         || '|(?:early|mid|late|end of)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))')

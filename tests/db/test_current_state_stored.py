@@ -320,7 +320,7 @@ def test_init_fills_stored_results_missing_or_made_by_other_rules(
     ["10k", "$500", "12%", "30 min", "up to 150", "2-week", "583", "at 10", "Q2", "9:30",
      "Wednesdays", "the 17th", "Ally", "5e", "Mint 15 GB", "iPhone 15 Pro", "plan at $9",
      "daily 9:15", "every other saturday at 2", "the last sunday of each month", "last week",
-     "", None],
+     "21 of May", "14 March", "5 mayonnaise jars", "", None],
 )  # fmt: skip
 def test_a_values_side_is_the_same_in_python_and_sql(db_url: str, value: str | None) -> None:
     with psycopg.connect(db_url) as conn:

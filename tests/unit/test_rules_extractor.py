@@ -898,10 +898,13 @@ def test_a_question_asked_after_a_clause_is_a_question_not_a_choice() -> None:
         "I want to make sure that my virtual environment is set up correctly.",
         "I want the UI/UX to be improved based on user feedback.",
         "Given my current workload, I can't take on additional responsibilities.",
+        "Sarah's on leave till March.",
+        "Tom is on vacation until May.",
     ],
 )
 def test_a_manner_or_a_comparison_is_not_a_chosen_value(text: str) -> None:
-    """How or how much ("more compelling", "correctly") chooses nothing (BEAM, tuning half)."""
+    """How or how much ("more compelling", "correctly") chooses nothing (BEAM, tuning half);
+    nor does being away ("on leave till March": a change scenario's tuning half)."""
     assert [c.text for c in rules_candidates(chat(("user", text))) if c.type == "decision"] == []
 
 
