@@ -223,12 +223,12 @@ _AMOUNT = (
 )
 
 
-# A day or a date said as when something happens: "Tuesdays", "March 4", "the 21st".
 # A date said day first: "21 of May", "3rd of June", "14 March".
 _DAY_MONTH = (
     r"\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may"
     r"|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b"
 )
+# A day or a date said as when something happens: "Tuesdays", "March 4", "the 21st".
 _WHEN_SAID = (
     r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep"
     r"|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|(?:the\s+)?"
@@ -2381,8 +2381,8 @@ _FAILED_OLD = (
     r"(?:(?:so|but|and|ugh|well|ok|okay|oh|hey|again|also|update|lol|yeah|hmm|wait|sigh)\W+)*(?:the\s+|our\s+|my\s+|that\s+)?"
     r"(?P<old>[\w&'.-]+(?:\s+[\w&'.-]+){0,2}?)"
 )
-# What cannot be said of a reason rather than of the thing replaced ("the variance is too high",
-# "half the team is out"): a thing that can't cope, or looked too something.
+# Failures only the replaced thing has, never a reason for the change ("the variance is too
+# high" and "half the team is out" are reasons): it can't cope, or looked too something.
 _PLAIN_FAILURE = (
     r"(?:\s+just)?\s+(?:(?:can't|cannot|couldn't|could not)\s+(?:handle|keep up|cope)"
     r"|(?:doesn't|didn't|does not|did not)\s+scale|(?:keeps|kept) (?:crashing|failing|breaking))"

@@ -9,8 +9,8 @@ was done ("..., like I did on March 10th?", "... the strategies I learned from t
 that names all of those names, or at least two of the head's words (all of one), or says the
 same deed of two of the object's words ("I've never apologized to Rachael in person for
 forgetting our anniversary" against "I apologized in person for forgetting our anniversary").
-Only such a pair makes facts: two "never" statements, or two
-affirmed ones, are restatements and make none. Pure functions, no I/O.
+Only such a pair makes facts: two "never" statements, or two affirmed ones, are restatements
+and make none. Pure functions, no I/O.
 """
 
 from __future__ import annotations
