@@ -430,7 +430,7 @@ def test_a_later_change_whose_reason_names_the_old_choice_or_bound_replaces_it(
 ) -> None:
     """A session later, "..., postgres just can't handle the writes" after the new choice names
     what it replaces, and "the guest cap is bumped up to 150" changes "the guest list can't go
-    over 120" (a bound said as a verb is the subject's limit)."""
+    over 120"."""
     source.add(
         "a",
         [

@@ -1077,8 +1077,8 @@ def test_a_question_that_reports_a_past_deed_affirms_a_never() -> None:
 
 
 def test_a_never_is_flagged_against_its_four_affirmations_however_far() -> None:
-    """All four sessions' mentions of the therapy are cited, the farthest included (BEAM 500K:
-    the labelled one was the fourth by distance, and three were kept)."""
+    """All four mentions of the therapy are cited, the farthest included (BEAM 500K: the
+    labelled one was the fourth by distance, and three were kept)."""
     affirmed = [
         "I've been tracking my aquatic therapy progress after 12 sessions in June.",
         *["Filler about my garden and the weather."] * 5,
