@@ -677,11 +677,18 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?P<old>NP)(?<!move)(?<!switch)(?<!change)(?<!migration)(?<!plan)\s*[,;\u2014]",
             "cancel",
         ),
-        # a reversal that keeps a thing where it was: "never mind, keep the docs on Netlify"
+        # a reversal that keeps a thing where it was: "never mind, keep the docs on Netlify",
+        # "scratch that, nightly jobs stay on cron"
         (
             r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
             r"[,:;\u2014-]?\s*(?:let's\s+|we'll\s+|we\s+will\s+)?(?:just\s+)?(?:keep|leave)\s+DET"
             r"(?P<subj>NP4)\s+(?:on|in|at|with)\s+DET(?P<val>NP)END",
+            "reverse",
+        ),
+        (
+            r"\b(?:scratch that|never ?mind|on second thought|on reflection|change of plans?)\s*"
+            r"[,:;\u2014-]?\s*DET(?P<subj>NP4)\s+(?:stays?|remains?|(?:will|should)\s+stay)\s+"
+            r"(?:on|in|at|with)\s+DET(?P<val>NP)END",
             "reverse",
         ),
         # a reversal then the choice: "scratch that, Heroku", "on second thought: Postgres"
@@ -781,7 +788,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (
             r"START DET(?P<subj>NP)\s+(?:uses|will use|is using|relies on"
-            r"|should use|must use|stays on|stays with|is on|are on|will be on|is at|are at"
+            r"|should use|must use|stays on|stays with|stay on|stay with|is on|are on|will be on"
+            r"|is at|are at"
             r"|(?:is|are)\s+staying\s+(?:on|with)"
             r"|is due(?: on| by)?|are due(?: on| by)?)\s+DET(?P<val>NP)END",
             None,

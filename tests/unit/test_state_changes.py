@@ -1301,3 +1301,13 @@ def test_a_bound_on_a_subject_is_changed_by_a_new_cap_on_it() -> None:
     assert [i.value for i in items if i.type == "constraint" and i.status != "superseded"] == [
         "up to 150"
     ]
+
+
+def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> None:
+    """ "Scratch that, nightly jobs stay on cron" keeps them where they were: the move to
+    Airflow stops (a probe in the issue's words, written after the rules)."""
+    items = state(
+        ("user", "We'll run the nightly jobs on Airflow."),
+        ("user", "Scratch that, nightly jobs stay on cron."),
+    )
+    assert [i.value for i in items if i.type == "decision" and i.status != "superseded"] == ["cron"]
