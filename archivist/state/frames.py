@@ -347,6 +347,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|supersedes)\s+DET(?P<old>NP)(?:\s+(?:for|in|on|as)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
+        # a handover: "Priya is taking over the code review rotation from Sam"
+        (
+            r"^DET(?P<val>NP4)\s+(?:is|'s|will be)?\s*(?:taking|takes|took|take|has taken)"
+            r"\s+over\s+DET(?P<subj>NP)(?:\s+from\s+DET(?P<old>NP))?END",
+            "replace",
+        ),
         # "Stripe is back", "Stripe after all"
         (r"START DET(?P<val>NP4)\s+(?:is|are|'s)\s+back\b", "reverse"),
         (
@@ -1850,7 +1856,8 @@ def _who_fills(role: str, text: str, end: int) -> str | None:
 # "I switched gyms, I'm at Planet Fitness now": a plural names the subject, the rest the value;
 # "the kids renamed the puppy, he's Waffles now", "we renamed the app to Tally".
 _SWITCHED = re.compile(
-    r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|swapp(?:ed|ing))\s+(?P<subj>(?:[a-z]{3,}\s+)?[a-z]{3,}s)"
+    r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|swapp(?:ed|ing))\s+(?!(?:my|our|their)\s+minds\b)"
+    r"(?P<subj>(?:[a-z]{3,}\s+)?[a-z]{3,}s)"
     r"\b\s*"
     r"(?:[,;:\u2014-]\s*|\s+and\s+)(?P<rest>.+)$",
     re.I,

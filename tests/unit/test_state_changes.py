@@ -1311,3 +1311,18 @@ def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> N
         ("user", "Scratch that, nightly jobs stay on cron."),
     )
     assert [i.value for i in items if i.type == "decision" and i.status != "superseded"] == ["cron"]
+
+
+def test_a_handover_replaces_who_had_it_and_a_change_of_mind_names_no_subject() -> None:
+    """ "Priya is taking over the code review rotation from Sam" is a new value of the rotation,
+    replacing Sam's; "changed our minds, ..." is a lead-in, not a subject "our minds" (probes in
+    the issue's words, written after the rules)."""
+    items = state(
+        ("user", "Sam is doing the code review rotation this week."),
+        ("user", "Priya is taking over the code review rotation from Sam."),
+    )
+    assert [i.value for i in items if i.type == "decision" and i.status != "superseded"] == [
+        "Priya"
+    ]
+    said = frame("Changed our minds, we're taking the loft on Pine Street instead.")
+    assert said.subject is None and said.value == "loft" and said.change == "replace"
