@@ -29,7 +29,7 @@ ChangeKind = Literal["replace", "reverse", "cancel", "update"]
 
 # A noun phrase: up to five words, no clause punctuation. Cut further by `_phrase`.
 _WORD = (
-    r"(?:[^\s,.;:!?()\[\]\"]|[.,](?=[\w$])|(?<=\d):(?=\d)|(?<=\b(?-i:Dr))\.(?=\s[A-Z])"
+    r"(?:[^\s,.;:!?()\[\]\"\u2013\u2014]|[.,](?=[\w$])|(?<=\d):(?=\d)|(?<=\b(?-i:Dr))\.(?=\s[A-Z])"
     r"|(?<=\b(?-i:Mr))\.(?=\s[A-Z])|(?<=\b(?-i:Ms))\.(?=\s[A-Z])|(?<=\b(?-i:Mrs))\.(?=\s[A-Z])"
     r"|(?<=\b(?-i:St))\.(?=\s[A-Z]))+"
 )
@@ -44,7 +44,7 @@ _UPDATED = (
 # A period after a title ("Dr. Patel") ends no phrase.
 _NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:Mrs))(?<!\b(?-i:St))"
 _END = (
-    r"(?=\s*(?:,(?![\w$])|[;!?()\n]|:(?!\d)|"
+    r"(?=\s*(?:,(?![\w$])|[;!?()\n\u2013\u2014]|:(?!\d)|"
     + _NOT_TITLE
     + r"[.,](?![\w$])|$|\s(?:for|instead|after all|now|over"
     r"|anymore|any more|last (?:week|month|year|night)|yesterday"
@@ -176,7 +176,7 @@ _START = (
     # run is relocating to Lincoln Field"
     r"(?:(?<=\bwe agreed )|(?<=\bwe decided )|(?<=\bwe agreed that )|(?<=\bwe decided that )"
     r"|(?<=\w so )"
-    r"|(?:^|(?<=[,:;] )|(?<=[,:;]))(?:and\s+|so\s+|also\s+|but\s+)?"
+    r"|(?:^|(?<=[,:;\u2014] )|(?<=[,:;\u2014]))(?:and\s+|so\s+|also\s+|but\s+)?"
     r"(?:(?:we|i|they|the team)\s+(?:(?:have|'ve)\s+)?(?:decided|agreed|confirmed)\s+"
     r"(?:that\s+)?)?)"
     # reported: "Ms. Ruiz told me that the page limit is now 25 pages"

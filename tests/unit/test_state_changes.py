@@ -1326,3 +1326,11 @@ def test_a_handover_replaces_who_had_it_and_a_change_of_mind_names_no_subject() 
     ]
     said = frame("Changed our minds, we're taking the loft on Pine Street instead.")
     assert said.subject is None and said.value == "loft" and said.change == "replace"
+
+
+def test_a_dash_ends_a_phrase_as_a_comma_does() -> None:
+    """ "Rosa's is out — dinner's at The Olive Room now": the subject is the dinner, not
+    "Rosa's is out — dinner"; a value ends at a dash ("Fridays — no exceptions")."""
+    said = frame("Rosa's is out — dinner's at The Olive Room now.")
+    assert (said.subject, said.value) == ("dinner", "Olive Room")
+    assert frame("Deploys go out on Fridays — no exceptions.").value == "Fridays"
