@@ -187,7 +187,7 @@ _START = (
     r"|[^,;:!?]{0,40}?\b(?:wants|asked for|requested|insists on)\s+)?"
 )
 _LEAD = re.compile(
-    r"^(?:(?:yes|yeah|yep|ok(?:ay)?|so|alright|right|fine|sure|well|great|cool|good|heads up"
+    r"^(?:(?:yes|yeah|yep|ok(?:ay)?|k|kk|so|alright|right|fine|sure|well|great|cool|good|heads up"
     r"|update|quick update|fyi|btw|also|and|but|then|hmm+|ugh|oh|ah|agreed|deal|perfect|wait"
     r"|lol|lmao|haha+|omg|welp|meh"
     r"|hold on"
@@ -1622,11 +1622,15 @@ _KEEP_IDIOM = re.compile(
 )
 
 
+# Texting's spelling of "through" ("deploys go thru github actions").
+_THRU = re.compile(r"\bthru\b", re.I)
+
+
 @lru_cache(maxsize=4096)
 def frame(sentence: str) -> Frame:
     """The choice a sentence states, or an empty frame (cached: a run reads a sentence for
     its decisions and its constraints, and chat repeats itself)."""
-    text = _LEAD.sub("", " ".join(sentence.replace("\u2019", "'").split()))
+    text = _LEAD.sub("", _THRU.sub("through", " ".join(sentence.replace("\u2019", "'").split())))
     text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", _HAS_BEEN.sub(r"\1 has ", text)))
     found = _frame(sentence, text)
     return replace(found, value=_with_date(text, found.value))

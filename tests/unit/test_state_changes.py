@@ -1334,3 +1334,10 @@ def test_a_dash_ends_a_phrase_as_a_comma_does() -> None:
     said = frame("Rosa's is out — dinner's at The Olive Room now.")
     assert (said.subject, said.value) == ("dinner", "Olive Room")
     assert frame("Deploys go out on Fridays — no exceptions.").value == "Fridays"
+
+
+def test_texting_leads_and_spellings_are_read_as_words() -> None:
+    """ "k so the newsletter is going out thru Substack": "k" is a lead-in like "ok", "thru" is
+    "through" (it made "Use going out thru Substack for k so the newsletter")."""
+    said = frame("k so the newsletter is going out thru Substack")
+    assert (said.subject, said.value) == ("newsletter", "Substack")
