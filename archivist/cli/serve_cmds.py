@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Annotated, Any
 
 import typer
@@ -59,7 +60,11 @@ def mcp_server(
 
 
 def _mcp_serve() -> Any:
-    """The MCP server's entry point, or a usage error naming the extra to install."""
+    """The MCP server's entry point, or a usage error naming the extra to install. The SDK is
+    looked for here and imported once the startup checks have passed."""
     with needs_extra("mcp", "archivist mcp (the MCP SDK)", ("mcp", "mcp_types")):
+        for package in ("mcp", "mcp_types"):
+            if importlib.util.find_spec(package) is None:
+                raise ModuleNotFoundError(f"No module named {package!r}", name=package)
         from archivist.mcp_server import serve
     return serve

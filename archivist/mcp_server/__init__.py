@@ -1,7 +1,7 @@
 """`archivist mcp`: the archive's read-only tools for agent hosts, over the official MCP SDK.
 
-Importing this package needs the `mcp` extra (`pip install 'archivist[mcp]'`); the CLI says so
-when it is missing.
+Serving needs the `mcp` extra (`pip install 'archivist[mcp]'`); the CLI says so when it is
+missing. The SDK is imported once the startup checks have passed (archivist.mcp_server.bind).
 """
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from collections.abc import Callable
 
 from archivist.client import Archivist
 from archivist.config import Settings
-from archivist.mcp_server.http import PATH, check_bind, listen, serve_http
-from archivist.mcp_server.server import build_server, serve_stdio
-from archivist.mcp_server.tools import TOOLS
+from archivist.mcp_server.bind import PATH, check_bind, listen
 
 
 def serve(
@@ -30,6 +28,12 @@ def serve(
         check_bind(host, token)
     with Archivist(settings) as client:
         recorded = client.check()
+        # The SDK only now: importing it takes about a second, which a refused start (no
+        # database, wrong model, an address without a token) should not wait for.
+        from archivist.mcp_server.http import serve_http
+        from archivist.mcp_server.server import build_server, serve_stdio
+        from archivist.mcp_server.tools import TOOLS
+
         server = build_server(client)
         ready = f"{len(TOOLS)} read-only tools; {recorded.model} ({recorded.dim}-d)"
         if not http:

@@ -11,7 +11,6 @@ requires it too.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 import logging
 import socket
@@ -22,33 +21,9 @@ from mcp.server import Server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from archivist.errors import ArchivistError, ConfigError
+from archivist.mcp_server.bind import PATH, is_loopback
 
 log = logging.getLogger(__name__)
-
-PATH = "/mcp"
-
-
-class ServeError(ArchivistError):
-    """The server cannot listen where it was asked to."""
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_bind(host: str, token: str | None) -> None:
-    """Refuse to serve beyond this machine without a bearer token (a configuration error)."""
-    if not is_loopback(host) and token is None:
-        raise ConfigError(
-            f"archivist mcp --http will not listen on {host} without a bearer token: set "
-            "ARCHIVIST_MCP_TOKEN (16+ characters), or listen on 127.0.0.1"
-        )
 
 
 class BearerToken:
@@ -80,19 +55,6 @@ async def _unauthorized(send: Send) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body.encode()})
-
-
-def listen(host: str, port: int) -> socket.socket:
-    """A socket listening on host:port (port 0: any free port), or a one-line error."""
-    try:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen()  # connections wait in the backlog until the server accepts them
-    except OSError as exc:
-        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    return sock
 
 
 def serve_http(server: Server[Any], sock: socket.socket, token: str | None) -> None:

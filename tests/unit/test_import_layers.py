@@ -129,3 +129,23 @@ def test_the_command_line_and_the_client_start_without_the_rules_extractor() -> 
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_a_refused_mcp_start_never_imports_the_sdk() -> None:
+    """`archivist mcp` checks the address and the database before it imports the MCP SDK
+    (about a second): a refused start fails that much sooner."""
+    code = (
+        "import sys\n"
+        "from archivist.config import Settings\n"
+        "from archivist.errors import ArchivistError\n"
+        "from archivist.mcp_server import serve\n"
+        "url = 'postgresql://u@127.0.0.1:1/x'\n"
+        "for http, host in ((True, '0.0.0.0'), (False, '127.0.0.1')):\n"
+        "    try:\n"
+        "        serve(Settings(database_url=url, embedder='hash'), print, http, host)\n"
+        "    except ArchivistError:\n"
+        "        pass\n"
+        "print(','.join(m for m in ('mcp', 'uvicorn') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
