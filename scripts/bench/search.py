@@ -384,24 +384,41 @@ def zipf_words(rnd: random.Random, k: int) -> list[str]:
     return rnd.choices(TEXT_VOCABULARY, cum_weights=_ZIPF_CUMULATIVE, k=k)
 
 
+def turn_window(rnd: random.Random, metadata: dict[str, Any]) -> str:
+    """A turn window's text: 4 turns of 5 to 12 words (20 to 45 words, as other chunks have),
+    with what a commit stores of them (archivist_turn_positions): where each turn starts in the
+    text and among the full text's positions. The vocabulary has no stop words, so word i of the
+    window is position i + 1."""
+    turns = [zipf_words(rnd, rnd.randint(5, 12)) for _ in range(4)]
+    before = list(itertools.accumulate(len(t) for t in turns[:-1]))
+    lines = [" ".join(t) for t in turns]
+    metadata.update(
+        turn_starts=[0, *itertools.accumulate(len(line) + 1 for line in lines[:-1])],
+        turn_positions=[n + 1 for n in before],
+        turn_words=before,
+    )
+    return "\n".join(lines)
+
+
 def chunk_rows(
     vectors: np.ndarray, sessions: list[str], sources: list[str], rnd: random.Random
 ) -> Iterator[tuple[Any, ...]]:
     places: Counter[str] = Counter()  # a chunk's place in its session, as turn windows have
     for i, (vector, session, source) in enumerate(zip(vectors, sessions, sources, strict=True)):
         first = T0 + timedelta(minutes=i)
-        content = " ".join(zipf_words(rnd, rnd.randint(20, 45)))
         metadata: dict[str, Any] = {
             "first_at": first.isoformat(),
             "last_at": (first + timedelta(minutes=rnd.randint(1, 90))).isoformat(),
-            "turn_count": rnd.randint(1, 8),
             "message_ids": [i],
-            "turn_starts": [0],
         }
         places[session] += 1
-        if source == "state_item":
+        if source == "session_turn":
+            content = turn_window(rnd, metadata)
+        elif source == "state_item":
             content = "Always " + " ".join(zipf_words(rnd, rnd.randint(6, 14)))
             metadata.update(type="constraint", standing=True)
+        else:
+            content = " ".join(zipf_words(rnd, rnd.randint(20, 45)))
         yield (
             uuid.UUID(int=rnd.getrandbits(128), version=4),
             session,

@@ -90,7 +90,10 @@ BEGIN
                                       slot, content_hash, embedding_model, archive_version,
                                       user_id)
     SELECT y.id, p_session_id, y.source, y.content, y.embedding,
-           coalesce(y.metadata, '{}'::jsonb) || jsonb_build_object('archive_id', v_id),
+           coalesce(y.metadata, '{}'::jsonb) || jsonb_build_object('archive_id', v_id)
+               || CASE WHEN y.source = 'session_turn'
+                       THEN archivist_turn_positions(y.content, y.metadata -> 'turn_starts')
+                       ELSE '{}' END,
            y.slot, y.content_hash, p_embedding_model, v_current + 1, v_user
     FROM (SELECT x.id, x.slot, x.source, x.content, x.content_hash, x.metadata,
                  coalesce(x.embedding, p_vectors[x.vector],
