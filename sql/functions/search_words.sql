@@ -118,8 +118,8 @@ $$;
 -- less on REALTALK. The session setting `archivist.turn_share` (0 to 1; 0: whole windows only)
 -- replaces the 3/4, for comparing. The k best. Each chunk's tsvector is read once, lexeme by
 -- lexeme, for its length, and once cut to the query's words, for their counts and positions;
--- everything is computed chunk by chunk (joins between the chunks' rows once went to nested
--- loops on a large table, minutes a query).
+-- everything is computed chunk by chunk, never by joining the chunks' rows to each other (the
+-- planner may take nested loops for such a join: minutes a query at 100k chunks).
 -- With `cap`, at most cap chunks are read and scored (what a search costs then no longer grows
 -- with the number of chunks that have a query word), taken best first by the scope words they
 -- have: the (at most 4) scope words of most weight make up to 15 sets, ordered by the sum of
