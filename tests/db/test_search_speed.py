@@ -13,7 +13,9 @@ from psycopg.types.json import Jsonb
 from support.sources import SourceDB
 
 from archivist import memory_search
+from archivist.client import archive
 from archivist.config import Settings
+from archivist.pipeline import ArchiveRequest
 
 TEXT_ONLY = "SELECT id, score FROM hybrid_jarvis_memory_chunks(NULL, %s, 10, %s, 0, 1)"
 CHUNKS = 12_000  # over the 10,000 rows where word frequencies come from the column statistics
@@ -139,3 +141,20 @@ def test_a_rare_word_decides_on_a_large_table_whatever_the_filter(
         ).hits
         found = [h.content for h in hits if "zanzibar" in h.content]
         assert found and hits[0].content == found[0]
+
+
+def test_a_chunks_columns_are_read_from_its_row(source: SourceDB, settings: Settings) -> None:
+    """A chunk's row is over 2 KB with its vector alone: EXTENDED columns longer than a TOAST
+    pointer (its full text, its hash, a session id as long as a UUID) went out to the TOAST
+    table, and a search read each candidate's from there (sql/007_chunk_columns_in_row.sql)."""
+    turn = "We compared the vendors' schedules, budgets and support terms in detail. " * 12
+    source.add("5f0c2a8e-7d3b-4c1a-9e6f-2b8d4a7c1e90", [turn, turn.upper(), turn.lower(), "Ok."])
+    archive(settings, ArchiveRequest(delay_ms=0))
+    with psycopg.connect(source.url) as conn:
+        toast, chunks = conn.execute(
+            "SELECT reltoastrelid::regclass::text, (SELECT count(*) FROM jarvis_memory_chunks) "
+            "FROM pg_class WHERE oid = 'jarvis_memory_chunks'::regclass"
+        ).fetchone()
+        out_of_line = conn.execute(f"SELECT count(DISTINCT chunk_id) FROM {toast}").fetchone()
+    assert chunks > 0
+    assert out_of_line == (0,)
