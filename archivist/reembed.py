@@ -1,7 +1,7 @@
 """`archivist reembed`: moves the chunk table to another embedding model.
 
 Phase one embeds every chunk with the new model, a batch at a time, and stages the vectors
-(sql/006_reembed.sql); each batch commits, so an interrupted run loses at most one batch and
+(sql/functions/reembed.sql); each batch commits, so an interrupted run loses at most one batch and
 the next run embeds only what is not staged yet. Phase two swaps everything in one transaction:
 new vectors, new chunk ids (ids derive from the model, see `chunking.chunk_id`), the column's
 dimension, the recorded model, and the HNSW index rebuilt after the bulk update. Until that

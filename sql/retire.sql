@@ -3,7 +3,7 @@
 --
 -- Applied by every `archivist init` right after sql/functions/, in the same transaction. Every
 -- function those files define was just created or replaced, so its catalog row was written by
--- this transaction: those are recorded in archivist_own_functions (sql/050_own_functions.sql).
+-- this transaction: those are recorded in archivist_own_functions (sql/001_schema.sql).
 -- A recorded function whose row this transaction did not write is obsolete: a function a file
 -- no longer has, or an old signature of one whose arguments or result changed (CREATE OR
 -- REPLACE cannot change those, and would leave the old one beside the new, which PostgREST

@@ -1,6 +1,6 @@
 -- Forgetting on request (`archivist forget`, `Archivist.forget`, or this function over REST as
 -- the service role): every trace of a session, a user or a message leaves every archivist
--- table in one transaction, and a tombstone (hashed ids, sql/051_forgotten.sql) keeps later
+-- table in one transaction, and a tombstone (hashed ids, sql/001_schema.sql) keeps later
 -- runs from archiving the same source rows again. The bot's own tables are never touched.
 
 -- The tombstone key of a session (p_message_id null) or of one message of it: a sha256, hex.

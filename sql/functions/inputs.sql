@@ -8,7 +8,7 @@
 --   since, until     a timestamp, e.g. "2026-01-01" or "2026-01-01T09:00:00Z"
 --   as_of            a timestamp: the archive as it stood then (archivist_chunk_filter_sql)
 --   embedding_model  a string
---   user_id          a string (that user's chunks only; sql/010_user_id.sql)
+--   user_id          a string (that user's chunks only; sql/001_schema.sql)
 -- any of them null meaning "not given". Unknown keys and wrong types are errors (22023).
 -- Returns the filter ({} for NULL).
 CREATE OR REPLACE FUNCTION archivist_check_filter(filter jsonb) RETURNS jsonb

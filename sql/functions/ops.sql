@@ -196,7 +196,7 @@ AS $$
     FROM archivist_session_failures f
 $$;
 
--- Sessions whose messages carried more than one user id (sql/010_user_id.sql): how many, and
+-- Sessions whose messages carried more than one user id (sql/001_schema.sql): how many, and
 -- the first p_limit of them. What they write has no user id: only the service role reads it.
 CREATE OR REPLACE FUNCTION archivist_multi_user_sessions(p_limit integer) RETURNS jsonb
 LANGUAGE sql STABLE

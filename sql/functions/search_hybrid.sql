@@ -19,7 +19,7 @@ AS $$
 $$;
 
 -- The standing rule ("always ...", "never ...": a constraint item whose chunk is marked
--- `standing`, sql/065_standing_rules.sql) that a query's words point to most, with how much:
+-- `standing`, sql/001_schema.sql) that a query's words point to most, with how much:
 -- the share of the query words' weight that the rule has, each word weighted by its rarity
 -- among the N rules the filter admits, ln(1 + (N + 10 - df + 0.5) / (df + 0.5)), so that words
 -- most rules say ("ask", "include") weigh little and a word no rule has weighs most. The 10

@@ -4,7 +4,7 @@
 --   like Supabase's match_documents. filter keys (all optional): session_ids [text],
 --   source text, since / until (timestamptz, on the conversation time a chunk covers), as_of
 --   (timestamptz: only chunks whose messages are all at or before it), user_id
---   (text: that user's chunks only; see sql/010_user_id.sql), and
+--   (text: that user's chunks only; see sql/001_schema.sql), and
 --   embedding_model (default: the recorded one; chunks of any other model are never returned).
 --   At most 10 rows.
 

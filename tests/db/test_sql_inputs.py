@@ -107,7 +107,7 @@ def test_the_turns_around_the_hits_check_their_filter_too(call: Call) -> None:
 
 
 def test_the_user_id_filter_is_a_known_key(call: Call) -> None:
-    """Per-user memory's key (sql/010_user_id.sql) passes the check and scopes: these sessions
+    """Per-user memory's key (sql/001_schema.sql) passes the check and scopes: these sessions
     carry no user id, so no chunk is that user's."""
     code, rows = call(*match('{"user_id": "7f9c2d4e-user"}'))
     assert code is None and rows == []

@@ -219,7 +219,7 @@ def test_the_archivists_own_functions_outlast_the_gateway_timeout(source: Source
     ).fetchall()
     timeouts = dict(rows)
     assert "archivist_commit_version" in timeouts and "archivist_pending_sessions" in timeouts
-    # per-user memory's functions (sql/010_user_id.sql) are bounded like the others
+    # per-user memory's functions (sql/001_schema.sql) are bounded like the others
     assert {"archivist_session_users", "archivist_multi_user_sessions"} <= timeouts.keys()
     searches = {
         name
