@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 EVAL_STAMP := $(VENV)/.eval-deps
 # One test worker more than the cores, at least three: the tests wait on subprocesses and servers
-# about a third of the time (2 cores: 2 workers 816 s, 3 workers 677 s).
+# about a third of the time (2 cores: 816 s with 2 workers; 677 and 788 s in two runs with 3).
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 2 ] && echo $$((n + 1)) || echo 3)
 
 .PHONY: demo docs test test-fast lint typecheck check bench bench-all bench-search bench-reembed bench-client bench-current eval eval-deps soak clean
