@@ -195,6 +195,11 @@ _LEAD = re.compile(
     r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so)\b[\s,:!.\u2014-]*)+",
     re.I,
 )
+# A lead-in that takes back what was said before: said first, it is no part of the choice.
+_UNDOING_LEAD = re.compile(
+    r"^(?:nvm|nevermind|never mind|scratch that|on second thought|on reflection)\b[\s,:!.\u2014-]*",
+    re.I,
+)
 # A plain choice said as news ("search runs on Typesense now") is an update of its subject.
 # Words that make a plain choice a change of an earlier one it does not name ("actually, let's
 # do the Italian place instead"; "Change: tomatoes go in the greenhouse").
@@ -297,6 +302,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         (
             r"\b(?:use|using|go with|going with|pick|choose|adopt)\s+DET(?P<val>NP)\s+(?:instead of"
             r"|rather than|in place of)\s+DET(?P<old>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
+            "replace",
+        ),
+        # one out, the other in: "PagerDuty is out, Opsgenie in"
+        (
+            r"^DET(?P<old>NP4)\s+(?:is\s+|are\s+|'s\s+)?out\s*[,;]\s*(?:and\s+)?DET(?P<val>NP4)"
+            r"\s+(?:is\s+|are\s+|'s\s+)?in\b",
             "replace",
         ),
         # the old value first: "Mailchimp got replaced by ConvertKit", "A was swapped for B"
@@ -1633,7 +1644,22 @@ def frame(sentence: str) -> Frame:
     text = _LEAD.sub("", _THRU.sub("through", " ".join(sentence.replace("\u2019", "'").split())))
     text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", _HAS_BEEN.sub(r"\1 has ", text)))
     found = _frame(sentence, text)
-    return replace(found, value=_with_date(text, found.value))
+    undone = _UNDOING_LEAD.match(text)
+    if undone and (found.empty or _UNDOING_LEAD.match(found.value or "")):
+        # "nvm foundry is back": the lead-in is no part of the value
+        found = _frame(sentence, text[undone.end() :])
+        found = replace(found, change=found.change or ("reverse" if found.value else None))
+    found = replace(found, value=_with_date(text, found.value))
+    if (
+        found.subject
+        and found.change in ("update", "replace")
+        and found.old is None
+        and _ONLY_VALUE.match(found.subject)
+        and value_kind(found.subject) == value_kind(found.value or "") != "thing"
+    ):
+        # "the 22nd got pushed to the 29th": the choice the 22nd was the value of changed
+        return replace(found, subject=None, old=_ARTICLE.sub("", found.subject))
+    return found
 
 
 def _frame(sentence: str, text: str) -> Frame:
@@ -1740,6 +1766,14 @@ def _with_date(text: str, value: str | None) -> str | None:
     return dated.group(0)
 
 
+# A subject that is only a value (a date, a time, an amount, with an article at most): "the
+# 22nd", "Tuesday", "$85/hour". What changed is the choice it was the value of.
+_ONLY_VALUE = re.compile(
+    r"^(?:the\s+|that\s+|this\s+)?(?:[$\u20ac\u00a3]?\d[\w:.,/$%-]*(?:\s*(?:am|pm))?"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?)$",
+    re.I,
+)
 # Who moved the speaker, said first, may not be what was moved.
 _MOVED_US = re.compile(
     r"\b(?:moved|bumped|switched|put|pushed|upgraded|downgraded|shifted)\s+(?:me|us)\s+"
@@ -2413,10 +2447,16 @@ _FAILED = Gated(
     r"(?:\s+(?:has|have|had|just|also))?\s+(?:double-booked|overbooked|cancell?ed|canceled"
     r"|fell through|flaked|bailed|backed out|dropped out|sold out|booked up|shut down|broke"
     r"|came back\s+(?:insane|too|way)|(?:didn't|doesn't|won't|did not|does not)\s+work"
-    r"|raised (?:their|its) prices|no longer)"
+    r"|raised (?:their|its) prices|no longer|flooded|burn[et] down|closed down|went (?:bust|under"
+    r"|out of business)|folded|priced (?:us|me|them) out|killed it|stopped working|fell apart"
+    r"|(?:didn't|did not) pan out|turned (?:us|me) down|said no|ran out|broke down"
+    r"|shut (?:its|their) doors)"
     # or what it is now
-    r"|(?:'s|\s+(?:is|was|got|are|were))\s+(?:(?:totally|completely|way|just|also|now)\s+)*"
-    r"(?:down\b|dead|out\b|off the table|axed|scrapped|closed|broken|done|full|too\s+\w+)"
+    r"|(?:'s|\s+(?:is|was|got|are|were))\s+(?:(?:totally|completely|way|just|also|now|already)\s+)*"
+    r"(?:down\b|dead|out\b|off the table|axed|scrapped|closed|broken|done|full|too\s+\w+"
+    r"|taken|booked|unavailable|(?:no longer |not )available|gone\b|discontinued|deprecated"
+    r"|sold out|out of stock|backordered|a no\b|a no-go|a bust|a disaster|vetoed|rejected"
+    r"|denied|cancell?ed|flooded|shelved)"
     r"|\s+(?:(?:way|far)\s+)?too\s+\w+|" + _PLAIN_FAILURE + ")",
     re.I,
 )
@@ -2426,7 +2466,7 @@ _FAILED_AFTER = Gated(_FAILED_OLD + r"(?:" + _PLAIN_FAILURE + ")", re.I)
 # Words after a thing that name what about it failed: "the oak cabinet quote" is the oak
 # cabinets'.
 _ABOUT_IT = re.compile(
-    r"\s+(?:quote|quotes|price|prices|bill|cost|costs|fee|fees|estimate|booking|reservation"
+    r"\s+(?:quote|quotes|price|prices|pricing|bill|cost|costs|fee|fees|estimate|booking|reservation"
     r"|plan|option|idea|thing|one)$",
     re.I,
 )

@@ -802,10 +802,17 @@ class _Found:
         if not user:
             findings = [f for f in findings if not self._echoes(f, message)]
         typed = decided = False
-        limits = states_a_limit(_choice_clause(sentence, choice)) or (
-            choice.change == "update"
-            and _LIMIT.search(choice.subject or "") is not None
-            and value_side(choice.value) != "thing"  # "my budget is in a Google Sheet now"
+        stated_limit = states_a_limit(_choice_clause(sentence, choice))
+        # (a limit's subject given a value in words that state no limit: "SLA: 7am ET")
+        bounds = not stated_limit and _names_a_limit(choice)
+        limits = (
+            stated_limit
+            or bounds
+            or (
+                choice.change == "update"
+                and _LIMIT.search(choice.subject or "") is not None
+                and value_side(choice.value) != "thing"  # "my budget is in a Google Sheet now"
+            )
         )
         for finding in findings:
             if isinstance(finding, DecisionHit):
@@ -827,7 +834,7 @@ class _Found:
                 typed = self._complete(finding, message, sentence) or typed
         limit = choice.change is None and limits
         if not decided and is_choice(choice) and (chosen := choice_text(choice)):
-            if choice.change == "update" and limits:  # "the ad budget is now capped at $800"
+            if (choice.change == "update" or bounds) and limits:  # "the ad budget is now $800"
                 bound = choice.value and re.search(_BOUND + re.escape(choice.value), sentence, re.I)
                 text = _phrase(sentence) if bound else chosen  # keep "under 30 miles" whole
                 self.add("constraint", text, message, sentence, choice)
@@ -1019,3 +1026,26 @@ def topic_tags(text: str) -> list[str]:
         tags += sorted(words, key=len, reverse=True)[:1]
     unique = list(dict.fromkeys(tags))
     return unique[:3]
+
+
+# A subject that is itself a limit, a floor or a time allowed, by its head word: what it is
+# given is a constraint ("SLA: tables ready by 6am ET", "min iOS version 15", "retention bumped
+# to 30 days", "presentation time: 15 minutes per paper"); "the budget appendix" is none.
+_LIMIT_HEAD = re.compile(
+    r"(?:^(?:max|maximum|min|minimum)\b.*|\b(?:caps?|limits?|ceiling|budget|quota|allowance|sla"
+    r"|slo|retention(?: period)?|threshold|p9\d|(?:presentation|speaking"
+    r"|talk|response|time)\s+(?:time|slot|limit))$)",
+    re.I,
+)
+_HEAD_ENDS = re.compile(r"\s+(?:for|of|on|in|at)\s+.*$", re.I)
+
+
+def _names_a_limit(choice: Frame) -> bool:
+    """Whether a choice gives a limit its value: its subject's head names one and its value
+    is a time or an amount, or has a number ("my budget is in a Google Sheet" is no limit)."""
+    head = _HEAD_ENDS.sub("", choice.subject or "").strip()
+    return (
+        choice.change != "cancel"
+        and _LIMIT_HEAD.search(head) is not None
+        and (value_side(choice.value) != "thing" or bool(re.search(r"\d", choice.value or "")))
+    )
