@@ -31,7 +31,8 @@ ChangeKind = Literal["replace", "reverse", "cancel", "update"]
 _WORD = (
     r"(?:[^\s,.;:!?()\[\]\"\u2013\u2014]|[.,](?=[\w$])|(?<=\d):(?=\d)|(?<=\b(?-i:Dr))\.(?=\s[A-Z])"
     r"|(?<=\b(?-i:Mr))\.(?=\s[A-Z])|(?<=\b(?-i:Ms))\.(?=\s[A-Z])|(?<=\b(?-i:Mrs))\.(?=\s[A-Z])"
-    r"|(?<=\b(?-i:St))\.(?=\s[A-Z]))+"
+    r"|(?<=\b(?-i:St))\.(?=\s[A-Z])|(?<=\b(?-i:Prof))\.(?=\s[A-Z])|(?<=\b(?-i:Jr))\.(?=\s[A-Z])"
+    r"|(?<=\b(?-i:Sr))\.(?=\s[A-Z])|(?<=\b(?-i:Rev))\.(?=\s[A-Z]))+"
 )
 _NP = _WORD + r"(?:\s+" + _WORD + r"){0,5}?"
 _NP4 = _WORD + r"(?:\s+" + _WORD + r"){0,3}?"
@@ -39,10 +40,14 @@ _UPDATED = (
     r"(?:improved|increased|decreased|grown|grew|dropped|reached|extended|risen|rose|moved|changed"
     r"|updated|bumped|raised|lowered|reduced|gone up|gone down|climbed|fallen|fell|jumped"
     r"|shrunk|expanded|doubled|halved|slipped|rescheduled|adjusted|postponed|pushed back"
-    r"|pushed|set)"
+    r"|revised|amended|crept up|edged up|ticked up|inched up|shot up|went up|went down"
+    r"|came down|upped|trimmed|slashed|shortened|lengthened|renegotiated|pushed|set)"
 )
 # A period after a title ("Dr. Patel") ends no phrase.
-_NOT_TITLE = r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:Mrs))(?<!\b(?-i:St))"
+_NOT_TITLE = (
+    r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:Mrs))(?<!\b(?-i:St))"
+    r"(?<!\b(?-i:Prof))(?<!\b(?-i:Jr))(?<!\b(?-i:Sr))(?<!\b(?-i:Rev))"
+)
 _END = (
     r"(?=\s*(?:,(?![\w$])|[;!?()\n\u2013\u2014]|:(?!\d)|"
     + _NOT_TITLE
@@ -130,7 +135,9 @@ _UPDATE_VERBS = (
     r"|increases|decreases|shifts|jumps|falls|grows|extended|upgraded|downgraded|switched"
     r"|tightened|loosened|relaxed|shortened|lengthened|dropping|moving|going up|going down"
     r"|increasing|decreasing|rising|slipping|shifting|changing|growing|climbing|falling"
-    r"|comes down|came down|comes up|came up|pulled in|pulled forward|brought in|pushed out)"
+    r"|comes down|came down|comes up|came up|pulled in|pulled forward|brought in|pushed out"
+    r"|revised|amended|crept up|creeping up|edged up|ticked up|inched up|shot up|upped|trimmed"
+    r"|slashed|renegotiated)"
 )
 
 
@@ -303,6 +310,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"\b(?:use|using|go with|going with|pick|choose|adopt)\s+DET(?P<val>NP)\s+(?:instead of"
             r"|rather than|in place of)\s+DET(?P<old>NP)(?:\s+(?:for|on|in)\s+DET(?P<subj>NP))?END",
             "replace",
+        ),
+        # the new value of what was being talked about: "so it's Tuesday 10am now"
+        (
+            r"(?:^|[,;:]\s*|\b(?:so|and|but)\s+)(?:it's|its|it is|it'll be|that's)\s+"
+            r"(?:(?:gonna|going to)\s+be\s+)?(?P<val>(?:[$\u20ac\u00a3]|\d|(?-i:[A-Z]))"
+            r"[^,;.!?]{0,30}?)\s+now\b",
+            "update",
         ),
         # one out, the other in: "PagerDuty is out, Opsgenie in"
         (
@@ -1693,7 +1707,10 @@ def _frame(sentence: str, text: str) -> Frame:
         instead = _DOING_INSTEAD.search(text)
         if found.empty and instead is not None:
             value = _phrase(instead.group("val"), value=True)
-            found = Frame(value=value, change="replace") if value else Frame()
+            old = _instead_of(text[instead.start("val") :], value) if value else None
+            found = Frame(value=value, old=old, change="replace") if value else Frame()
+        if found.empty:
+            found = _named_over(text)
         if found.value:
             return found
         if _REVERSAL.search(text):
@@ -1782,7 +1799,9 @@ _MOVED_US = re.compile(
 )
 _RENEWED = re.compile(r"^(?:new|updated|revised)\s+(?P<rest>\S.*)$", re.I)
 # (a new one of a role said as ours: "we hired a new designer" may add one)
-_THE_NEW = re.compile(r"\b(?:our|my|the|their)\s+(?:new|updated|revised)\s", re.I)
+_THE_NEW = re.compile(
+    r"(?:\b(?:our|my|the|their)\s+|(?:^|[,;:]\s*|\bso\s+|\band\s+))(?:new|updated|revised)\s", re.I
+)
 # A thing named by when, how often or which size of it is chosen ("the 8:15 train", "monthly
 # billing", "the large plan"): what it is of is its subject, so another time, frequency or
 # size of it replaces it.
@@ -1949,10 +1968,48 @@ _DOING_INSTEAD = Gated(
         r"|gonna|just)\s+)*(?:doing|using|getting|taking|trying|making|having|ordering|picking"
         r"|booking|buying|choosing|hiring|going with|do|get|use|take|try|make|have|order|pick"
         r"|book|it's|it is|it'll be|joined|got|picked|booked|ordered|chose|bought|hired"
-        r"|signed up for|went with)"
-        r"\s+DET(?P<val>NP)\s+instead\b(?!\s+of)"
+        r"|signed up for|went with|serving|running|driving"
+        r"|flying|staying at|staying in|wearing|hosting|building|learning|studying"
+        r"|renting|leasing|switching to|moving to|going to|heading to|meeting at|giving us"
+        r"|gave us|given us|giving me|gave me|given me)"
+        r"\s+DET(?P<val>NP)\s+instead\b"
     )
 )
+# A name chosen over another, whatever the verb before it: "the organizer has given us hall 9
+# instead of hall 7", "Ana will report to Sarah Lindgren rather than Michael".
+_NAMED_OVER = re.compile(
+    r"(?P<val>(?-i:[A-Z])[\w.&'+-]*(?:\s+(?-i:[A-Z0-9])[\w.&'+-]*){0,2}|[\w-]+\s+\d[\w.-]*"
+    r"|[$\u20ac\u00a3]?\d[\w.,:/$%-]*(?:\s+[a-z]+)?)\s+(?:instead of|rather than|in place of)\s+"
+)
+
+
+# What offers or weighs an option rather than taking it: "you could use X instead of Y".
+_OFFERED = re.compile(
+    r"\b(?:could|would|might|may|maybe|should|perhaps|consider|considering|suggest|recommend"
+    r"|how about|what about|prefer|if|whether)\b|\?|^\W*you\b",
+    re.I,
+)
+
+
+def _named_over(text: str) -> Frame:
+    """A change that names its value and what it replaces around "instead of" (`_NAMED_OVER`),
+    the value a name, a number or a numbered thing ("hall 9"); or an empty frame."""
+    match = _NAMED_OVER.search(text)
+    if match is None or _OFFERED.search(text[: match.end()]):
+        return Frame()
+    value = _phrase(match.group("val"), value=True)
+    old = _instead_of(text[match.start("val") :], value) if value else None
+    if (
+        value is None
+        or old is None
+        or value.split()[0].lower() in _NOT_SUBJECT | _VERBISH
+        or not _NAMED_OVER.match(f"{old} instead of ")  # a name or a number for a name or one
+        or value_kind(old) != value_kind(value)
+    ):
+        return Frame()
+    return Frame(value=value, old=old, change="replace")
+
+
 # One option found better than the other, and taken: "the walnut looked way better than the
 # white oak, so that's what we ordered".
 _BETTER_TAKEN = Gated(

@@ -1341,3 +1341,31 @@ def test_texting_leads_and_spellings_are_read_as_words() -> None:
     "through" (it made "Use going out thru Substack for k so the newsletter")."""
     said = frame("k so the newsletter is going out thru Substack")
     assert (said.subject, said.value) == ("newsletter", "Substack")
+
+
+def test_a_limit_named_by_its_subject_is_a_constraint_and_a_document_is_not() -> None:
+    """ "SLA", "min iOS", "retention" given a time or an amount limit something, whatever the
+    verb; "the budget appendix" is a document, due on a date."""
+    made = rules_candidates(
+        session(
+            ("user", "SLA moved to 7am ET since the east coast team starts later."),
+            ("user", "bump min iOS to 16, we need the new SwiftUI APIs."),
+            ("user", "The budget appendix is due on April 25."),
+        )
+    )
+    assert [(c.type, c.text) for c in made if c.type in ("decision", "constraint")] == [
+        ("constraint", "SLA: 7am ET"),
+        ("constraint", "Min iOS: 16"),
+        ("decision", "Use April 25 for budget appendix"),
+    ]
+
+
+def test_a_change_after_a_place_flooded_replaces_that_place() -> None:
+    made = rules_candidates(
+        session(
+            ("user", "riverside park flooded last wk so the run is relocating to Lincoln Field")
+        )
+    )
+    assert [(c.value, c.replaces) for c in made if c.type == "decision"] == [
+        ("Lincoln Field", "riverside park")
+    ]

@@ -325,6 +325,21 @@ from archivist.state.frames import (
             Frame("run", "Lincoln Field", None, "replace"),
         ),
         ("the run relocated to Lincoln Field", Frame("run", "Lincoln Field", None, "replace")),
+        # a subject that is only a value of the value's kind is what changed
+        ("the 22nd got pushed to the 29th", Frame(None, "29th", "22nd", "update")),
+        ("PagerDuty is out, Opsgenie in.", Frame(None, "Opsgenie", "PagerDuty", "replace")),
+        ("nvm foundry is back", Frame(None, "foundry", None, "reverse")),
+        ("payment terms are revised to net 30", Frame("payment terms", "net 30", None, "update")),
+        (
+            "so new supervisor is Prof. Lindqvist",
+            Frame("supervisor", "Prof. Lindqvist", None, "update"),
+        ),
+        (
+            "The organizer has given us hall 9 instead of hall 7.",
+            Frame(None, "hall 9", "hall 7", "replace"),
+        ),
+        ("so it's Tuesday 10am now", Frame(None, "Tuesday 10am", None, "update")),
+        ("They might give us hall 9 instead of hall 7.", Frame()),  # offered, not taken
         # "the way to go" is no subject: what is said to be it is chosen
         (
             "Forget Jenkins, CircleCI is the way to go.",

@@ -16,7 +16,8 @@ REQUEST_CHARS = 200
 _CUT = re.compile(
     r"[;!?()\[\]{}\"]|[,:](?=\s|$)|\s[\u2014\u2013-]+\s|\u2014"
     # a full stop, but not a title's ("Dr. Farah")
-    r"|(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:Mrs))(?<!\b(?-i:St))\.(?=\s|$)"
+    r"|(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:Mrs))(?<!\b(?-i:St))"
+    r"(?<!\b(?-i:Prof))(?<!\b(?-i:Jr))(?<!\b(?-i:Sr))(?<!\b(?-i:Rev))\.(?=\s|$)"
     r"|\s(?:because|since|so that|so|but|though|although|unless|while|whereas|which"
     r"|otherwise|if|when|once|except)\b"
     r"|\s(?:and|or)\s+(?:i|we|you|let'?s|let us|then|also|maybe|it|that|this)\b"

@@ -21,6 +21,7 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": 
 # every character (same matches, the lookarounds all test the same position).
 _SENTENCE_BREAK = re.compile(
     r"(?<=[.!?\u2026])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bvs\.)"
+    r"(?<!\bProf\.)(?<!\bJr\.)(?<!\bSr\.)(?<!\bRev\.)"
     r"(?<!\be\.g\.)(?<!\bi\.e\.)\s+"
 )
 _LINE_PREFIX = re.compile(r"^(?:>+\s*|#{1,6}\s+)")
