@@ -202,6 +202,8 @@ _LEAD = re.compile(
     r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so)\b[\s,:!.\u2014-]*)+",
     re.I,
 )
+# Emoji and pictographs: chat decoration, no word of a choice ("vet is Dr. Alvarez 🏥").
+_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d\u2b50\u2b55\u2764]")
 # A lead-in that takes back what was said before: said first, it is no part of the choice.
 _UNDOING_LEAD = re.compile(
     r"^(?:nvm|nevermind|never mind|scratch that|on second thought|on reflection)\b[\s,:!.\u2014-]*",
@@ -1655,7 +1657,8 @@ _THRU = re.compile(r"\bthru\b", re.I)
 def frame(sentence: str) -> Frame:
     """The choice a sentence states, or an empty frame (cached: a run reads a sentence for
     its decisions and its constraints, and chat repeats itself)."""
-    text = _LEAD.sub("", _THRU.sub("through", " ".join(sentence.replace("\u2019", "'").split())))
+    plain = _EMOJI.sub(" ", sentence.replace("\u2019", "'"))
+    text = _LEAD.sub("", _THRU.sub("through", " ".join(plain.split())))
     text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", _HAS_BEEN.sub(r"\1 has ", text)))
     found = _frame(sentence, text)
     undone = _UNDOING_LEAD.match(text)

@@ -1369,3 +1369,21 @@ def test_a_change_after_a_place_flooded_replaces_that_place() -> None:
     assert [(c.value, c.replaces) for c in made if c.type == "decision"] == [
         ("Lincoln Field", "riverside park")
     ]
+
+
+def test_a_list_under_any_heading_gives_one_choice_an_entry() -> None:
+    """ "monthly budget: groceries 600, dining out 200, ...": each entry names its own subject
+    and amount, and each can change alone later; emoji are no part of a choice."""
+    made = rules_candidates(
+        session(
+            ("user", "monthly budget: groceries 600, dining out 200, savings 1500 into Vanguard."),
+            ("user", "vet is Dr. Alvarez at Paws & Claws 🏥"),
+            ("user", "Note: I went to Paris, then Rome."),
+        )
+    )
+    assert [c.text for c in made if c.type == "decision"] == [
+        "Groceries 600",
+        "Dining out 200",
+        "Savings 1500 into Vanguard",
+        "Use Dr. Alvarez for vet",
+    ]

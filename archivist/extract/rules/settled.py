@@ -78,7 +78,7 @@ def settled_list(sentence: str) -> SettledList | None:
     two bullets or more."""
     if is_question(sentence) or tentative(sentence):
         return None
-    settled = _SETTLED.match(sentence)
+    settled = _SETTLED.match(sentence) or _named_list(sentence)
     changes = None if settled else _CHANGES.match(sentence)
     headed = settled or changes
     body = headed.group("list") if headed else sentence
@@ -92,6 +92,36 @@ def settled_list(sentence: str) -> SettledList | None:
         return None
     bare = bullets >= 2 or settled is not None
     return SettledList(entries, bare)
+
+
+# Any short heading before a colon: "monthly budget: groceries 600, dining out 200, ...".
+_HEADED = re.compile(r"^(?P<head>[A-Za-z][\w'/&-]*(?:\s+[\w'/&-]+){0,3})\s*:\s*(?P<list>\S.*)$")
+_HEAD_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|got)\b|'s\b", re.I)
+NAMED_ENTRY_WORDS = 6  # the longest entry of a list under a heading that does not say settled
+_NOT_A_HEADING = frozenset(
+    """note notes update updates question questions answer problem issue reason why example
+    context background fyi ps edit warning tip status result results summary tldr""".split()
+)
+
+
+def _named_list(sentence: str) -> re.Match[str] | None:
+    """A heading of a few words and, after its colon, two entries or more that each name
+    something (a name or a number) in a few words: a list of what the heading is set to."""
+    headed = _HEADED.match(sentence)
+    if headed is None or headed["head"].lower().split()[-1] in _NOT_A_HEADING:
+        return None
+    if (
+        _PRONOUN_LEAD.match(headed["head"])
+        or _HEAD_VERB.search(headed["head"])  # "Hall is booked: ...": a sentence's subject
+        or _BULLET.search(" " + headed["list"])
+    ):
+        return None
+    entries = [e for e in (p.strip(" .;,") for p in _ENTRY.split(headed["list"])) if e]
+    named = [e for e in entries if _CONCRETE.search(" " + e)]
+    # (choices of their own: "Triangle sides: 7 cm, 24 cm" are values of one thing)
+    own = [e for e in named if bare_choice(e).subject]
+    short = all(len(e.split()) <= NAMED_ENTRY_WORDS for e in entries)
+    return headed if len(named) == len(entries) and len(own) >= 2 and short else None
 
 
 def entries_of(text: str) -> list[str]:
