@@ -68,16 +68,25 @@ _TRAILING = re.compile(
     r"|going forward|from now on|for good|here|there|though|too|next (?:week|month|year|quarter)"
     r"|last (?:week|month|year|night)|yesterday"
     r"|this (?:week|month|year|quarter|semester|term|season|sprint)|tomorrow|today|soon"
-    r"|itself|themselves|himself|herself|ourselves|myself|yourself)$",
+    r"|itself|themselves|himself|herself|ourselves|myself|yourself|entirely|altogether"
+    r"|completely|for the time being)$",
     re.I,
 )
-_NOT_SUBJECT = frozenset(
-    """it this that we i you they he she we're i'm let's lets we'll i'll they're you're
+_NOT_SUBJECT = (
+    frozenset(
+        """it this that we i you they he she we're i'm let's lets we'll i'll they're you're
     i'd we'd you'd they'd it's that's there's me us him her them my our your
     everything something anything nothing one which
     what who there here thing stuff all both either away how why where when whether
     mind is are was were be been indoors outdoors inside outside""".split()
-) | {"way to go", "best bet", "best option", "winner"}  # "X is the way to go": X is chosen
+    )
+    | {"way to go", "best bet", "best option", "winner"}
+    | {  # "X is the way to go": X is chosen
+        # "for the same day": the same as before, no subject of a choice
+        f"same {w}"
+        for w in "day date time place spot venue week slot".split()
+    }
+)
 _NOT_VALUE = frozenset(
     """it this that them those these one something anything everything nothing stuff things
     same so well too now back random""".split()
@@ -204,6 +213,8 @@ _LEAD = re.compile(
 )
 # Emoji and pictographs: chat decoration, no word of a choice ("vet is Dr. Alvarez 🏥").
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d\u2b50\u2b55\u2764]")
+# A clause before a subject that a pattern took in with it: "neighbors complained so practice".
+_CLAUSE_BEFORE = re.compile(r"^.*\b(?:so|because|since|then|therefore)\s+", re.I)
 # A lead-in that takes back what was said before: said first, it is no part of the choice.
 _UNDOING_LEAD = re.compile(
     r"^(?:nvm|nevermind|never mind|scratch that|on second thought|on reflection)\b[\s,:!.\u2014-]*",
@@ -1661,6 +1672,9 @@ def frame(sentence: str) -> Frame:
     text = _LEAD.sub("", _THRU.sub("through", " ".join(plain.split())))
     text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", _HAS_BEEN.sub(r"\1 has ", text)))
     found = _frame(sentence, text)
+    if found.subject and (clause := _CLAUSE_BEFORE.match(found.subject)) is not None:
+        # "marcos neighbors complained so practice is at ...": what is at it is the practice
+        found = replace(found, subject=found.subject[clause.end() :] or None)
     undone = _UNDOING_LEAD.match(text)
     if undone and (found.empty or _UNDOING_LEAD.match(found.value or "")):
         # "nvm foundry is back": the lead-in is no part of the value
@@ -2726,7 +2740,10 @@ _BARE_NUMBER = re.compile(r"^(?:(?:at|to|by)\s+)?\d+(?:[.,]\d+)?$")
 
 
 _BOUND_WORD = r"(?:up to|under|over|about|around|at most|at least|max|min)"
-_AN_AMOUNT = r"(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*[\s-]*(?:%|(?:k|m|bn|[a-z]{2,})\b))"
+# (not an ordinal: "the rehearsal space on 5th st" is a place)
+_AN_AMOUNT = (
+    r"(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*[\s-]*(?:%|(?:k|m|bn|(?!(?:st|nd|rd|th)\b)[a-z]{2,})\b))"
+)
 _IS_AMOUNT = re.compile(
     rf"^(?:(?:{_BOUND_WORD[3:-1]}|to|by)\s+)?{_AN_AMOUNT}|^{_BOUND_WORD}\s+\d", re.I
 )

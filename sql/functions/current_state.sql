@@ -164,10 +164,10 @@ AS $$
         || '|(?:early|mid|late|end of)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))')
     THEN 'time'
     WHEN coalesce(p_value, '') ~* ('^(?:(?:up to|under|over|about|around|at most|at least'
-        || '|max|min|to|by)\s+)?(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*[\s-]*(?:%|(?:k|m|bn|[a-z]{2,})\M))'
+        || '|max|min|to|by)\s+)?(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*[\s-]*(?:%|(?:k|m|bn|(?!(?:st|nd|rd|th)\M)[a-z]{2,})\M))'
         || '|^(?:up to|under|over|about|around|at most|at least|max|min)\s+\d')
     THEN 'amount'
-    WHEN coalesce(p_value, '') ~* ('\m(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*[\s-]*(?:%|(?:k|m|bn|[a-z]{2,})\M))'
+    WHEN coalesce(p_value, '') ~* ('\m(?:[$\u20ac\u00a3]\s?\d|\d[\d.,]*[\s-]*(?:%|(?:k|m|bn|(?!(?:st|nd|rd|th)\M)[a-z]{2,})\M))'
                                    || '|[$\u20ac\u00a3]\s?\d')
     THEN NULL
     ELSE 'thing' END
