@@ -340,6 +340,22 @@ from archivist.state.frames import (
         ),
         ("so it's Tuesday 10am now", Frame(None, "Tuesday 10am", None, "update")),
         ("They might give us hall 9 instead of hall 7.", Frame()),  # offered, not taken
+        (
+            "neighbors complained so practice is at the rehearsal space on 5th st now",
+            Frame("practice", "rehearsal space on 5th st", None, "update"),
+        ),
+        (
+            "TwoGuys cancelled so we booked Atlas Van Lines for the same day.",
+            Frame(
+                None,
+                "Atlas Van Lines",
+                "TwoGuys",
+                "replace",
+                commit=True,
+                said="book Atlas Van Lines for the same day",
+            ),
+        ),
+        ("we dropped the keynote entirely", Frame(None, None, "keynote", "cancel")),
         # "the way to go" is no subject: what is said to be it is chosen
         (
             "Forget Jenkins, CircleCI is the way to go.",
