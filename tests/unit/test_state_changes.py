@@ -1387,3 +1387,29 @@ def test_a_list_under_any_heading_gives_one_choice_an_entry() -> None:
         "Savings 1500 into Vanguard",
         "Use Dr. Alvarez for vet",
     ]
+
+
+def test_a_limit_the_assistant_says_back_is_the_users() -> None:
+    """ "Rate limit of 100 req/s per IP recorded" restates the user's own words: the item cites
+    the user's message (where the limit was set), and the user's own item of it cites the
+    reply instead of a second item; one that only notes the user's limit adds none; a limit
+    of the assistant's own cites the assistant alone."""
+    made = rules_candidates(
+        session(
+            ("user", "nginx rate limit 100 req/s per ip."),
+            ("assistant", "Rate limit of 100 req/s per IP recorded."),
+            ("user", "The budget is capped at $500."),
+            ("assistant", "Noted, budget capped at $500."),
+            ("user", "What about uploads?"),
+            ("assistant", "Uploads are limited to 25 MB per file on that plan."),
+            ("user", "Guest list capped at 120."),
+            ("assistant", "A cap of 120 guests, got it."),
+        )
+    )
+    limits = [(c.text, c.refs) for c in made if c.type == "constraint"]
+    assert limits == [
+        ("Rate limit of 100 req/s per IP recorded", ["m0", "m1"]),
+        ("The budget is capped at $500", ["m2"]),
+        ("Uploads are limited to 25 MB per file on that plan", ["m5"]),
+        ("Guest list capped at 120", ["m6", "m7"]),
+    ]

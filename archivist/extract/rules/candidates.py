@@ -500,6 +500,7 @@ def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
             found.replied(message, said)
             found.offer = Offer.of(message)
         first = len(found.items)
+        found.replying_to = None if user else said
         for sentence, list_outcome in units(message.content):
             found.sentence(message, sentence, list_outcome, user=user)
         found.drop_tables(first)
@@ -520,6 +521,8 @@ class _Found:
         self._requested: tuple[Message, str, Frame] | None = None
         self._last_user: str | None = None
         self._current_user: str | None = None
+        # The user's message an assistant's message replies to (None while reading the user's)
+        self.replying_to: Message | None = None
 
     def add(
         self,
@@ -866,8 +869,12 @@ class _Found:
         if user and is_standing_rule(strip_fillers(sentence)):
             self.add("constraint", _phrase(sentence, MAX_RULE_WORDS), message, sentence)
         elif states_a_limit(sentence) and (user or not _NOTED.match(sentence)):
+            if not user and self._credited(message, sentence):
+                return
             stated = statement(sentence) if chose else Frame()
             self.add("constraint", _phrase(sentence), message, sentence, stated)
+            if not user and self._restates(sentence):
+                self.items[-1].refs.insert(0, self.replying_to.id)  # type: ignore[union-attr]
         elif _RISK.search(sentence) and not _NOT_RISK.search(sentence):
             self.add("risk", _phrase(sentence), message, sentence)
 
@@ -935,6 +942,31 @@ class _Found:
                 added = True
                 last = said if last.subject is None else last
         return added
+
+    def _restates(self, sentence: str) -> bool:
+        """Whether an assistant's sentence only says again what the user's message it replies
+        to said: every name and number of it is in that message ("8GB max memory, noted")."""
+        said = self.replying_to
+        named = [
+            n.lower() for n in _NAME_OR_NUMBER.findall(sentence) if any(c.isdigit() for c in n)
+        ]
+        return said is not None and bool(named) and all(n in said.content.lower() for n in named)
+
+    def _credited(self, message: Message, sentence: str) -> bool:
+        """An assistant's restated limit that an item of the user's message holds already
+        (its number in the item's text): that item cites the reply too, and no second item is
+        made."""
+        said = self.replying_to
+        if said is None or not self._restates(sentence):
+            return False
+        numbers = [n.lower() for n in _NAME_OR_NUMBER.findall(sentence) if n[:1].isdigit()]
+        for item in self.items:
+            if said.id in item.refs and item.type in ("constraint", "decision"):
+                if any(n in item.text.lower() for n in numbers):
+                    if message.id not in item.refs:
+                        item.refs.append(message.id)
+                    return True
+        return False
 
     def _complete(self, done: Completion, message: Message, sentence: str) -> bool:
         """Mark the batch's matching planned action done (as the extraction does), or note a
