@@ -873,8 +873,9 @@ class _Found:
                 return
             stated = statement(sentence) if chose else Frame()
             self.add("constraint", _phrase(sentence), message, sentence, stated)
-            if not user and self._restates(sentence):
-                self.items[-1].refs.insert(0, self.replying_to.id)  # type: ignore[union-attr]
+            said = self.replying_to
+            if not user and said is not None and self._restates(sentence):
+                self.items[-1].refs.insert(0, said.id)
         elif _RISK.search(sentence) and not _NOT_RISK.search(sentence):
             self.add("risk", _phrase(sentence), message, sentence)
 
