@@ -331,6 +331,29 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"[^,;.!?]{0,30}?)\s+now\b",
             "update",
         ),
+        # back to a value: "we're back on April 9", "the board reinstated the original $150"
+        (
+            r"\b(?:we're|we are|we|i'm|i am|it's|it is)\s+back\s+(?:on|to|with|at)\s+DET"
+            r"(?P<val>(?:[$\u20ac\u00a3]|\d|(?-i:[A-Z]))NP)END",
+            "reverse",
+        ),
+        (
+            r"\breinstat(?:e|es|ed|ing)\s+DET(?:(?:original|old|previous|former)\s+)?"
+            r"(?P<val>NP)END",
+            "reverse",
+        ),
+        # one thing changed for another: "I change the paella for lasagna"
+        (
+            r"\b(?:i|we)(?:'m|'re|\s+am|\s+are)?\s+(?:change|changed|changing|swap|swapped"
+            r"|swapping|exchange|exchanged)\s+DET(?P<old>NP4)\s+for\s+DET(?P<val>NP)END",
+            "replace",
+        ),
+        # what something is going to be: "the beds are going to be galvanized steel"
+        (
+            r"START DET(?P<subj>NP4)\s+(?:is|are|'s|'re)\s+(?:going to|gonna)\s+be\s+DET"
+            r"(?P<val>NP)END",
+            None,
+        ),
         # one out, the other in: "PagerDuty is out, Opsgenie in"
         (
             r"^DET(?P<old>NP4)\s+(?:is\s+|are\s+|'s\s+)?out\s*[,;]\s*(?:and\s+)?DET(?P<val>NP4)"
@@ -676,6 +699,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (
             r"\b(?:drop(?:s|ped|ping)?|ditch(?:es|ed|ing)?|scrap(?:s|ped|ping)?|retir(?:e|es|ed|ing)"
+            r"|rip(?:s|ped|ping)? out|dump(?:s|ed|ing)?|shelv(?:e|es|ed|ing)|abandon(?:s|ed|ing)?"
+            r"|gave up on|give up on|giving up on|decided against|rul(?:e|ed|ing) out"
+            r"|veto(?:es|ed)?"
             r"|kill(?:s|ed|ing)? off|get(?:ting)? rid of|got rid of|stop(?:ped|ping)? using"
             r"|cancel(?:s|led|ling|ed|ing)?|skip(?:s|ped|ping)?|nix(?:es|ed|ing)?|forget about"
             r"|ax(?:e|es|ed|ing)|discontinu(?:e|es|ed|ing)|pull(?:s|ed|ing)? the plug on"
@@ -690,6 +716,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"\b(?:we|i|they)?\s*(?:'re|'m|\s+are|\s+am|'ll|\s+will)?\s*(?:not|no longer)\s+"
             r"(?:be\s+)?(?:going with|doing|keeping|taking|getting|having|booking|renting|using)"
             r"\s+DET(?P<old>NP)\s+(?:any\s?more|any longer)\b",
+            "cancel",
+        ),
+        # "we're not doing a DJ": a choice against it
+        (
+            r"\b(?:we're|we are|i'm|i am|we|i)\s+(?:not|never)\s+(?:doing|having|getting|booking"
+            r"|hiring|using|going with|taking)\s+DET(?P<old>NP)END",
             "cancel",
         ),
         (
@@ -1644,7 +1676,7 @@ def head_phrase(phrase: str | None) -> str | None:
 # "the deadline's now March 3", "the party's moved to Saturday": the 's is "is" (or "has").
 _IS = re.compile(
     r"(\w)'s\s+(?=(?:now|moved|going|due|at|on|in|set|scheduled|booked|pushed|changed"
-    r"|rescheduled|postponed|delayed|back|still|with)\b)",
+    r"|rescheduled|postponed|delayed|back|still|with|out|gone|off|cancell?ed|canceled)\b)",
     re.I,
 )
 _HAS_BEEN = re.compile(r"(\w)'s\s+(?=been\b)", re.I)  # "standup's been pushed to 10"
@@ -2223,7 +2255,7 @@ _WORKING_FROM = re.compile(
 # A name that ends a sentence as its last clause: ", so Beehiiv."
 _LAST_NAME = re.compile(
     r"(?:^|[,;:\u2014]\s*)(?:so|then|now|and)?\s*(?P<val>(?-i:[A-Z])[\w.+&-]*"
-    r"(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})\s*[.!]*$",
+    r"(?:\s+(?-i:[A-Z0-9])[\w.+&-]*){0,2})(?:\s+(?:now|instead|it is))?\s*[.!]*$",
     re.I,
 )
 
@@ -2514,6 +2546,8 @@ _PLAIN_FAILURE = (
     r"(?:\s+just)?\s+(?:(?:can't|cannot|couldn't|could not)\s+(?:handle|keep up|cope)"
     r"|(?:doesn't|didn't|does not|did not)\s+scale|(?:keeps|kept) (?:crashing|failing|breaking))"
     r"|\s+(?:looked|looks|seemed|seems|felt|feels|sounded|sounds)\s+(?:(?:way|far)\s+)?too\s+\w+"
+    r"|\s+(?:felt|feels|was|is|got)\s+(?:(?:super|really|so|way|crazy|far)\s+)(?:heavy|slow"
+    r"|expensive|complicated|clunky|buggy|bloated|flaky)"
 )
 _FAILED = Gated(
     _FAILED_OLD + r"(?:"
@@ -2530,7 +2564,8 @@ _FAILED = Gated(
     r"(?:down\b|dead|out\b|off the table|axed|scrapped|closed|broken|done|full|too\s+\w+"
     r"|taken|booked|unavailable|(?:no longer |not )available|gone\b|discontinued|deprecated"
     r"|sold out|out of stock|backordered|a no\b|a no-go|a bust|a disaster|vetoed|rejected"
-    r"|denied|cancell?ed|flooded|shelved)"
+    r"|denied|cancell?ed|flooded|shelved|(?:(?:crazy|insanely|ridiculously|super|really|so)\s+)?"
+    r"(?:expensive|pricey|overpriced|unreliable|flaky|buggy))"
     r"|\s+(?:(?:way|far)\s+)?too\s+\w+|" + _PLAIN_FAILURE + ")",
     re.I,
 )

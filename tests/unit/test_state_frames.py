@@ -356,6 +356,16 @@ from archivist.state.frames import (
             ),
         ),
         ("we dropped the keynote entirely", Frame(None, None, "keynote", "cancel")),
+        ("Zucchini's out.", Frame(None, None, "Zucchini", "cancel")),
+        ("We're not doing a DJ.", Frame(None, None, "DJ", "cancel")),
+        ("we're back on April 9", Frame(None, "April 9", None, "reverse")),
+        ("we're back on track", Frame()),
+        ("the board reinstated the original $150", Frame(None, "$150", None, "reverse")),
+        ("I change the paella for lasagna.", Frame(None, "lasagna", "paella", "replace")),
+        (
+            "cedar was crazy expensive so the beds are going to be galvanized steel",
+            Frame("beds", "galvanized steel"),
+        ),
         # "the way to go" is no subject: what is said to be it is chosen
         (
             "Forget Jenkins, CircleCI is the way to go.",
