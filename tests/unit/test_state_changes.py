@@ -1351,12 +1351,17 @@ def test_a_limit_named_by_its_subject_is_a_constraint_and_a_document_is_not() ->
             ("user", "SLA moved to 7am ET since the east coast team starts later."),
             ("user", "bump min iOS to 16, we need the new SwiftUI APIs."),
             ("user", "The budget appendix is due on April 25."),
+            ("user", "Organizers moved me to 45 minute slot."),
+            ("user", "We got the Tuesday slot."),
+            ("user", "The IACUC protocol requires endpoints at 12 weeks."),
         )
     )
     assert [(c.type, c.text) for c in made if c.type in ("decision", "constraint")] == [
         ("constraint", "SLA: 7am ET"),
         ("constraint", "Min iOS: 16"),
         ("decision", "Use April 25 for budget appendix"),
+        ("constraint", "Slot: 45 minute"),  # a slot's length, not its time
+        ("constraint", "The IACUC protocol requires endpoints at 12 weeks"),
     ]
 
 

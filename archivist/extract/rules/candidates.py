@@ -77,6 +77,7 @@ _CONSTRAINT = Gated(
     r"|(?:max|maximum|min|minimum)\s+\$?\d[\d,.]*|won't go (?:any )?(?:higher|lower|over|above)"
     r"|has to run|have to run|has to support|have to support|required to|mandatory"
     r"|(?:needs|requires)\s+(?:at least\s+)?\d"
+    r"|\brequires\s+(?!(?:some|a lot|more|less|thought|time|work|effort|patience|practice)\b)"
     r"|can(?:'t|not| not) go (?:over|above|beyond)|not (?:to )?exceed|never exceed"
     r"|(?:stay|stays|staying|keep|keeps|keeping)\b[^.;!?]{0,40}\b(?:under|below)\s+\$?\d[\d,.]*"
     r"|\d[\d,.]*\s*(?:[a-z]+\s+)?(?:max|tops)(?!\w))\b"
@@ -1070,6 +1071,7 @@ _LIMIT_HEAD = re.compile(
     r"|talk|response|time)\s+(?:time|slot|limit))$)",
     re.I,
 )
+_SLOT = re.compile(r"\bslots?$", re.I)
 _HEAD_ENDS = re.compile(r"\s+(?:for|of|on|in|at)\s+.*$", re.I)
 
 
@@ -1079,6 +1081,10 @@ def _names_a_limit(choice: Frame) -> bool:
     head = _HEAD_ENDS.sub("", choice.subject or "").strip()
     return (
         choice.change != "cancel"
-        and _LIMIT_HEAD.search(head) is not None
+        and (
+            _LIMIT_HEAD.search(head) is not None
+            # ("the Tuesday slot" is a time of the slot, "a 45 minute slot" its length)
+            or (_SLOT.search(head) is not None and value_side(choice.value) == "amount")
+        )
         and (value_side(choice.value) != "thing" or bool(re.search(r"\d", choice.value or "")))
     )
