@@ -339,6 +339,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         (
             r"\breinstat(?:e|es|ed|ing)\s+DET(?:(?:original|old|previous|former)\s+)?"
+            r"(?P<val>[$\u20ac\u00a3]?\d[\w.,/%-]*)\s+(?P<subj>NP4)END",
+            "reverse",
+        ),
+        (
+            r"\breinstat(?:e|es|ed|ing)\s+DET(?:(?:original|old|previous|former)\s+)?"
             r"(?P<val>NP)END",
             "reverse",
         ),

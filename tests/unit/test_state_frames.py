@@ -361,6 +361,10 @@ from archivist.state.frames import (
         ("we're back on April 9", Frame(None, "April 9", None, "reverse")),
         ("we're back on track", Frame()),
         ("the board reinstated the original $150", Frame(None, "$150", None, "reverse")),
+        (
+            "the board reinstated the original $150 ticket price",
+            Frame("ticket price", "$150", None, "reverse"),
+        ),
         ("I change the paella for lasagna.", Frame(None, "lasagna", "paella", "replace")),
         (
             "cedar was crazy expensive so the beds are going to be galvanized steel",
