@@ -359,6 +359,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"(?P<val>NP)END",
             None,
         ),
+        # what was chosen in the end: "we ended up going with Linear"
+        (
+            r"\bended up\s+(?:going with|picking|choosing|using|booking|getting|buying|hiring"
+            r"|with)\s+DET(?P<val>NP)END",
+            None,
+        ),
         # one out, the other in: "PagerDuty is out, Opsgenie in"
         (
             r"^DET(?P<old>NP4)\s+(?:is\s+|are\s+|'s\s+)?out\s*[,;]\s*(?:and\s+)?DET(?P<val>NP4)"
@@ -409,7 +415,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # the new value first: "Adyen replaces Stripe for payments"
         (
-            r"^DET(?P<val>NP4)\s+(?:replaces|will replace|is replacing|takes over from"
+            r"^DET(?P<val>NP4)\s+(?:replaces|replaced|has replaced|will replace|is replacing"
+            r"|takes over from|took over from"
             r"|supersedes)\s+DET(?P<old>NP)(?:\s+(?:for|in|on|as)\s+DET(?P<subj>NP))?END",
             "replace",
         ),
@@ -562,7 +569,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
         ),
         # a terse line: "region now us-east-1", "rent now $2,100 since the lease renewed"
         (
-            r"^(?P<subj>[\w-]+(?:\s+[\w-]+)?)\s+now\s+(?P<val>[\w$.,:/-]+(?:\s+[\w$.,:/-]+)?)"
+            r"^(?P<subj>[\w-]+(?:\s+[\w-]+)?)(?<!\bfrom)\s+now\s+(?!on\b)"
+            r"(?P<val>[\w$.,:/-]+(?:\s+[\w$.,:/-]+)?)"
             r"(?:[.!]*$|,?\s+(?:since|because|as|after|due to|so)\b)",
             "update",
         ),
@@ -1615,6 +1623,7 @@ _COUNTS: tuple[Gated, ...] = tuple(
         + r")",
         # "moving the Zoom call with the creative director to April 22 at 11 AM"
         r"\b(?:mov|reschedul|push|shift|postpon|delay|bump|extend|rais|increas|lower|reduc|cut"
+        r"|swap|switch"
         r"|chang|adjust|upgrad|downgrad)\w*\s+(?:back\s+|up\s+)?(?:the|my|our)\s+(?P<subj>[\w' -]"
         r"{2,60}?)\s+(?:back\s+|up\s+|down\s+)?to\s+(?P<val>" + _RUN + r")",
         # "the new April 25 deadline", "my new 1,350-word target", "the expanded 7-page guide"
@@ -2198,6 +2207,7 @@ def _switched(text: str) -> Frame:
 def _then(rest: str) -> Frame:
     """The plain choice said after a cancellation, in the same sentence."""
     rest = re.sub(r"^(?:[\s,;:\u2014-]|\b(?:and|then|so)\b)+", "", rest)
+    rest = _FROM_NOW_ON.sub("", rest)  # "Jira's gone, Linear from now on"
     found = _by_pattern(rest)
     if found.change in (None, "update") and found.value:
         who = (found.subject or "").lower() in _EVERYONE
@@ -2217,6 +2227,9 @@ def _then(rest: str) -> Frame:
     return Frame(value=_phrase(named.group("val"), value=True)) if named else found
 
 
+_FROM_NOW_ON = re.compile(
+    r"\s+(?:from now on|from here on(?: out)?|going forward|moving forward|for good)\s*[.!]*$", re.I
+)
 _PRONOUN = re.compile(r"(?:it|that|this|them|those)", re.I)
 # A replacement said without a verb, after what it replaces was dropped: "lentil soup for lunches".
 _FOR_WHAT = _rx(r"^DET(?P<val>NP4)\s+for\s+DET(?P<subj>NP4)END")

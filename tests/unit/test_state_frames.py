@@ -366,6 +366,9 @@ from archivist.state.frames import (
             Frame("ticket price", "$150", None, "reverse"),
         ),
         ("I change the paella for lasagna.", Frame(None, "lasagna", "paella", "replace")),
+        ("Linear replaced Jira.", Frame(None, "Linear", "Jira", "replace")),
+        ("Jira's gone, Linear from now on.", Frame(None, "Linear", "Jira", "replace")),
+        ("We ended up going with Linear.", Frame(None, "Linear", commit=True)),
         (
             "cedar was crazy expensive so the beds are going to be galvanized steel",
             Frame("beds", "galvanized steel"),
