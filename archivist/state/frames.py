@@ -2580,7 +2580,7 @@ _FAILED = Gated(
     # or what it is now
     r"|(?:'s|\s+(?:is|was|got|are|were))\s+(?:(?:totally|completely|way|just|also|now|already)\s+)*"
     r"(?:down\b|dead|out\b|off the table|axed|scrapped|closed|broken|done|full|too\s+\w+"
-    r"|taken|booked|unavailable|(?:no longer |not )available|gone\b|discontinued|deprecated"
+    r"|already taken|unavailable|(?:no longer |not )available|gone\b|discontinued|deprecated"
     r"|sold out|out of stock|backordered|a no\b|a no-go|a bust|a disaster|vetoed|rejected"
     r"|denied|cancell?ed|flooded|shelved|(?:(?:crazy|insanely|ridiculously|super|really|so)\s+)?"
     r"(?:expensive|pricey|overpriced|unreliable|flaky|buggy))"

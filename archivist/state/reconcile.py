@@ -464,7 +464,8 @@ def _replaced(
     if cue is None or cue.old is None:
         return None
     old = content_stems(cue.old) - CHOICE_STEMS
-    purpose = content_stems(new.text) - old - CHOICE_STEMS
+    # (what it is for, not what it picks: the new value's words are never the old item's)
+    purpose = content_stems(new.text) - old - content_stems(new.value or "") - CHOICE_STEMS
     best: StateItem | None = None
     best_key: tuple[int, int, float] = (0, 0, -2.0)
     for item in pool:

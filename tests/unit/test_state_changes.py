@@ -800,6 +800,12 @@ def test_a_way_chosen_over_another_is_a_decision_not_a_task() -> None:
             ["Use Friday for team lunch", "Use Taco Bell for lunch instead of Sushi Zen"],
         ),
         ("Standup is at 9:30.", "Standup's been pushed to 10.", ["Standup: 10"]),
+        # what failed is out whatever each sentence calls what it was for
+        (
+            "The reception will be at the Oakwood Barn on June 14.",
+            "Oakwood double-booked us, so the party's moving to the Riverside Pavilion.",
+            ["Use June 14 for reception", "Party's: Riverside Pavilion"],
+        ),
         (
             "My running goal this year is 1000 km.",
             "Revised my running goal to 1200 km.",

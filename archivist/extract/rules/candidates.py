@@ -451,7 +451,11 @@ def _with_what_failed(choice: Frame, text: str, sentence: str) -> Frame:
         old = failed(said[value + len(choice.value or "") :], after=True)
     if old is None or same_value(old, choice.value):
         return choice
-    return choice.replacing(old, choice.change or "replace")
+    # What failed is out for everything it was chosen for, whatever each sentence called
+    # that ("Oakwood double-booked us, so the party's moving to the Riverside Pavilion" after
+    # "the reception will be at the Oakwood Barn"): the change is on no subject of its own.
+    changed = choice.replacing(old, choice.change or "replace")
+    return replace(changed, subject=None, said=choice_text(changed) or changed.said)
 
 
 def clause_of(text: str) -> str:
