@@ -365,6 +365,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|with)\s+DET(?P<val>NP)END",
             None,
         ),
+        # "we decide finally for the Montessori"
+        (
+            r"\b(?:we|i)\s+(?:have\s+|'ve\s+)?(?:finally\s+)?decid(?:e|ed)\s+(?:finally\s+)?"
+            r"for\s+DET(?P<val>NP)END",
+            None,
+        ),
         # one out, the other in: "PagerDuty is out, Opsgenie in"
         (
             r"^DET(?P<old>NP4)\s+(?:is\s+|are\s+|'s\s+)?out\s*[,;]\s*(?:and\s+)?DET(?P<val>NP4)"
@@ -2034,7 +2040,8 @@ _DOING_INSTEAD = Gated(
         r"|signed up for|went with|serving|running|driving"
         r"|flying|staying at|staying in|wearing|hosting|building|learning|studying"
         r"|renting|leasing|switching to|moving to|going to|heading to|meeting at|giving us"
-        r"|gave us|given us|giving me|gave me|given me)"
+        r"|gave us|given us|giving me|gave me|given me|grabbed|grab|grabbing|went for|going for"
+        r"|opted for|opting for|settled on|bought|buying)"
         r"\s+DET(?P<val>NP)\s+instead\b"
     )
 )

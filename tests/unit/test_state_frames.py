@@ -369,6 +369,11 @@ from archivist.state.frames import (
         ("Linear replaced Jira.", Frame(None, "Linear", "Jira", "replace")),
         ("Jira's gone, Linear from now on.", Frame(None, "Linear", "Jira", "replace")),
         ("We ended up going with Linear.", Frame(None, "Linear", commit=True)),
+        ("We decide finally for the Montessori.", Frame(None, "Montessori", commit=True)),
+        (
+            "grabbed the Bose QC Ultra instead, they were on sale",
+            Frame(None, "Bose QC Ultra", None, "replace"),
+        ),
         (
             "cedar was crazy expensive so the beds are going to be galvanized steel",
             Frame("beds", "galvanized steel"),
