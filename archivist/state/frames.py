@@ -80,12 +80,9 @@ _NOT_SUBJECT = (
     what who there here thing stuff all both either away how why where when whether
     mind is are was were be been indoors outdoors inside outside""".split()
     )
-    | {"way to go", "best bet", "best option", "winner"}
-    | {  # "X is the way to go": X is chosen
-        # "for the same day": the same as before, no subject of a choice
-        f"same {w}"
-        for w in "day date time place spot venue week slot".split()
-    }
+    | {"way to go", "best bet", "best option", "winner"}  # "X is the way to go": X is chosen
+    # "for the same day": the same as before, no subject of a choice
+    | {f"same {w}" for w in "day date time place spot venue week slot".split()}
 )
 _NOT_VALUE = frozenset(
     """it this that them those these one something anything everything nothing stuff things
