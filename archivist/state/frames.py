@@ -212,6 +212,8 @@ _LEAD = re.compile(
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d\u2b50\u2b55\u2764]")
 # A clause before a subject that a pattern took in with it: "neighbors complained so practice".
 _CLAUSE_BEFORE = re.compile(r"^.*\b(?:so|because|since|then|therefore)\s+", re.I)
+# A modal verb a subject was cut before: "CI should run on GitHub Actions".
+_MODAL_AFTER = re.compile(r"\s+(?:should|will|would|must|can|could|shall|might|may)$", re.I)
 # A lead-in that takes back what was said before: said first, it is no part of the choice.
 _UNDOING_LEAD = re.compile(
     r"^(?:nvm|nevermind|never mind|scratch that|on second thought|on reflection)\b[\s,:!.\u2014-]*",
@@ -1691,8 +1693,10 @@ def head_phrase(phrase: str | None) -> str | None:
 
 
 # "the deadline's now March 3", "the party's moved to Saturday": the 's is "is" (or "has").
+# (not a name's after a preposition: "the dinner is at Giorgio's on Friday")
 _IS = re.compile(
-    r"(\w)'s\s+(?=(?:now|moved|going|due|at|on|in|set|scheduled|booked|pushed|changed"
+    r"(?<!\bat )(?<!\bin )(?<!\bon )(?<!\bto )(?<!\bby )(?<!\bfrom )(?<!\bwith )"
+    r"\b(\w+)'s\s+(?=(?:now|moved|going|due|at|on|in|set|scheduled|booked|pushed|changed"
     r"|rescheduled|postponed|delayed|back|still|with|out|gone|off|cancell?ed|canceled)\b)",
     re.I,
 )
@@ -1724,6 +1728,8 @@ def frame(sentence: str) -> Frame:
     if found.subject and (clause := _CLAUSE_BEFORE.match(found.subject)) is not None:
         # "marcos neighbors complained so practice is at ...": what is at it is the practice
         found = replace(found, subject=found.subject[clause.end() :] or None)
+    if found.subject and (modal := _MODAL_AFTER.search(found.subject)) is not None:
+        found = replace(found, subject=found.subject[: modal.start()] or None)  # "CI should"
     undone = _UNDOING_LEAD.match(text)
     if undone and (found.empty or _UNDOING_LEAD.match(found.value or "")):
         # "nvm foundry is back": the lead-in is no part of the value
@@ -2833,9 +2839,17 @@ def same_side(a: str | None, b: str | None) -> bool:
 
 
 def same_value(a: str | None, b: str | None) -> bool:
-    """Two values are one when their words are ("Memcached" = "memcached cluster" is not)."""
+    """Two values are one when their words are ("Memcached" = "memcached cluster" is not), and
+    the letters that name one of a kind with them ("Hall A" is not "Hall C")."""
     ka, kb = set(key(a)), set(key(b))
+    la, lb = _LETTERED.findall(a or ""), _LETTERED.findall(b or "")
+    if la and lb and la != lb:
+        return False
     return bool(ka and kb) and (ka <= kb or kb <= ka)
+
+
+# A capital letter after a word, naming which one of a kind: "Hall A", "Plan B", "Room C".
+_LETTERED = re.compile(r"(?<=\w )(?-i:[A-Z])\b")
 
 
 _TIME = re.compile(

@@ -1,9 +1,10 @@
 """Changes said in words nobody here chose: does exactly the new choice end current?
 
-`tests/state_quality/change_scenarios.json` holds two batches of scenarios written for this
-evaluation by a writer who saw neither the rules nor any other scenario, only the format: a
+`tests/state_quality/change_scenarios.json` holds three batches of scenarios written for this
+evaluation by writers who saw neither the rules nor any other scenario, only the format: a
 user's first message that chooses something, a later one that changes it, a word of the new
-value and one of the old (batch 2's later messages are written as if in a new conversation).
+value and one of the old (batch 2's later messages are written as if in a new conversation;
+batch 3's writer was asked to avoid the common phrasings of a change).
 Scenarios without an old word are controls: the later message chooses something else, and
 must replace nothing. Even-numbered scenarios are the tuning half, odd-numbered the held-out
 half, run only to report.

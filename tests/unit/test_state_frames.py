@@ -12,6 +12,7 @@ from archivist.state.frames import (
     is_time,
     same_side,
     same_subject,
+    same_value,
     two_sides,
 )
 
@@ -370,6 +371,8 @@ from archivist.state.frames import (
         ("Jira's gone, Linear from now on.", Frame(None, "Linear", "Jira", "replace")),
         ("We ended up going with Linear.", Frame(None, "Linear", commit=True)),
         ("We decide finally for the Montessori.", Frame(None, "Montessori", commit=True)),
+        ("CI should run on GitHub Actions.", Frame("CI", "GitHub Actions")),
+        ("The rehearsal dinner is at Giorgio's.", Frame("rehearsal dinner", "Giorgio's")),
         (
             "grabbed the Bose QC Ultra instead, they were on sale",
             Frame(None, "Bose QC Ultra", None, "replace"),
@@ -579,3 +582,10 @@ def test_a_choice_said_after_a_colon_without_a_subject_names_none() -> None:
     assert frame("I'll try this: ObjectId casting in the query.").said == (
         "try ObjectId casting in the query"
     )
+
+
+def test_a_letter_that_names_one_of_a_kind_makes_another_value() -> None:
+    """ "Hall A" and "Hall C" are two halls ("a" is no article there); "hall a" is Hall A."""
+    assert not same_value("Hall A", "Hall C")
+    assert same_value("Hall A", "hall a")
+    assert same_value("Memcached", "memcached cluster")
