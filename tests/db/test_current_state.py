@@ -159,6 +159,25 @@ def test_later_sessions_change_in_everyday_words_and_only_their_subject(
     assert history[1]["trigger"] == "reverse"
 
 
+def test_a_choice_made_anew_in_a_later_session_replaces_the_earlier_one(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """ "We're going with MySQL for inventory" a session after "let's use Postgres for the
+    inventory service database": the speaker decided again, which is no disagreement to
+    review; a plain statement of another value stays a conflict
+    (test_disagreement_without_a_change_is_a_conflict_a_person_resolves)."""
+    source.add("a", ["Let's use Postgres for the inventory service database.", "Ok."], start=T0)
+    source.add(
+        "b",
+        ["ok after the call with Dana we're going with MySQL for inventory.", "Ok."],
+        start=T0 + DAY,
+    )
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    assert [i["value"] for i in items if i["type"] == "decision"] == ["MySQL"], items
+    assert as_json("conflicts")["items"] == []
+
+
 def test_updated_values_and_agreed_moves_replace_the_earlier_sessions_values(
     source: SourceDB, env: dict[str, str]
 ) -> None:

@@ -826,7 +826,13 @@ class _Found:
             if isinstance(finding, DecisionHit):
                 # "keep weekly mileage under 30 miles": a decision that sets a limit is one
                 kind: ItemType = "constraint" if limits and choice.value else "decision"
-                self.add(kind, finding.text, message, sentence, choice)
+                decided_anew = (
+                    user and choice.change is None and choice.subject and _DECIDING.search(sentence)
+                )
+                # ("we're going with MySQL for inventory": whatever was chosen for it before is
+                # replaced, in a later session as in this one)
+                made = replace(choice, change="update") if decided_anew else choice
+                self.add(kind, finding.text, message, sentence, made)
                 typed = decided = True
             elif isinstance(finding, (ActionHit, Completion)) and is_choice(choice):
                 continue  # "move the session cache to Memcached": a choice, not a task
@@ -1092,3 +1098,12 @@ def _names_a_limit(choice: Frame) -> bool:
         )
         and (value_side(choice.value) != "thing" or bool(re.search(r"\d", choice.value or "")))
     )
+
+
+# Words of a choice made now, by the speaker: a later one on the same subject replaces an
+# earlier one rather than disagreeing with it.
+_DECIDING = re.compile(
+    r"\b(?:(?:we're|we are|i'm|i am|we'll|we will|i'll|i will)\s+(?:now\s+)?(?:going with|go with)"
+    r"|went with|decided (?:on|to use|to go with)|settled on|opted for|opting for)\b",
+    re.I,
+)
