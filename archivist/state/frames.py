@@ -370,6 +370,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"for\s+DET(?P<val>NP)END",
             None,
         ),
+        # the speaker moved onto a new value: "bump us to Node 22", "move me to the 9am class"
+        (
+            r"\b(?:bump|move|switch|put|upgrade|downgrade|shift|migrate)\s+(?:us|me|everyone"
+            r"|everybody|the team)\s+(?:over\s+|up\s+|down\s+)?(?:to|onto)\s+DET(?P<val>NP)END",
+            "replace",
+        ),
         # one out, the other in: "PagerDuty is out, Opsgenie in"
         (
             r"^DET(?P<old>NP4)\s+(?:is\s+|are\s+|'s\s+)?out\s*[,;]\s*(?:and\s+)?DET(?P<val>NP4)"
@@ -414,7 +420,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             None,
         ),
         (
-            r"START DET(?P<subj>NP4)\s+(?:takes|will take|is taking)\s+place\s+(?:in|at|on)\s+"
+            r"START DET(?P<subj>NP4)\s+(?:takes|will take|is taking|will now take|now takes"
+            r"|is now taking)\s+place\s+(?:in|at|on)\s+"
             r"DET(?P<val>NP)(?:(?=\s+(?:at|in|on|with)\b)|END)",
             None,
         ),

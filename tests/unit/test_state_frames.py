@@ -372,6 +372,11 @@ from archivist.state.frames import (
         ("We ended up going with Linear.", Frame(None, "Linear", commit=True)),
         ("We decide finally for the Montessori.", Frame(None, "Montessori", commit=True)),
         ("CI should run on GitHub Actions.", Frame("CI", "GitHub Actions")),
+        (
+            "the quarterly board meeting will now take place on April 17",
+            Frame("quarterly board meeting", "April 17", None, "update"),
+        ),
+        ("18 went EOL, bump us to Node 22.", Frame(None, "Node 22", None, "replace")),
         ("The rehearsal dinner is at Giorgio's.", Frame("rehearsal dinner", "Giorgio's")),
         (
             "grabbed the Bose QC Ultra instead, they were on sale",
