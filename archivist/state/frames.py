@@ -214,6 +214,8 @@ _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f\u200d\u2b50\u2b55
 _CLAUSE_BEFORE = re.compile(r"^.*\b(?:so|because|since|then|therefore)\s+", re.I)
 # A modal verb a subject was cut before: "CI should run on GitHub Actions".
 _MODAL_AFTER = re.compile(r"\s+(?:should|will|would|must|can|could|shall|might|may)$", re.I)
+# A verb inside what was read as a subject: a clause was taken for one.
+_VERB_IN_SUBJECT = re.compile(r"\s(?:is|are|was|were)\s", re.I)
 # A lead-in that takes back what was said before: said first, it is no part of the choice.
 _UNDOING_LEAD = re.compile(
     r"^(?:nvm|nevermind|never mind|scratch that|on second thought|on reflection)\b[\s,:!.\u2014-]*",
@@ -375,6 +377,19 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"\b(?:bump|move|switch|put|upgrade|downgrade|shift|migrate)\s+(?:us|me|everyone"
             r"|everybody|the team)\s+(?:over\s+|up\s+|down\s+)?(?:to|onto)\s+DET(?P<val>NP)END",
             "replace",
+        ),
+        # a handover: "I've handed the onboarding redesign to Aisha", "reassigned QA to Lee"
+        (
+            r"\b(?:hand(?:ed|ing|s)?|reassign(?:ed|ing|s)?)"
+            r"\s+DET(?P<subj>NP4)\s+(?:over\s+)?to\s+(?P<val>(?-i:[A-Z])[\w.'-]*"
+            r"(?:\s+(?-i:[A-Z])[\w.'-]*){0,2})END",
+            "replace",
+        ),
+        # who leads what: "let's have Marcus lead the onboarding redesign"
+        (
+            r"\b(?:have|having|let)\s+(?P<val>(?-i:[A-Z])[\w.'-]*(?:\s+(?-i:[A-Z])[\w.'-]*)?)\s+"
+            r"(?:lead|run|own|handle|manage|drive|coordinate|take)\s+DET(?P<subj>NP)END",
+            None,
         ),
         # one out, the other in: "PagerDuty is out, Opsgenie in"
         (
@@ -1704,7 +1719,7 @@ def head_phrase(phrase: str | None) -> str | None:
 _IS = re.compile(
     r"(?<!\bat )(?<!\bin )(?<!\bon )(?<!\bto )(?<!\bby )(?<!\bfrom )(?<!\bwith )"
     r"\b(\w+)'s\s+(?=(?:now|moved|going|due|at|on|in|set|scheduled|booked|pushed|changed"
-    r"|rescheduled|postponed|delayed|back|still|with|out|gone|off|cancell?ed|canceled)\b)",
+    r"|rescheduled|postponed|delayed|back|still|with|out|gone|off|cancell?ed|canceled)\b(?!-))",
     re.I,
 )
 _HAS_BEEN = re.compile(r"(\w)'s\s+(?=been\b)", re.I)  # "standup's been pushed to 10"
@@ -1735,6 +1750,8 @@ def frame(sentence: str) -> Frame:
     if found.subject and (clause := _CLAUSE_BEFORE.match(found.subject)) is not None:
         # "marcos neighbors complained so practice is at ...": what is at it is the practice
         found = replace(found, subject=found.subject[clause.end() :] or None)
+    if found.subject and _VERB_IN_SUBJECT.search(found.subject) and not found.change:
+        return Frame()  # "Marcus is heads-down on the migration": told, not chosen
     if found.subject and (modal := _MODAL_AFTER.search(found.subject)) is not None:
         found = replace(found, subject=found.subject[: modal.start()] or None)  # "CI should"
     undone = _UNDOING_LEAD.match(text)

@@ -377,6 +377,20 @@ from archivist.state.frames import (
             Frame("quarterly board meeting", "April 17", None, "update"),
         ),
         ("18 went EOL, bump us to Node 22.", Frame(None, "Node 22", None, "replace")),
+        (
+            "so I've handed the onboarding redesign to Aisha",
+            Frame("onboarding redesign", "Aisha", None, "replace"),
+        ),
+        ("I gave the keys to Sam.", Frame()),
+        (
+            "Let's have Marcus lead the onboarding redesign.",
+            Frame("onboarding redesign", "Marcus"),
+        ),
+        ("Marcus is heads-down on the migration through Q3.", Frame()),
+        (
+            "The team's on-call rotation is one week per person.",
+            Frame("team's on-call rotation", "one week per person"),
+        ),
         ("The rehearsal dinner is at Giorgio's.", Frame("rehearsal dinner", "Giorgio's")),
         (
             "grabbed the Bose QC Ultra instead, they were on sale",
