@@ -160,6 +160,13 @@ _RESTATED_LIMIT = re.compile(
 )
 # A name or a number: what an entry must take from the user's message to restate it.
 _NAME_OR_NUMBER = re.compile(r"\b(?:\d[\w./:-]*|(?!I\b)[A-Z][\w&'.-]*)")
+
+
+def _numbers(text: str) -> list[str]:
+    """The numbers a text names, as it writes them ("100", "8gb", "req/s" is none)."""
+    return [n.lower() for n in _NAME_OR_NUMBER.findall(text) if n[:1].isdigit()]
+
+
 # A clause that only stresses the one before it ("..., hard limit", "..., no more").
 _EMPHASIS = re.compile(
     r"^(?:no exceptions?|no excuses|period|full stop|final|that's final|no more"
@@ -212,9 +219,8 @@ _EXISTS = re.compile(r"(?:there's|there is|has|have|offers?)\s", re.I)
 MAX_OPTIONS = 8
 TABLE_VALUES = 3  # values of one subject in one message that make it a table
 # What a limit is called: an update of one is a limit too ("we raised the cap to 48k").
-_LIMIT = re.compile(
-    r"\b(?:cap|limit|ceiling|budget|quota|max|maximum|minimum|allowance|target|p9\d)s?$", re.I
-)
+_LIMIT_NOUNS = r"cap|limit|ceiling|budget|quota|max|maximum|minimum|allowance|p9\d"
+_LIMIT = re.compile(rf"\b(?:{_LIMIT_NOUNS}|target)s?$", re.I)
 # The words that bound a limit's value: "keep weekly mileage under 30 miles".
 _BOUND = r"\b(?:under|below|over|above|at most|at least|no more than|no less than|max(?:imum)?"
 _BOUND += r"|min(?:imum)?|up to|within)\s+"
@@ -957,12 +963,12 @@ class _Found:
 
     def _restates(self, sentence: str) -> bool:
         """Whether an assistant's sentence only says again what the user's message it replies
-        to said: every name and number of it is in that message ("8GB max memory, noted")."""
+        to said: every number of it is in that message ("8GB max memory, noted")."""
         said = self.replying_to
-        named = [
-            n.lower() for n in _NAME_OR_NUMBER.findall(sentence) if any(c.isdigit() for c in n)
-        ]
-        return said is not None and bool(named) and all(n in said.content.lower() for n in named)
+        numbers = _numbers(sentence)
+        return (
+            said is not None and bool(numbers) and all(n in said.content.lower() for n in numbers)
+        )
 
     def _credited(self, message: Message, sentence: str) -> bool:
         """An assistant's restated limit that an item of the user's message holds already
@@ -971,7 +977,7 @@ class _Found:
         said = self.replying_to
         if said is None or not self._restates(sentence):
             return False
-        numbers = [n.lower() for n in _NAME_OR_NUMBER.findall(sentence) if n[:1].isdigit()]
+        numbers = _numbers(sentence)
         for item in self.items:
             if said.id in item.refs and item.type in ("constraint", "decision"):
                 if any(n in item.text.lower() for n in numbers):
@@ -1076,9 +1082,8 @@ def topic_tags(text: str) -> list[str]:
 # given is a constraint ("SLA: tables ready by 6am ET", "min iOS version 15", "retention bumped
 # to 30 days", "presentation time: 15 minutes per paper"); "the budget appendix" is none.
 _LIMIT_HEAD = re.compile(
-    r"(?:^(?:max|maximum|min|minimum)\b.*|\b(?:caps?|limits?|ceiling|budget|quota|allowance|sla"
-    r"|slo|retention(?: period)?|threshold|p9\d|(?:presentation|speaking"
-    r"|talk|response|time)\s+(?:time|slot|limit))$)",
+    rf"(?:^(?:max|maximum|min|minimum)\b.*|\b(?:(?:{_LIMIT_NOUNS})s?|sla|slo|retention(?: period)?"
+    r"|threshold|(?:presentation|speaking|talk|response|time)\s+(?:time|slot|limit))$)",
     re.I,
 )
 _SLOT = re.compile(r"\bslots?$", re.I)
