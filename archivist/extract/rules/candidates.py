@@ -22,6 +22,7 @@ from archivist.extract.rules.experience import contradictions
 from archivist.extract.rules.findings import ActionHit, Completion, DecisionHit, EntityHit
 from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import clause, has_substance, strip_fillers, tidy
+from archivist.extract.rules.plans import arrangement, limits
 from archivist.extract.rules.settled import (
     SettledList,
     bare_choice,
@@ -514,6 +515,8 @@ def rules_candidates(messages: Sequence[Message]) -> list[CandidateItem]:
         found.replying_to = None if user else said
         for sentence, list_outcome in units(message.content):
             found.sentence(message, sentence, list_outcome, user=user)
+        if user and len(found.items) == first:
+            found.arrangements(message)
         found.drop_tables(first)
         found.fold_cancels(first)
         said = message if user else None
@@ -657,6 +660,15 @@ class _Found:
                 message, sentence = said[affirmed.index]
                 yes = Frame(found.about, "yes")
                 self.add("fact", _fact_text(affirmed.text), message, sentence, yes)
+
+    def arrangements(self, message: Message) -> None:
+        """A user message no rule found anything in: its sentences that state an arrangement
+        (archivist.extract.rules.plans) are decisions, or constraints where they state a limit."""
+        for sentence, list_outcome in units(message.content):
+            if list_outcome is None and arrangement(sentence):
+                limit = states_a_limit(sentence) or limits(sentence)
+                kind: ItemType = "constraint" if limit else "decision"
+                self.add(kind, _phrase(sentence), message, sentence, statement(sentence))
 
     def _request(self, message: Message, sentence: str) -> None:
         """Note a change the user asks the assistant to make ("can you move the dentist
