@@ -71,3 +71,16 @@ def test_a_message_a_rule_read_gets_no_arrangement_beside_it() -> None:
     items = _items("Let's use Postgres for the orders service. im on the schema next")
     assert [t for t, _ in items] == ["decision"]
     assert "Postgres" in items[0][1]
+
+
+def test_a_labelled_arrangement_has_its_label_as_subject() -> None:
+    """ "SLA: nightly reports ready by 7am ET" is about the SLA: a later "SLA moved to 8am"
+    names the same subject and replaces it."""
+    text = "SLA: nightly reports ready by 7am ET"
+    said = [Message(id="m1", session_id="s", role="user", content=text, created_at=T0)]
+    (item,) = [c for c in rules_candidates(said) if c.type in ("decision", "constraint")]
+    assert (item.type, item.subject, item.value) == (
+        "constraint",
+        "SLA",
+        "nightly reports ready by 7am ET",
+    )

@@ -668,7 +668,10 @@ class _Found:
             if list_outcome is None and arrangement(sentence):
                 limit = states_a_limit(sentence) or limits(sentence)
                 kind: ItemType = "constraint" if limit else "decision"
-                self.add(kind, _phrase(sentence), message, sentence, statement(sentence))
+                said = statement(sentence)
+                if said.subject is None and (label := labelled(sentence.strip(" -*"))):
+                    said = Frame(label[0], label[1].rstrip(" ."), said=sentence)
+                self.add(kind, _phrase(sentence), message, sentence, said)
 
     def _request(self, message: Message, sentence: str) -> None:
         """Note a change the user asks the assistant to make ("can you move the dentist
