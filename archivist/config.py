@@ -180,7 +180,7 @@ class Settings(BaseModel):
     search_hit_max_chars: int = Field(1100, ge=100, le=100_000)
     # A turn-window hit shows up to this many turns on each side of its window while it fits
     # search_hit_max_chars (archivist/search/neighbours.py); 0 shows the window alone.
-    search_context_turns: int = Field(2, ge=0, le=4)
+    search_context_turns: int = Field(4, ge=0, le=4)
     # A hit whose relevance is under this is a weak match; a search with no better hit says
     # "no good match" (chosen by how well it separates answered from unanswerable questions).
     search_weak_below: float = Field(0.15, ge=0, le=1)

@@ -47,12 +47,13 @@ def test_a_hit_shows_the_turns_around_its_window(source: SourceDB, settings: Set
     ids = [str(i) for i in source.add("chat", TURNS)]
     run(settings)
     (hit,) = _search(settings)
-    assert hit.message_ids == ids[2:10]  # two turns before window 1, two after
-    assert hit.context_ids == [ids[2], ids[3], ids[8], ids[9]]
+    assert hit.message_ids == ids  # four turns before window 1, four after
+    assert hit.context_ids == ids[:4] + ids[8:]
     lines = hit.content.split("\n")
-    assert lines[1] == "Assistant: It's on the 14th, in Porto."
+    assert lines[3] == "Assistant: It's on the 14th, in Porto."
     assert (
-        lines[2].startswith("User: The wedding venue") and lines[-1] == "Assistant: Pasta, I think."
+        lines[4].startswith("User: The wedding venue")
+        and lines[-1] == "Assistant: See you at seven then."
     )
     assert hit.content_chars == len(hit.content) <= settings.search_hit_max_chars
 
@@ -77,7 +78,7 @@ def test_no_neighbour_said_after_as_of(source: SourceDB, settings: Settings) -> 
     run(settings)
     (hit,) = _search(settings, as_of=T0 + timedelta(days=9, hours=12))
     # Window 2 (turns 8-11) ends after as_of: it lends nothing; window 0 does.
-    assert hit.message_ids == ids[2:8] and hit.context_ids == [ids[2], ids[3]]
+    assert hit.message_ids == ids[:8] and hit.context_ids == ids[:4]
 
 
 def test_a_turn_another_hit_shows_is_not_shown_twice(source: SourceDB, settings: Settings) -> None:
@@ -107,5 +108,5 @@ def test_the_cli_prints_the_neighbours(source: SourceDB, settings: Settings) -> 
     )
     assert result.returncode == 0, result.stderr
     (hit,) = json.loads(result.stdout)["hits"]
-    assert hit["context_ids"] == [ids[2], ids[3], ids[8], ids[9]]
+    assert hit["context_ids"] == ids[:4] + ids[8:]
     assert "in Porto" in hit["content"]
