@@ -596,11 +596,19 @@ def redact_url(url: str) -> str:
 _PASSWORD_IN_TEXT = re.compile(r"(password\s*=\s*)\S+|(://[^:/@\s]+:)[^@\s]+(@)", re.IGNORECASE)
 
 
+def _secret_pattern(secret: str) -> re.Pattern[str]:
+    """Where `secret` stands as itself: not as part of a longer word or number, so that a
+    password `postgres` masks `:postgres@` but leaves `postgresql://` readable."""
+    lead = r"(?<![A-Za-z0-9])" if secret[0].isalnum() else ""
+    tail = r"(?![A-Za-z0-9])" if secret[-1].isalnum() else ""
+    return re.compile(lead + re.escape(secret) + tail)
+
+
 def redact(text: str, secrets: list[str] | None = None) -> str:
     """`text` with the given secrets and anything shaped like a password replaced by `***`."""
     for secret in sorted(secrets or [], key=len, reverse=True):
         if secret:
-            text = text.replace(secret, "***")
+            text = _secret_pattern(secret).sub("***", text)
     return _PASSWORD_IN_TEXT.sub(
         lambda m: f"{m.group(1)}***" if m.group(1) else f"{m.group(2)}***{m.group(3)}", text
     )
