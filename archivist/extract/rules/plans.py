@@ -24,7 +24,7 @@ from archivist.state.frames import tentative
 # Left open or turned down: no decision ("still deciding", "not worth it", "I told her no").
 _OPEN = re.compile(
     r"\b(?:haven'?t (?:decided|made up (?:my|our) minds?)|not decided|undecided|tbd"
-    r"|still (?:deciding|chewing|discussing|debating|figuring|thinking|looking)|not happening"
+    r"|still (?:chewing|debating|figuring|thinking|looking)|not happening"
     r"|no way|not worth it|told (?:him|her|them|\w+) no|so no\b|nah\b|not sure|no idea"
     r"|we'?ll see|discussing|deciding|up in the air|on hold|(?:yet|have|need) to decide)\b"
     # hedged, imagined or estimated
@@ -72,7 +72,7 @@ _TAKEN_ON = re.compile(
 )
 # Feelings, moods and goings-on, not arrangements: "I'm dying", "we're loving it".
 _STATE_VERB = re.compile(
-    r"\b(?:i'?m|we'?re|im|were|we are|i am)\s+(?:(?:also|now|just|still|definitely)\s+)?"
+    r"\b(?:i'?m|we'?re|we are|i am)\s+(?:(?:also|now|just|still|definitely)\s+)?"
     r"(?:feeling|thinking|wondering|hoping|trying|dying|loving|hating|getting|having|looking"
     r"|kidding|joking|guessing|assuming|worried|excited|glad|happy|sad|tired|sorry|considering"
     r"|leaning|debating|planning to|curious)\b",
