@@ -56,6 +56,7 @@ def test_an_arrangement_no_choice_rule_reads_is_an_item(
         "Im glad theyre only 3 dollars",  # a feeling, contracted without apostrophes
         "this rain is making everything soggy",  # a thing, not a person, doing something
         "I think it was: Ana, Raj and Lee",  # a colon inside a thought
+        "Here's the PR that went out: https://github.com/acme/api/pull/12",  # a clause, no label
         "the kids were making noise all night",  # no one's plan
         "Are we meeting every other tuesday?",  # asked
     ],

@@ -38,6 +38,12 @@ _LABELLED = re.compile(
     re.I,
 )
 _LABEL_ENDS = re.compile(r"\w\**:\s")
+# A label that is a clause of its own ("Here's the PR that went out:"), not a name of a thing.
+_CLAUSE_LABEL = re.compile(
+    r"\b(?:(?:here|there|that|what|it)'s|is|are|was|were|has|have|had|did|went|got|said|made"
+    r"|sent|that|which|who)\b",
+    re.I,
+)
 _PERSON = re.compile(r"\b(?:i|we|you|he|she|they)\b", re.I)
 # The speaker's own plan, ongoing or settled, said as one: "we're reading X next", "I'm also
 # tucking basil in", "were doing every other friday", "im on dishes now". Without a word that
@@ -115,10 +121,15 @@ def arrangement(sentence: str) -> bool:
     if not text or is_question(text) or tentative(text) or _OPEN.search(text) or _PAST.search(text):
         return False
     if _LABELLED.match(text):
-        # one label, given a thing rather than a story ("Note: I went to Paris" is none; nor
-        # is a row of a pasted table, "Time: 9:00 Activity: Meeting with Laura")
-        value = text.split(":", 1)[1]
-        return len(_LABEL_ENDS.findall(text)) == 1 and not _PERSON.search(value)
+        # one label that names something, given a thing rather than a story ("Note: I went
+        # to Paris" is none, nor "Here's the PR that went out: <link>", nor a row of a pasted
+        # table, "Time: 9:00 Activity: Meeting with Laura")
+        label, value = text.split(":", 1)
+        return (
+            len(_LABEL_ENDS.findall(text)) == 1
+            and not _CLAUSE_LABEL.search(label)
+            and not _PERSON.search(value)
+        )
     if _SMALL_TALK.search(text):
         return False
     if _OWN_PLAN.search(text) and _PLAN_WORD.search(text) and not _STATE_VERB.search(text):
