@@ -22,7 +22,7 @@ from archivist.extract.rules.experience import contradictions
 from archivist.extract.rules.findings import ActionHit, Completion, DecisionHit, EntityHit
 from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import clause, has_substance, strip_fillers, tidy
-from archivist.extract.rules.plans import arrangement, limits
+from archivist.extract.rules.plans import LIMIT_NOUNS, arrangement, limits
 from archivist.extract.rules.settled import (
     SettledList,
     bare_choice,
@@ -220,8 +220,7 @@ _EXISTS = re.compile(r"(?:there's|there is|has|have|offers?)\s", re.I)
 MAX_OPTIONS = 8
 TABLE_VALUES = 3  # values of one subject in one message that make it a table
 # What a limit is called: an update of one is a limit too ("we raised the cap to 48k").
-_LIMIT_NOUNS = r"cap|limit|ceiling|budget|quota|max|maximum|minimum|allowance|p9\d"
-_LIMIT = re.compile(rf"\b(?:{_LIMIT_NOUNS}|target)s?$", re.I)
+_LIMIT = re.compile(rf"\b(?:{LIMIT_NOUNS}|target)s?$", re.I)
 # The words that bound a limit's value: "keep weekly mileage under 30 miles".
 _BOUND = r"\b(?:under|below|over|above|at most|at least|no more than|no less than|max(?:imum)?"
 _BOUND += r"|min(?:imum)?|up to|within)\s+"
@@ -1097,7 +1096,7 @@ def topic_tags(text: str) -> list[str]:
 # given is a constraint ("SLA: tables ready by 6am ET", "min iOS version 15", "retention bumped
 # to 30 days", "presentation time: 15 minutes per paper"); "the budget appendix" is none.
 _LIMIT_HEAD = re.compile(
-    rf"(?:^(?:max|maximum|min|minimum)\b.*|\b(?:(?:{_LIMIT_NOUNS})s?|sla|slo|retention(?: period)?"
+    rf"(?:^(?:max|maximum|min|minimum)\b.*|\b(?:(?:{LIMIT_NOUNS})s?|sla|slo|retention(?: period)?"
     r"|threshold|(?:presentation|speaking|talk|response|time)\s+(?:time|slot|limit))$)",
     re.I,
 )

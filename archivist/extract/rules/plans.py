@@ -100,10 +100,12 @@ _FINITE = re.compile(
     r"|im|ive|its|thats|theyre|youre|dont|cant|isnt|wasnt)\b",
     re.I,
 )
+# The nouns that name a limit ("the budget", "a cap"), here and in the choice rules.
+LIMIT_NOUNS = r"cap|limit|ceiling|budget|quota|max|maximum|minimum|allowance|p9\d"
 # What makes an arrangement a limit: "SLA: ...", "min iOS version 15", "quiet hours after 11pm".
 _LIMIT_WORD = re.compile(
-    r"\b(?:sla|slo|min|max|minimum|maximum|target|budget|cap|limit|deadline|due|required"
-    r"|mandatory|quiet hours|at most|at least|no more than|no later than)\b",
+    rf"\b(?:{LIMIT_NOUNS}|sla|slo|min|target|deadline|due|required|mandatory|quiet hours"
+    r"|at most|at least|no more than|no later than)\b",
     re.I,
 )
 _PAST = re.compile(r"\b(?:yesterday|last (?:night|week|month|year)|ago|used to)\b", re.I)
