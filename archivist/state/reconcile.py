@@ -43,6 +43,7 @@ from archivist.models import USER_ROLES, Message
 from archivist.state.change import Cue, change_cue
 from archivist.state.frames import (
     head_phrase,
+    key,
     same_side,
     same_subject,
     same_value,
@@ -381,7 +382,10 @@ def _near_subject(new: StateItem, live: Sequence[StateItem]) -> StateItem | None
     """The latest live item an update of a time or an amount replaces when no item is on its
     subject: one whose value is of the same kind and whose subject shares a word with it that
     is not what either names ("the kitchen cap is now 32k" after "the budget for the kitchen
-    reno is $25,000": the kitchen's; "the flight budget" is not "the hotel budget")."""
+    reno is $25,000": the kitchen's; "the flight budget" is not "the hotel budget"), or an
+    item without a subject whose text says a value of that kind and a word of the update's
+    subject besides its head ("my driving test is now on 28 of May" after "take my driving
+    exam on 21 of May")."""
     if not new.value or (kind := value_kind(new.value)) == "thing":
         return None
     words = set(subject_key(new.subject)) - _head(new.subject)
@@ -389,9 +393,12 @@ def _near_subject(new: StateItem, live: Sequence[StateItem]) -> StateItem | None
         (
             i
             for i in reversed(live)
-            if i.value
-            and value_kind(i.value) == kind
-            and (words & set(subject_key(i.subject))) - _head(i.subject)
+            if (
+                i.value
+                and value_kind(i.value) == kind
+                and (words & set(subject_key(i.subject))) - _head(i.subject)
+            )
+            or (i.subject is None and value_kind(i.text) == kind and words & set(key(i.text)))
         ),
         None,
     )
