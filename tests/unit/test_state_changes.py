@@ -635,9 +635,9 @@ def test_an_update_of_an_amount_replaces_the_amount_on_a_subject_said_in_other_w
 
 
 def test_an_update_of_a_date_replaces_a_choice_without_a_subject_that_says_one() -> None:
-    """"Take my driving exam on 21 of May" has no subject; the later "my driving test is now
-    on 28 of May" is on the driving it names, and both say a date. The yoga class, whose date
-    shares no word with the test, stays."""
+    """A choice without a subject ("take my driving exam on 21 of May") is replaced by a later
+    date on a subject that names a word of it ("my driving test is now on 28 of May"); the
+    yoga class, whose date shares no word with the test, stays."""
     items = state(
         ("user", "I will take my driving exam on 21 of May at 10 in the morning."),
         ("user", "I'll go to the yoga class on 23 of May."),
