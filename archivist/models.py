@@ -139,6 +139,9 @@ class StateItem(BaseModel):
     replaced_by: str | None = None
     supersession_evidence: dict[str, str] | None = None
     conflict: bool = False
+    # The items of its session it conflicts with (their uids), so that a person sees the pair
+    # and settling one side settles the other (`archivist resolve`).
+    conflict_with: list[str] = Field(default_factory=list)
     pinned: bool = False
     created_at: datetime | None = None
     last_seen_at: datetime | None = None

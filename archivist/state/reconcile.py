@@ -204,7 +204,7 @@ def _one(
         if evidence is not None:
             _supersede(result, best, new, evidence, score)
         else:
-            best.conflict = new.conflict = True
+            _flag(best, new)
             result.changes.append(_change("conflict", new, other=best.uid, score=score))
     items.append(new)
     vectors[new.uid] = vector
@@ -300,11 +300,19 @@ def _fact(
             and same_subject(other.subject, new.subject)
             and other.value != new.value
         ):
-            other.conflict = new.conflict = True
+            _flag(other, new)
             result.changes.append(_change("conflict", new, other=other.uid))
     result.items.append(new)
     vectors[new.uid] = vector
     result.changes.append(_change("added", new))
+
+
+def _flag(a: StateItem, b: StateItem) -> None:
+    """Mark two items of a session as conflicting with each other."""
+    a.conflict = b.conflict = True
+    for item, other in ((a, b), (b, a)):
+        if other.uid not in item.conflict_with:
+            item.conflict_with.append(other.uid)
 
 
 def _user_ref(refs: Sequence[str], by_id: Mapping[str, Message]) -> str | None:

@@ -56,10 +56,10 @@ BEGIN
         FROM archivist_state_item_rows(p_items) c
         WHERE s.session_id = p_session_id AND s.uid = c.uid
           AND (s.user_id, s.type, s.status, s.subject_key, s.value_key, s.change, s.old_key,
-               s.replaced_by, s.conflict, s.became_at)
+               s.replaced_by, s.conflict, s.session_conflicts, s.became_at)
               IS NOT DISTINCT FROM (p_user_id, c.type, c.status, c.subject_key, c.value_key,
                                     c.change, c.old_key, c.replaced_by, c.conflict,
-                                    c.became_at)
+                                    c.session_conflicts, c.became_at)
           -- when it was last said counts only for an item its session superseded
           AND (c.status <> 'superseded' OR s.last_seen_at IS NOT DISTINCT FROM c.last_seen_at)
         RETURNING s.uid
@@ -74,11 +74,12 @@ BEGIN
     WITH added AS (
         INSERT INTO jarvis_state_items (archive_id, session_id, user_id, uid, type, text, status,
                                         subject, subject_key, value, value_key, change, replaces,
-                                        old_key, replaced_by, conflict, refs, became_at,
-                                        last_seen_at)
+                                        old_key, replaced_by, conflict, session_conflicts, refs,
+                                        became_at, last_seen_at)
         SELECT p_archive_id, p_session_id, p_user_id, c.uid, c.type, c.text, c.status,
                c.subject, c.subject_key, c.value, c.value_key, c.change, c.replaces, c.old_key,
-               c.replaced_by, c.conflict, c.refs, c.became_at, c.last_seen_at
+               c.replaced_by, c.conflict, c.session_conflicts, c.refs, c.became_at,
+               c.last_seen_at
         FROM archivist_state_item_rows(p_items) c
         WHERE c.uid <> ALL (v_kept)
         ON CONFLICT (session_id, uid) DO NOTHING
@@ -112,12 +113,16 @@ AS $$
 $$;
 
 -- A version's state items (extraction.state_items) as rows of jarvis_state_items: the stems of
--- subject, value and what a change replaces (keys); the first of two with one uid.
+-- subject, value and what a change replaces (keys), the items of its session it conflicts with
+-- (sorted); the first of two with one uid.
+-- Its result gained `session_conflicts`; CREATE OR REPLACE cannot change a result, so the
+-- function is dropped first (in init's transaction).
+DROP FUNCTION IF EXISTS archivist_state_item_rows(jsonb);
 CREATE OR REPLACE FUNCTION archivist_state_item_rows(p_items jsonb)
 RETURNS TABLE (uid text, type text, text text, status text, subject text, subject_key text[],
                value text, value_key text[], change text, replaces text, old_key text[],
-               replaced_by text, conflict boolean, refs jsonb, became_at timestamptz,
-               last_seen_at timestamptz)
+               replaced_by text, conflict boolean, session_conflicts text[], refs jsonb,
+               became_at timestamptz, last_seen_at timestamptz)
 LANGUAGE sql STABLE
 AS $$
     SELECT DISTINCT ON (i ->> 'uid')
@@ -128,6 +133,9 @@ AS $$
            i ->> 'change', i ->> 'replaces',
            tsvector_to_array(to_tsvector('english', coalesce(i ->> 'replaces', ''))),
            i ->> 'replaced_by', coalesce((i ->> 'conflict')::boolean, false),
+           ARRAY(SELECT DISTINCT w FROM jsonb_array_elements_text(
+                     CASE WHEN jsonb_typeof(i -> 'conflict_with') = 'array'
+                          THEN i -> 'conflict_with' ELSE '[]' END) w ORDER BY 1),
            coalesce(i -> 'refs', '[]'), (i ->> 'created_at')::timestamptz,
            (i ->> 'last_seen_at')::timestamptz
     FROM jsonb_array_elements(coalesce(p_items, '[]')) WITH ORDINALITY AS e(i, n)
@@ -209,7 +217,8 @@ BEGIN
     ), scope AS MATERIALIZED (
         SELECT s.id AS rid, s.session_id, s.user_id, s.uid, s.type, s.text, s.status, s.subject,
                s.subject_key, s.value, s.value_key, s.change, s.old_key, s.replaced_by,
-               s.conflict, s.refs, s.became_at, s.last_seen_at, rs.action AS resolution,
+               s.conflict, s.session_conflicts, s.refs, s.became_at, s.last_seen_at,
+               rs.action AS resolution,
                coalesce(s.user_id, '') AS scope_key, s.known, s.stopped_at AS known_stop,
                archivist_value_side(s.value) AS value_side
         FROM (SELECT a.*, false AS known FROM jarvis_state_items a
@@ -361,15 +370,27 @@ BEGIN
           AND NOT archivist_same_key(l.value_key, o.value_key)
           AND coalesce(l.value_side = o.value_side, true)
     ), judged AS (
-        SELECT l.*, coalesce(d.uids, '{}') AS conflict_uids, coalesce(d.kept_away, false)
-                                                               AND l.resolution IS DISTINCT
-                                                                   FROM 'keep' AS kept_away
+        -- An item of its session it conflicts with (session_conflicts) that a person kept takes
+        -- it out, as one of another session does; while one of them is unresolved the conflict
+        -- is open (a row that names none keeps its session's flag).
+        SELECT l.*, coalesce(d.uids, '{}') AS conflict_uids,
+               (coalesce(d.kept_away, false) OR p.kept_away)
+               AND l.resolution IS DISTINCT FROM 'keep' AS kept_away,
+               p.unresolved AS partners
         FROM live l
         LEFT JOIN (SELECT d.x,
                           array_agg(d.uid ORDER BY d.became_at DESC, d.session_id, d.uid)
                               FILTER (WHERE d.resolution IS NULL) AS uids,
                           bool_or(d.resolution = 'keep') AS kept_away
                    FROM disagree d GROUP BY d.x) d ON d.x = l.rid
+        CROSS JOIN LATERAL (
+            SELECT coalesce(bool_or(r.action = 'keep'), false) AS kept_away,
+                   ARRAY(SELECT u FROM unnest(l.session_conflicts) u
+                         WHERE u <> ALL (coalesce(array_agg(r.uid), '{}'))
+                         ORDER BY 1) AS unresolved
+            FROM resolved r
+            WHERE r.uid = ANY (l.session_conflicts) AND r.user_id IS NOT DISTINCT FROM l.user_id
+        ) p
     )
     SELECT j.rid, j.session_id, j.user_id, j.uid, j.type, j.text, j.status, j.subject, j.value,
            j.change, j.refs, j.became_at, j.last_seen_at, j.stop,
@@ -379,9 +400,13 @@ BEGIN
                 WHEN j.stop = j.own_stop THEN j.session_id ELSE j.later_session END,
            CASE WHEN j.stop IS NULL THEN NULL
                 WHEN j.stop = j.own_stop THEN 'in session' ELSE j.later_trigger END,
-           j.resolution, j.conflict_uids,
+           j.resolution,
+           j.conflict_uids || ARRAY(SELECT u FROM unnest(j.partners) u
+                                    WHERE j.stop IS NULL AND u <> ALL (j.conflict_uids)),
            j.stop IS NULL AND j.resolution IS NULL AND NOT j.kept_away
-               AND (j.conflict OR cardinality(j.conflict_uids) > 0),
+               AND ((j.conflict AND (cardinality(j.session_conflicts) = 0
+                                     OR cardinality(j.partners) > 0))
+                    OR cardinality(j.conflict_uids) > 0),
            j.stop IS NULL AND j.resolution IS DISTINCT FROM 'drop' AND NOT j.kept_away
     FROM judged j
     WHERE NOT j.known;
@@ -663,7 +688,14 @@ BEGIN
     FROM x JOIN by_back n ON n.key = x.old_key AND n.mark = x.mark WHERE x.takes
     UNION ALL
     SELECT n.id, x.id, x.became_at, n.became_at, n.stopped_at, n.current
-    FROM x JOIN by_taken n ON n.key = x.value_key AND n.mark = x.mark WHERE x.goes_back;
+    FROM x JOIN by_taken n ON n.key = x.value_key AND n.mark = x.mark WHERE x.goes_back
+    UNION ALL
+    -- deciding, any item: the items of its session it conflicts with (a resolution of it
+    -- keeps them out, or settles their conflict); by the primary key
+    SELECT y.id, i.id, i.became_at, y.became_at, y.stopped_at, y.current
+    FROM unnest(p_items) i
+    JOIN jarvis_state_items y ON y.session_id = i.session_id AND y.uid = ANY (i.session_conflicts)
+    WHERE NOT p_needed;
 END;
 $$;
 

@@ -138,6 +138,11 @@ def random_items(rng: random.Random, start: Any) -> list[dict[str, Any]]:
             earlier = rng.choice(items)
             earlier["status"] = "superseded"
             earlier["replaced_by"] = item["uid"] if rng.random() < 0.6 else "d_ffffffffffff"
+        if items and rng.random() < 0.3:  # it conflicts with an item of its session
+            other = rng.choice(items)
+            for a, b in ((item, other), (other, item)):
+                a["conflict"] = True
+                a.setdefault("conflict_with", []).append(b["uid"])
         items.append(item)
     return items
 
@@ -223,6 +228,49 @@ def test_random_commits_forgets_and_resolutions_keep_the_stored_state_exact(
         ).fetchone()
         assert counts is not None and all(c > 0 for c in counts), counts
     assert checked > 1000
+
+
+@pytest.mark.parametrize("action", ["keep", "drop"])
+def test_settling_one_side_of_a_conflict_in_one_session_settles_the_pair(
+    db_url: str, action: str
+) -> None:
+    """A session's "never" fact and the two facts that affirm it name each other: the current
+    state lists the pair, and a person's word on the "never" settles all three; kept, the
+    affirmations are out of the current state, dropped, they stay with no conflict left."""
+    never, *said = ("f_00000000000a", "f_00000000000b", "f_00000000000c")
+
+    def fact(n: int, uid: str, value: str, partners: list[str]) -> dict[str, Any]:
+        at = (T0 + timedelta(minutes=n)).isoformat()
+        return {
+            "uid": uid,
+            "type": "fact",
+            "text": f"fact {n}",
+            "status": "active",
+            "subject": "zotero",
+            "value": value,
+            "conflict": True,
+            "conflict_with": partners,
+            "refs": [n],
+            "created_at": at,
+            "last_seen_at": at,
+        }
+
+    items = [
+        fact(0, never, "never", said),
+        *(fact(n, u, "yes", [never]) for n, u in enumerate(said, 1)),
+    ]
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        index_session(conn, "s", "u1", items)
+        listed = dict(conn.execute("SELECT uid, conflict_with FROM archivist_state_items('u1') "
+                                   "WHERE conflict").fetchall())  # fmt: skip
+        assert listed == {never: said, said[0]: [never], said[1]: [never]}
+        conn.execute("SELECT archivist_resolve_state_item(%s, %s)", [never, action])
+        assert_stored_is_computed(conn, ["u1"])
+        now = conn.execute(
+            "SELECT uid, current, conflict FROM archivist_state_items('u1') ORDER BY uid"
+        ).fetchall()
+    kept = action == "keep"
+    assert now == [(never, kept, False), (said[0], not kept, False), (said[1], not kept, False)]
 
 
 def test_a_commit_in_time_order_reads_only_what_is_still_true_on_its_subject(
