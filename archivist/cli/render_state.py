@@ -12,18 +12,23 @@ def _when(at: datetime | None) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if at else "?"
 
 
-def _line(item: CurrentItem, history: bool) -> str:
+def _line(item: CurrentItem, history: bool, shown: frozenset[str] = frozenset()) -> str:
+    """One item; a conflict names those it conflicts with that are not `shown` beside it."""
     refs = ",".join(item.refs[:3]) + ("..." if len(item.refs) > 3 else "")
     where = f"{item.session_id} msg {refs}"
-    line = f"[{item.uid}] {item.type.upper()} ({item.status}) {item.text}"
+    # a fact's status is always active: "never" or "yes" is what it says
+    status = item.value if item.type == "fact" and item.value else item.status
+    line = f"[{item.uid}] {item.type.upper()} ({status}) {item.text}"
     line += f"  ({where}, {_when(item.became_at)}"
     if history and item.stopped_at is not None:
         line += f" .. {_when(item.stopped_at)}, {item.trigger} by {item.superseded_by}"
     elif history:
         line += " .. now"
     line += ")"
-    if item.conflict:
+    if item.conflict and not shown:
         line += " CONFLICT with " + ", ".join(item.conflict_with or ["(its session)"])
+    elif item.conflict and (others := [u for u in item.conflict_with if u not in shown]):
+        line += " CONFLICT also with " + ", ".join(others)
     return line
 
 
@@ -57,10 +62,44 @@ def conflicts_result(out: Output, result: CurrentState) -> None:
     if not result.items:
         out.out.print("No open conflicts.", markup=False)
         return
-    out.out.print(f"Open conflicts: {result.total} items", markup=False)
-    for item in result.items:
-        out.out.print(_line(item, False), markup=False)
-    out.out.print("Settle one with: archivist resolve UID --keep (or --drop)", markup=False)
+    groups = _conflict_groups(result.items)
+    plural = "" if len(groups) == 1 else "s"
+    head = f"Open conflicts: {result.total} items, {len(groups)} disagreement{plural}"
+    if result.clipped:
+        head += f" (showing {len(result.items)} items; raise --limit)"
+    out.out.print(head, markup=False)
+    for n, group in enumerate(groups, 1):
+        subject = next((i.subject for i in group if i.subject), None)
+        sessions = ", ".join(dict.fromkeys(i.session_id for i in group))
+        about = f" on {subject!r}" if subject else ""
+        out.out.print(f"{n}.{about} ({sessions}):", markup=False)
+        shown = frozenset(i.uid for i in group)
+        for item in group:
+            out.out.print("  " + _line(item, False, shown), markup=False)
+    out.out.print(
+        "Settle one with: archivist resolve UID --keep (those it conflicts with stop being "
+        "current) or --drop (it stops being current)",
+        markup=False,
+    )
+
+
+def _conflict_groups(items: list[CurrentItem]) -> list[list[CurrentItem]]:
+    """The items that disagree with each other (`conflict_with`, either way; one statement said
+    in two sessions has one uid), together, in the order their newest item comes."""
+    parent: dict[str, str] = {}
+
+    def root(uid: str) -> str:
+        while parent.setdefault(uid, uid) != uid:
+            uid = parent[uid]
+        return uid
+
+    for item in items:
+        for other in item.conflict_with:
+            parent[root(item.uid)] = root(other)
+    groups: dict[str, list[CurrentItem]] = {}
+    for item in items:
+        groups.setdefault(root(item.uid), []).append(item)
+    return list(groups.values())
 
 
 def resolution_result(out: Output, result: Resolution) -> None:

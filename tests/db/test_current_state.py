@@ -716,6 +716,32 @@ def test_a_never_contradicting_an_earlier_session_of_the_user_is_a_conflict_citi
     assert as_json("status")["open_conflicts"] == 1
 
 
+def test_a_conflict_in_one_session_is_listed_as_a_pair_and_keeping_one_side_settles_it(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """A "never" and the sentence that affirms it, in one session: `conflicts` shows them
+    together, each naming the other; keeping the affirmation takes the "never" out of the
+    current state and leaves no conflict open."""
+    source.add(
+        "s", ["I just downloaded Zotero on March 2.", "Nice.", "I've never used Zotero.", "Ok."]
+    )
+    assert invoke("archive").exit_code == 0
+    listed = {i["value"]: i for i in as_json("conflicts")["items"]}
+    assert set(listed) == {"never", "yes"}, listed
+    never, yes = listed["never"], listed["yes"]
+    assert never["conflict_with"] == [yes["uid"]] and yes["conflict_with"] == [never["uid"]]
+    lines = invoke("conflicts").output.splitlines()
+    assert lines[0] == "Open conflicts: 2 items, 1 disagreement"
+    assert lines[1] == "1. on 'zotero' (s):"
+    assert {line.split("]")[0].strip(" [") for line in lines[2:4]} == {never["uid"], yes["uid"]}
+    assert "CONFLICT" not in "".join(lines[2:4])  # the pair is shown together instead
+
+    assert invoke("resolve", yes["uid"], "--keep").exit_code == 0
+    assert as_json("conflicts")["items"] == []
+    current = {i["uid"] for i in as_json("state", "--current")["items"]}
+    assert yes["uid"] in current and never["uid"] not in current
+
+
 def test_a_never_naming_more_than_the_earlier_deed_is_still_a_conflict(
     source: SourceDB, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
