@@ -371,12 +371,13 @@ BEGIN
           AND coalesce(l.value_side = o.value_side, true)
     ), judged AS (
         -- An item of its session it conflicts with (session_conflicts) that a person kept takes
-        -- it out, as one of another session does; while one of them is unresolved the conflict
-        -- is open (a row that names none keeps its session's flag).
+        -- it out, as one of another session does; the conflict is open while one of them is
+        -- neither settled by a person nor kept out so (a row that names none keeps its
+        -- session's flag). Its session's rows are read by the primary key.
         SELECT l.*, coalesce(d.uids, '{}') AS conflict_uids,
                (coalesce(d.kept_away, false) OR p.kept_away)
                AND l.resolution IS DISTINCT FROM 'keep' AS kept_away,
-               p.unresolved AS partners
+               q.unresolved AS partners
         FROM live l
         LEFT JOIN (SELECT d.x,
                           array_agg(d.uid ORDER BY d.became_at DESC, d.session_id, d.uid)
@@ -384,13 +385,22 @@ BEGIN
                           bool_or(d.resolution = 'keep') AS kept_away
                    FROM disagree d GROUP BY d.x) d ON d.x = l.rid
         CROSS JOIN LATERAL (
-            SELECT coalesce(bool_or(r.action = 'keep'), false) AS kept_away,
-                   ARRAY(SELECT u FROM unnest(l.session_conflicts) u
-                         WHERE u <> ALL (coalesce(array_agg(r.uid), '{}'))
-                         ORDER BY 1) AS unresolved
+            SELECT coalesce(bool_or(r.action = 'keep'), false) AS kept_away
             FROM resolved r
             WHERE r.uid = ANY (l.session_conflicts) AND r.user_id IS NOT DISTINCT FROM l.user_id
         ) p
+        CROSS JOIN LATERAL (
+            SELECT ARRAY(
+                SELECT u FROM unnest(l.session_conflicts) u
+                WHERE NOT EXISTS (SELECT 1 FROM resolved r
+                                  WHERE r.uid = u AND r.user_id IS NOT DISTINCT FROM l.user_id)
+                  AND NOT EXISTS (SELECT 1 FROM jarvis_state_items y
+                                  JOIN resolved r ON r.uid = ANY (y.session_conflicts)
+                                                 AND r.user_id IS NOT DISTINCT FROM l.user_id
+                                                 AND r.action = 'keep'
+                                  WHERE y.session_id = l.session_id AND y.uid = u)
+                ORDER BY 1) AS unresolved
+        ) q
     )
     SELECT j.rid, j.session_id, j.user_id, j.uid, j.type, j.text, j.status, j.subject, j.value,
            j.change, j.refs, j.became_at, j.last_seen_at, j.stop,
@@ -691,11 +701,18 @@ BEGIN
     FROM x JOIN by_taken n ON n.key = x.value_key AND n.mark = x.mark WHERE x.goes_back
     UNION ALL
     -- deciding, any item: the items of its session it conflicts with (a resolution of it
-    -- keeps them out, or settles their conflict); by the primary key
+    -- keeps them out, or settles their conflict), and theirs (whose conflict is with an item
+    -- now kept out); by the primary key
     SELECT y.id, i.id, i.became_at, y.became_at, y.stopped_at, y.current
     FROM unnest(p_items) i
     JOIN jarvis_state_items y ON y.session_id = i.session_id AND y.uid = ANY (i.session_conflicts)
-    WHERE NOT p_needed;
+    WHERE NOT p_needed
+    UNION ALL
+    SELECT z.id, i.id, i.became_at, z.became_at, z.stopped_at, z.current
+    FROM unnest(p_items) i
+    JOIN jarvis_state_items y ON y.session_id = i.session_id AND y.uid = ANY (i.session_conflicts)
+    JOIN jarvis_state_items z ON z.session_id = y.session_id AND z.uid = ANY (y.session_conflicts)
+    WHERE NOT p_needed AND z.uid <> i.uid;
 END;
 $$;
 

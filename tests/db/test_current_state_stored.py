@@ -230,13 +230,21 @@ def test_random_commits_forgets_and_resolutions_keep_the_stored_state_exact(
     assert checked > 1000
 
 
-@pytest.mark.parametrize("action", ["keep", "drop"])
+@pytest.mark.parametrize(
+    ("settled", "action", "current"),
+    [
+        (0, "keep", [True, False, False]),
+        (0, "drop", [False, True, True]),
+        (1, "keep", [False, True, True]),
+    ],
+)
 def test_settling_one_side_of_a_conflict_in_one_session_settles_the_pair(
-    db_url: str, action: str
+    db_url: str, settled: int, action: str, current: list[bool]
 ) -> None:
     """A session's "never" fact and the two facts that affirm it name each other: the current
-    state lists the pair, and a person's word on the "never" settles all three; kept, the
-    affirmations are out of the current state, dropped, they stay with no conflict left."""
+    state lists the pairs, and a person's word on one settles all three. The "never" kept, the
+    affirmations are out of the current state; dropped, they stay, with no conflict left; one
+    affirmation kept, the "never" is out and the other affirmation's conflict with it ends."""
     never, *said = ("f_00000000000a", "f_00000000000b", "f_00000000000c")
 
     def fact(n: int, uid: str, value: str, partners: list[str]) -> dict[str, Any]:
@@ -264,13 +272,13 @@ def test_settling_one_side_of_a_conflict_in_one_session_settles_the_pair(
         listed = dict(conn.execute("SELECT uid, conflict_with FROM archivist_state_items('u1') "
                                    "WHERE conflict").fetchall())  # fmt: skip
         assert listed == {never: said, said[0]: [never], said[1]: [never]}
-        conn.execute("SELECT archivist_resolve_state_item(%s, %s)", [never, action])
+        uids = [never, *said]
+        conn.execute("SELECT archivist_resolve_state_item(%s, %s)", [uids[settled], action])
         assert_stored_is_computed(conn, ["u1"])
         now = conn.execute(
             "SELECT uid, current, conflict FROM archivist_state_items('u1') ORDER BY uid"
         ).fetchall()
-    kept = action == "keep"
-    assert now == [(never, kept, False), (said[0], not kept, False), (said[1], not kept, False)]
+    assert now == [(uid, c, False) for uid, c in zip(uids, current, strict=True)]
 
 
 def test_a_commit_in_time_order_reads_only_what_is_still_true_on_its_subject(
