@@ -2043,8 +2043,10 @@ _MIND = re.compile(
 _MOVED_VALUE = Gated(
     r"(?:^|[,;:]\s+|\b(?:and|so|but)\s+)(?:(?:the|our|my)\s+)?"
     r"(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
-    r"\s*\b(?:(?:got|has been|have been|was|were|is|are|just|been|gets|will be|can|could|'s)\s+)*"
+    r"\s*\b(?:(?:got|has been|have been|was|were|is|are|just|been|gets|will be|can|could|'s"
+    r"|has to|have to|had to|needs? to|will|should|must|'ll)\s+)*"
     r"(?P<verb>mov\w*|push\w*|sl[iu]d\w*|slipp?\w*|shift\w*|bump\w*|chang\w*|switch\w*"
+    r"|go(?:es|ing)?\s+(?:up|down)|went\s+(?:up|down)|c[ao]me\s+down"
     r"|reschedul\w*|postpon\w*|delay\w*|rais\w*|lower\w*|dropp?\w*|cut\w*|upp?ed|increas\w*"
     r"|decreas\w*|reduc\w*|stretch\w*|extend\w*|jump\w*)"
     r"(?:\s+(?:it|that|this|them|those|things|ours|mine))?(?:\s+(?:back|up|down|out|over|forward))?"

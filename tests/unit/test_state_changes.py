@@ -649,6 +649,22 @@ def test_an_update_of_a_date_replaces_a_choice_without_a_subject_that_says_one()
     assert "Driving test: 28 of May" in live(items)
 
 
+def test_an_amount_that_has_to_drop_or_can_go_up_is_an_update_of_it() -> None:
+    """ "Has to drop to" and "can go up to" move an amount as "moved to" does; the second
+    states an upper bound, so it is a limit."""
+    items = state(
+        ("user", "I put $200 a month into the emergency fund."),
+        ("user", "Max team size is 6 people."),
+        ("user", "Rent went up, so the emergency fund has to drop to $120/month."),
+        ("user", "We can go up to 8 people now."),
+    )
+    assert [i.value for i in items if i.status == "superseded"] == ["$200 a month", "6 people"]
+    assert {(i.type, i.value) for i in items if i.status != "superseded"} == {
+        ("decision", "$120/month"),
+        ("constraint", "8 people"),
+    }
+
+
 @pytest.mark.parametrize(
     "turns",
     [

@@ -80,6 +80,7 @@ _CONSTRAINT = Gated(
     r"|(?:needs|requires)\s+(?:at least\s+)?\d"
     r"|\brequires\s+(?!(?:some|a lot|more|less|thought|time|work|effort|patience|practice)\b)"
     r"|can(?:'t|not| not) go (?:over|above|beyond)|not (?:to )?exceed|never exceed"
+    r"|\bcan (?:now )?go (?:up|down) to\s+\$?\d"
     r"|(?:stay|stays|staying|keep|keeps|keeping)\b[^.;!?]{0,40}\b(?:under|below)\s+\$?\d[\d,.]*"
     r"|\d[\d,.]*\s*(?:[a-z]+\s+)?(?:max|tops)(?!\w))\b"
     # a prohibition said first: "no synthetic pesticides", "nothing with peanuts"; what the
