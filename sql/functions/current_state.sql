@@ -385,9 +385,11 @@ BEGIN
                           bool_or(d.resolution = 'keep') AS kept_away
                    FROM disagree d GROUP BY d.x) d ON d.x = l.rid
         CROSS JOIN LATERAL (
+            -- (a one-time filter: no read of the resolutions for the many that name none)
             SELECT coalesce(bool_or(r.action = 'keep'), false) AS kept_away
             FROM resolved r
-            WHERE r.uid = ANY (l.session_conflicts) AND r.user_id IS NOT DISTINCT FROM l.user_id
+            WHERE cardinality(l.session_conflicts) > 0
+              AND r.uid = ANY (l.session_conflicts) AND r.user_id IS NOT DISTINCT FROM l.user_id
         ) p
         CROSS JOIN LATERAL (
             SELECT ARRAY(
