@@ -375,34 +375,30 @@ BEGIN
         -- neither settled by a person nor kept out so (a row that names none keeps its
         -- session's flag). Its session's rows are read by the primary key.
         SELECT l.*, coalesce(d.uids, '{}') AS conflict_uids,
-               (coalesce(d.kept_away, false) OR p.kept_away)
+               (coalesce(d.kept_away, false)
+                OR (cardinality(l.session_conflicts) > 0
+                    AND EXISTS (SELECT 1 FROM resolved r
+                                WHERE r.uid = ANY (l.session_conflicts) AND r.action = 'keep'
+                                  AND r.user_id IS NOT DISTINCT FROM l.user_id)))
                AND l.resolution IS DISTINCT FROM 'keep' AS kept_away,
-               q.unresolved AS partners
+               -- (subqueries, not lateral joins: nested loops are off here; and read only for
+               -- an item that names a partner)
+               CASE WHEN cardinality(l.session_conflicts) = 0 THEN '{}'::text[] ELSE ARRAY(
+                   SELECT u FROM unnest(l.session_conflicts) u
+                   WHERE NOT EXISTS (SELECT 1 FROM resolved r
+                                     WHERE r.uid = u AND r.user_id IS NOT DISTINCT FROM l.user_id)
+                     AND NOT EXISTS (SELECT 1 FROM jarvis_state_items y
+                                     JOIN resolved r ON r.uid = ANY (y.session_conflicts)
+                                                    AND r.user_id IS NOT DISTINCT FROM l.user_id
+                                                    AND r.action = 'keep'
+                                     WHERE y.session_id = l.session_id AND y.uid = u)
+                   ORDER BY 1) END AS partners
         FROM live l
         LEFT JOIN (SELECT d.x,
                           array_agg(d.uid ORDER BY d.became_at DESC, d.session_id, d.uid)
                               FILTER (WHERE d.resolution IS NULL) AS uids,
                           bool_or(d.resolution = 'keep') AS kept_away
                    FROM disagree d GROUP BY d.x) d ON d.x = l.rid
-        CROSS JOIN LATERAL (
-            -- (a one-time filter: no read of the resolutions for the many that name none)
-            SELECT coalesce(bool_or(r.action = 'keep'), false) AS kept_away
-            FROM resolved r
-            WHERE cardinality(l.session_conflicts) > 0
-              AND r.uid = ANY (l.session_conflicts) AND r.user_id IS NOT DISTINCT FROM l.user_id
-        ) p
-        CROSS JOIN LATERAL (
-            SELECT ARRAY(
-                SELECT u FROM unnest(l.session_conflicts) u
-                WHERE NOT EXISTS (SELECT 1 FROM resolved r
-                                  WHERE r.uid = u AND r.user_id IS NOT DISTINCT FROM l.user_id)
-                  AND NOT EXISTS (SELECT 1 FROM jarvis_state_items y
-                                  JOIN resolved r ON r.uid = ANY (y.session_conflicts)
-                                                 AND r.user_id IS NOT DISTINCT FROM l.user_id
-                                                 AND r.action = 'keep'
-                                  WHERE y.session_id = l.session_id AND y.uid = u)
-                ORDER BY 1) AS unresolved
-        ) q
     )
     SELECT j.rid, j.session_id, j.user_id, j.uid, j.type, j.text, j.status, j.subject, j.value,
            j.change, j.refs, j.became_at, j.last_seen_at, j.stop,
