@@ -2563,6 +2563,46 @@ def tentative(sentence: str) -> bool:
     return wish is not None and _SETTLED.search(sentence, wish.end()) is None
 
 
+# A requirement noted without a verb: "guest list capped at 120", "inference latency budget
+# 50 ms p99", "rate limit of 100 req/s per IP". The words before the number are its subject.
+_NOTED = _rx(
+    r"^DET(?P<subj>NP4)\s+(?:(?:capped at|limited to|maxed out at)\s+|of\s+)?"
+    r"(?P<val>[$\u20ac\u00a3]?\d(?:[^,;:!?]|,(?=\d))*?)\s*[.!]?$"
+)
+# Words that start no subject of a noted requirement ("under 5 minutes", "max 8 people",
+# "use $700 each", "up to 20 kids") or end none ("quiet hours after 11pm", "due on the 22nd"):
+# the number is no value of what they name.
+_NOT_NOTED = _PREPOSITIONS | frozenset("up max min maximum minimum use using about around".split())
+_NOT_NOTED_END = _PREPOSITIONS | _DETERMINERS | frozenset("after before until till".split())
+# A month or a day: "June 21", "week of March 10" are dates, not a subject and its number.
+_CALENDAR_WORD = re.compile(
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?$"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?$",
+    re.I,
+)
+
+
+def _noted(sentence: str) -> Frame:
+    """The subject and amount of a requirement noted without a verb (`_NOTED`)."""
+    match = _NOTED.match(" ".join(sentence.split()))
+    if match is None:
+        return Frame()
+    subject = _phrase(match.group("subj"))
+    words = (subject or "").lower().split()
+    said = match.group("subj").lower().split()
+    if (
+        subject is None
+        or words[0] in _NOT_NOTED
+        or said[-1] in _NOT_NOTED_END
+        or any(_CALENDAR_WORD.match(w) for w in said)
+        or set(words) & _VERBISH
+        or any(w.endswith("ing") for w in words)  # "trying to stay", "approving": an act
+        or not _names_a_thing(subject)
+    ):
+        return Frame()
+    return Frame(subject, _phrase(match.group("val"), value=True))
+
+
 def statement(sentence: str) -> Frame:
     """The subject and value of a stated requirement ("the deadline is March 1"): what a
     constraint is about, so that a later update of the same subject replaces it."""
@@ -2570,8 +2610,11 @@ def statement(sentence: str) -> Frame:
     if found.empty:
         match = _STATEMENT.search(" ".join(sentence.split()))
         if match is None:
+            found = _noted(sentence)
+        else:
+            found = Frame(_phrase(match.group("subj")), _phrase(match.group("val"), value=True))
+        if found.empty:
             return Frame()
-        found = Frame(_phrase(match.group("subj")), _phrase(match.group("val"), value=True))
     if found.subject and _BOUND_VERB.search(sentence) and "limit" not in subject_key(found.subject):
         return replace(found, subject=f"{found.subject} limit")
     return found
@@ -2581,7 +2624,7 @@ def statement(sentence: str) -> Frame:
 # limit a later "the guest cap is bumped up to 150" changes.
 _BOUND_VERB = re.compile(
     r"\b(?:can't|cannot|can not|must not|mustn't|shouldn't|should not|won't|will not)\s+"
-    r"(?:go over|exceed|be more than|be over)\b|\b(?:is|are)\s+capped\s+at\b|\btops out at\b",
+    r"(?:go over|exceed|be more than|be over)\b|\b(?:capped|limited)\s+(?:at|to)\b|\btops out at\b",
     re.I,
 )
 

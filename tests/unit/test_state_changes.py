@@ -1340,6 +1340,34 @@ def test_a_bound_on_a_subject_is_changed_by_a_new_cap_on_it() -> None:
     ]
 
 
+def test_a_requirement_noted_without_a_verb_is_on_the_words_before_its_number() -> None:
+    """ "Guest list capped at 120" and "inference latency budget 50 ms p99" are notes of a
+    limit: the words before the number are what a later "cap: 150" or "latency budget: 30 ms"
+    changes. A date ("June 21"), a bound with no subject ("max 8 people") or an act ("trying
+    to stay under 2000 cal") is no subject and its number."""
+    assert statement("Guest list capped at 120.") == Frame("Guest list limit", "120")
+    assert statement("Monthly budget capped at $1,200") == Frame("Monthly budget limit", "$1,200")
+    assert statement("inference latency budget 50 ms p99.") == Frame(
+        "inference latency budget", "50 ms p99"
+    )
+    for sentence in (
+        "June 21",
+        "Week of March 10",
+        "Under 5 minutes",
+        "Up to 20 kids",
+        "Trying to stay under 2000 cal a day",
+        "Quiet hours after 11pm weeknights",
+    ):
+        assert statement(sentence).subject is None, sentence
+    items = state(
+        ("user", "Okay wedding stuff! Venue is locked: Hawthorne Barn. Guest list capped at 120."),
+        ("user", "Oh also my mom invited half the church so the cap is 150 now."),
+    )
+    assert [i.value for i in items if i.type == "constraint" and i.status != "superseded"] == [
+        "150"
+    ]
+
+
 def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> None:
     """ "Scratch that, nightly jobs stay on cron" keeps them where they were: the move to
     Airflow stops (a probe in the issue's words, written after the rules)."""
