@@ -1532,6 +1532,9 @@ _VALUE_LEAD = re.compile(
 _CODE = re.compile(r"//|\w\s*=\s*\w|[{}]")
 
 
+_NOW_FIRST = re.compile(r"^(?:now|currently)\s+", re.I)
+
+
 def _phrase(text: str | None, *, value: bool = False) -> str | None:
     """A captured phrase without articles, trailing fillers or an empty core; None if vague."""
     if not text:
@@ -1544,6 +1547,8 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
     for _ in range(3):
         phrase = _ARTICLE.sub("", phrase)
         phrase = _TRAILING.sub("", phrase)
+        if not value:  # "now deadline is 15 June": the deadline, said as news
+            phrase = _NOW_FIRST.sub("", phrase)
     words = phrase.lower().split()
     if not words or len(words) > 5:
         return None

@@ -11,6 +11,7 @@ import pytest
 
 from archivist.extract.rules.candidates import earlier_contradictions, rules_candidates
 from archivist.extract.rules.experience import contradictions, negations
+from archivist.extract.rules.settled import fragment_choice
 from archivist.models import Message
 from archivist.state.frames import (
     Frame,
@@ -1366,6 +1367,21 @@ def test_a_requirement_noted_without_a_verb_is_on_the_words_before_its_number() 
     assert [i.value for i in items if i.type == "constraint" and i.status != "superseded"] == [
         "150"
     ]
+
+
+def test_now_before_a_subject_is_news_of_it_and_a_unit_goes_with_its_number() -> None:
+    """ "now deadline is 15 June" updates the deadline (not a subject "now deadline"), and in
+    "..., 14 days retention" the days are the retention's value, not part of its name."""
+    items = state(
+        ("user", "I write my master thesis on solar panels. Deadline for submit is 30 May."),
+        ("user", "Also the university give extension, now deadline is 15 June."),
+    )
+    assert [(i.subject, i.value) for i in items if i.status != "superseded"] == [
+        ("deadline", "15 June")
+    ]
+    assert fragment_choice("14 days retention", Frame("backups", "S3")) == Frame(
+        "retention", "14 days", said="14 days retention"
+    )
 
 
 def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> None:

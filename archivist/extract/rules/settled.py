@@ -156,6 +156,8 @@ def bare_choice(entry: str) -> Frame:
     )
     if split is not None and split.re is _VALUE_FIRST and split["subj"].lower() in _UNITS:
         return Frame()  # "25 cm", "4:00 PM": a quantity or a time of nothing named
+    if split is not None and split.re is _VALUE_FIRST and _a_subject(split["subj"]):
+        return Frame(*_counted(split["subj"], split["val"]), said=entry)
     if split is not None and (split.re is _LABELLED or _a_subject(split["subj"])):
         return Frame(split.group("subj"), split.group("val"), said=entry)
     return Frame(None, entry, commit=True, said=entry)
@@ -164,8 +166,24 @@ def bare_choice(entry: str) -> Frame:
 # What a number is counted in: after one, never what an entry is about.
 _UNITS = frozenset(
     """am pm mm cm km ft mi mg kg lb lbs oz ml kb mb gb tb ms sec secs min mins minutes hr hrs
-    hours day days week weeks month months year years px fps""".split()
+    hours day days week weeks month months year years px fps meters metres feet""".split()
 )
+_AREA = frozenset({"square", "sq", "cubic"})  # "square meters": one unit in two words
+
+
+def _counted(subject: str, value: str) -> tuple[str, str]:
+    """A number said before its subject with the unit it counts in between ("14 days
+    retention", "36 square meters booth"): the unit goes with the number. Words that are all
+    a unit stay as they were ("24 square meters")."""
+    words = subject.split()
+    n = 0
+    while n < len(words) and (
+        words[n].lower() in _UNITS or (words[n].lower() in _AREA and n + 1 < len(words))
+    ):
+        n += 1
+    if n == len(words):
+        return subject, value
+    return " ".join(words[n:]), " ".join([value, *words[:n]])
 
 
 def _a_subject(words: str) -> bool:
@@ -213,12 +231,16 @@ def fragment_choice(clause: str, chosen: Frame) -> Frame:
         return Frame(about, clause, said=f"{about[:1].upper()}{about[1:]}: {clause}")
     named = _ARTICLE.sub("", clause)
     split = _SUBJECT_FIRST.match(named) or _VALUE_FIRST.match(named)
+    if split is None:
+        return Frame()
+    subject, value = split["subj"], split["val"]
+    if split.re is _VALUE_FIRST:
+        subject, value = _counted(subject, value)
     if (
-        split is None
-        or not has_substance(clause)
+        not has_substance(clause)
         or len(split.group("val").split()) > FRAGMENT_VALUE_WORDS
-        or not _a_subject(split.group("subj"))
+        or not _a_subject(subject)
     ):
         # "some folks want 3-week sprints", "and Square handles payments", "starts June 24"
         return Frame()
-    return Frame(split.group("subj"), split.group("val"), said=clause)
+    return Frame(subject, value, said=clause)
