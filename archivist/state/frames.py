@@ -69,7 +69,7 @@ _TRAILING = re.compile(
     r"|last (?:week|month|year|night)|yesterday"
     r"|this (?:week|month|year|quarter|semester|term|season|sprint)|tomorrow|today|soon"
     r"|itself|themselves|himself|herself|ourselves|myself|yourself|entirely|altogether"
-    r"|completely|for the time being)$",
+    r"|completely|for the time being|every)$",
     re.I,
 )
 _NOT_SUBJECT = (
@@ -205,6 +205,7 @@ _LEAD = re.compile(
     r"|lol|lmao|haha+|omg|welp|meh"
     r"|hold on"
     r"|excellent|nice|awesome|got it|hi|hello|hey|(?:just\s+)?confirming(?:\s+that)?|to confirm"
+    r"|(?:please\s+)?(?:note|record)(?:\s+for the (?:record|minutes))?|for the (?:record|minutes)"
     r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so)\b[\s,:!.\u2014-]*)+",
     re.I,
 )
@@ -1424,10 +1425,10 @@ _OF = r"(?:\s+(?:for|of|on|at|in)\s+DET" + _WORD + r"(?:\s+" + _WORD + r")?)?"
 _COPULA = _rx(
     r"START DET(?P<subj>NP4SUBJECT_OF)\s+"
     r"(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
-    r"(?P<verb>(?:is|are|will be|gets?|was|were)\s+(?!not\b)(?:[a-z]+ed|PARTS)"
+    r"(?P<verb>(?:is|are|will be|shall be|gets?|was|were)\s+(?!not\b)(?:[a-z]+ed|PARTS)"
     r"|(?:is|are|will be)\s+due"
     r"|(?:PLACED)(?:s|es)?(?=\s+(?:in|on|at|to|from|with|by|for|through|via|into)\s)|is|are|'s"
-    r"|will be|stays|lasts|costs|takes"
+    r"|will be|shall be|stays|lasts|costs|takes"
     r"|remain|remains|is still|are still|is going to be|gets|get|will have)\s+"
     r"(?:(?:at|on|in|with|from|by|for|to|through|via|into)\s+)?DET(?P<val>NP)END".replace(
         "PLACED", _PLACED

@@ -412,6 +412,15 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             None,
             None,
         ),
+        # a record's wording: a lead-in for the minutes, "shall be", a rhythm said after
+        (
+            "Please note for the record: the governing law shall be the State of Delaware.",
+            "governing law",
+            "State of Delaware",
+            None,
+            None,
+        ),
+        ("password rotation every 90 days.", "password rotation", "90 days", None, None),
         # who does it, said first after "going forward" or "our neighbor"
         ("Going forward Dev is handling final rounds.", "final rounds", "Dev", None, "update"),
         (
