@@ -1393,6 +1393,25 @@ def test_now_before_a_subject_is_news_of_it_and_a_unit_goes_with_its_number() ->
     )
 
 
+def test_a_clause_with_a_thing_of_an_amount_gives_the_thing_that_amount() -> None:
+    """ "..., with a ticket price of $150" sets the ticket price that a later "the ticket price
+    is reduced to $125" changes; "a booth of 36 square meters" is the booth's size."""
+    assert fragment_choice("with a ticket price of $150.", Frame("gala", "Riverside")) == Frame(
+        "ticket price", "$150", said="with a ticket price of $150."
+    )
+    assert fragment_choice("a booth of 36 square meters", Frame("fair", "Messe")).value == (
+        "36 square meters"
+    )
+    assert fragment_choice("with the kids", Frame("trip", "Rome")) == Frame()
+    items = state(
+        ("user", "The gala will be held at the Riverside Pavilion, with a ticket price of $150."),
+        ("user", "Amendment: the ticket price is reduced to $125 to encourage attendance."),
+    )
+    assert [i.value for i in items if i.subject == "ticket price" and i.status != "superseded"] == [
+        "$125 to encourage attendance"
+    ]
+
+
 def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> None:
     """ "Scratch that, nightly jobs stay on cron" keeps them where they were: the move to
     Airflow stops (a probe in the issue's words, written after the rules)."""

@@ -43,7 +43,7 @@ _CONCRETE = re.compile(
 # Where a bare entry's subject ends and its value starts ("standups Mon/Wed/Fri 9:30"), or
 # its value ends and its subject starts ("2-week sprints").
 _SUBJECT_FIRST = re.compile(
-    r"^(?P<subj>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)(?:\s+(?:on|at|in|via|with|by|for))?\s+(?P<val>(?-i:[A-Z0-9$\"\u20ac\u00a3]).*"
+    r"^(?P<subj>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)(?:\s+(?:on|at|in|via|with|by|for|of))?\s+(?P<val>(?-i:[A-Z0-9$\"\u20ac\u00a3]).*"
     r"|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b.*)$"
 )
 _LABELLED = re.compile(r"^(?P<subj>[^:]{1,30}?)(?<!\d)\s*:\s*(?P<val>\S.*)$")
@@ -58,6 +58,7 @@ _NAME_FIRST = re.compile(
     r"\s+(?P<subj>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)$"
 )
 _ARTICLE = re.compile(r"^(?:a|an|the|our|my)\s+", re.I)
+_WITH = re.compile(r"^with\s+(?=(?:a|an|the)\s)", re.I)
 _PRONOUN_LEAD = re.compile(
     r"^(?:i|we|you|he|she|they|it|this|that|there|my|our|his|her|their|its)\b", re.I
 )
@@ -229,7 +230,7 @@ def fragment_choice(clause: str, chosen: Frame) -> Frame:
     about = chosen.subject or _plan_verb(chosen)
     if about and (is_time(_EVERY.sub("", clause)) or _AT_A_NAME.match(clause)):
         return Frame(about, clause, said=f"{about[:1].upper()}{about[1:]}: {clause}")
-    named = _ARTICLE.sub("", clause)
+    named = _ARTICLE.sub("", _WITH.sub("", clause))  # "..., with a ticket price of $150"
     split = _SUBJECT_FIRST.match(named) or _VALUE_FIRST.match(named)
     if split is None:
         return Frame()
@@ -243,4 +244,4 @@ def fragment_choice(clause: str, chosen: Frame) -> Frame:
     ):
         # "some folks want 3-week sprints", "and Square handles payments", "starts June 24"
         return Frame()
-    return Frame(subject, value, said=clause)
+    return Frame(subject, value.rstrip(" .!"), said=clause)  # (not the sentence's full stop)
