@@ -1460,7 +1460,7 @@ _COPULAR = frozenset(
 _KIND_HEAD = re.compile(
     r"^(?:[\w'-]+\s+)?(?:tool|form|way|part|kind|type|sort|example|choice|option|source|thing"
     r"|piece|sign|matter|means|skill|art|experience|journey|lesson|reminder|testament|staple"
-    r"|classic)(?:\s+(?:of|for|among|in|to|that|which)\b.*)?$",
+    r"|classic|mix|blend|combination)s?(?:\s+(?:of|for|among|in|to|that|which)\b.*)?$",
     re.I,
 )
 
@@ -1501,8 +1501,10 @@ def _copula_of(match: re.Match[str], text: str) -> Frame:
     if value is None or not concrete(value):
         return Frame()
     led = text[match.end("verb") : match.start("val")]
-    if re.search(r"\b(?:a|an)\s+$", led, re.I) and _KIND_HEAD.match(value):
-        return Frame()  # "fashion is a form of self-expression": what it is like, no choice
+    if (re.search(r"\b(?:a|an)\s+$", led, re.I) or verb == "are") and _KIND_HEAD.match(value):
+        # "fashion is a form of self-expression", "Friends and The Office are classic choices
+        # for relaxation": what it is like, no choice
+        return Frame()
     words = subject.lower().split()
     if words[-1] in _NOT_TOPIC or words[0] in FUNCTION_WORDS or words[0] in _VERBISH:
         return Frame()
@@ -1743,13 +1745,15 @@ _KEEP_IDIOM = re.compile(
 
 # Texting's spelling of "through" ("deploys go thru github actions").
 _THRU = re.compile(r"\bthru\b", re.I)
+# A name in quotes is a name: "we're reading \"Wonder\" instead" (no quote ends a phrase).
+_QUOTED = re.compile('["\u201c]([^"\u201c\u201d,.;:!?]{1,60})["\u201d]')
 
 
 @lru_cache(maxsize=4096)
 def frame(sentence: str) -> Frame:
     """The choice a sentence states, or an empty frame (cached: a run reads a sentence for
     its decisions and its constraints, and chat repeats itself)."""
-    plain = _EMOJI.sub(" ", sentence.replace("\u2019", "'"))
+    plain = _QUOTED.sub(r"\1", _EMOJI.sub(" ", sentence.replace("\u2019", "'")))
     text = _LEAD.sub("", _THRU.sub("through", " ".join(plain.split())))
     text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", _HAS_BEEN.sub(r"\1 has ", text)))
     found = _frame(sentence, text)
@@ -2076,7 +2080,9 @@ _DOING_INSTEAD = Gated(
         r"|flying|staying at|staying in|wearing|hosting|building|learning|studying"
         r"|renting|leasing|switching to|moving to|going to|heading to|meeting at|giving us"
         r"|gave us|given us|giving me|gave me|given me|grabbed|grab|grabbing|went for|going for"
-        r"|opted for|opting for|settled on|bought|buying)"
+        r"|opted for|opting for|settled on|bought|buying"
+        # any verb of what the speakers are doing now: "so we're reading Wonder instead"
+        r"|(?<=\bwe're )[a-z]{3,}ing|(?<=\bi'm )[a-z]{3,}ing|(?<=\bwe are )[a-z]{3,}ing)"
         r"\s+DET(?P<val>NP)\s+instead\b"
     )
 )

@@ -421,6 +421,15 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             None,
         ),
         ("password rotation every 90 days.", "password rotation", "90 days", None, None),
+        # a name in quotes, and what the speakers are doing instead
+        ('The class novel is "Holes".', "class novel", "Holes", None, None),
+        (
+            'Half the class read Holes last year, so we\'re reading "Wonder" instead.',
+            None,
+            "Wonder",
+            None,
+            "replace",
+        ),
         # who does it, said first after "going forward" or "our neighbor"
         ("Going forward Dev is handling final rounds.", "final rounds", "Dev", None, "update"),
         (
@@ -443,6 +452,8 @@ def test_the_ways_people_choose_and_change(
     "sentence",
     [
         "The food is great.",
+        '"Get Out" is a mix of psychological horror and social issues.',
+        '"Friends" and "The Office" are classic choices for relaxation.',
         "The deploy is blocked on the DNS change from the infra team.",
         "Next step is to ask Priya which revenue definition finance uses.",
         "Next: phase 2 tasks for the olive deep work.",
