@@ -103,7 +103,7 @@ _VERBISH = frozenset(
 _HOW = frozenset(
     """more less better worse easier harder faster slower bigger smaller currently actually
     really probably definitely correctly properly efficiently effectively smoothly accurately
-    based""".split()
+    based such""".split()
 )
 
 # Verbs that make a captured phrase a clause rather than a value.
@@ -2673,6 +2673,7 @@ _FAILED = Gated(
     r"(?:down\b|dead|out\b|off the table|axed|scrapped|closed|broken|done|full|too\s+\w+"
     r"|already taken|unavailable|(?:no longer |not )available|gone\b|discontinued|deprecated"
     r"|sold out|out of stock|backordered|a no\b|a no-go|a bust|a disaster|vetoed|rejected"
+    r"|(?:such\s+)?a (?:pain|nightmare|hassle|mess)\b(?!\s+to\b)|overkill"
     r"|denied|cancell?ed|flooded|shelved|(?:(?:crazy|insanely|ridiculously|super|really|so)\s+)?"
     r"(?:expensive|pricey|overpriced|unreliable|flaky|buggy))"
     r"|\s+(?:(?:way|far)\s+)?too\s+\w+|" + _PLAIN_FAILURE + ")",

@@ -1423,6 +1423,22 @@ def test_a_clause_with_a_thing_of_an_amount_gives_the_thing_that_amount() -> Non
     ]
 
 
+def test_a_thing_called_a_pain_is_what_the_next_choice_replaces() -> None:
+    """ "foundry is a pain, we're just gonna use owlbear rodeo" replaces foundry; "such a
+    nightmare" is how Jira is, no value of it; "a pain to fix" names no failure."""
+    items = state(
+        ("user", "campaign starting!! we're using foundry vtt for the maps."),
+        ("user", "foundry is a pain, we're just gonna use owlbear rodeo"),
+    )
+    assert live(items) == ["Use owlbear rodeo"]
+    assert [i.text for i in state(("user", "Jira is such a nightmare."))] == []
+    kept = state(
+        ("user", "We use the deploy script for releases."),
+        ("user", "The ticket is a pain to fix, we'll use the old script."),
+    )
+    assert "Use deploy script for releases" in live(kept)
+
+
 def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> None:
     """ "Scratch that, nightly jobs stay on cron" keeps them where they were: the move to
     Airflow stops (a probe in the issue's words, written after the rules)."""
