@@ -1524,7 +1524,8 @@ _NEEDS = tuple(Needs.of(p) for p, _ in _PATTERNS)
 # Words before a value that are not of it: "called Stashr", "due May 15", "using Jenkins",
 # "only Fridays".
 _VALUE_LEAD = re.compile(
-    r"^(?:called|named|renamed(?:\s+to)?|using|due(?:\s+(?:on|by))?(?=\s+[^,;]*\d)"
+    r"^(?:called|named|renamed(?:\s+to)?|using|agreed (?:to|on)|settled on"
+    r"|due(?:\s+(?:on|by))?(?=\s+[^,;]*\d)"
     # what is done when: "plants are now watered on Wednesdays"
     r"|[a-z]+ed\s+(?:on|at)(?=\s+(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day))"
     r"|(?:only|just)(?=\s+(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day)))\s+(?=\S)",

@@ -1439,6 +1439,20 @@ def test_a_thing_called_a_pain_is_what_the_next_choice_replaces() -> None:
     assert "Use deploy script for releases" in live(kept)
 
 
+def test_a_decision_and_a_choice_of_another_clause_are_two_items() -> None:
+    """ "we'll use n=24 per group, and imaging is on the Zeiss confocal": the decision's words
+    do not hold the Zeiss, so the imaging choice is an item of its own that a later move of
+    the imaging replaces; "agreed to" is no part of what was agreed."""
+    items = state(
+        ("user", "For the study we'll use n=24 per group, and imaging is on the Zeiss confocal."),
+        ("user", "The Zeiss is down for service, so imaging moves to the Leica SP8."),
+    )
+    imaging = [(i.value, i.status) for i in items if i.subject == "imaging"]
+    assert imaging == [("Zeiss confocal", "superseded"), ("Leica SP8", "active")]
+    assert "Use n=24 per group" in live(items)
+    assert frame("we have agreed to New York law instead.").value == "New York law"
+
+
 def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> None:
     """ "Scratch that, nightly jobs stay on cron" keeps them where they were: the move to
     Airflow stops (a probe in the issue's words, written after the rules)."""

@@ -853,7 +853,13 @@ class _Found:
                 # ("we're going with MySQL for inventory": whatever was chosen for it before is
                 # replaced, in a later session as in this one)
                 made = replace(choice, change="update") if decided_anew else choice
-                self.add(kind, finding.text, message, sentence, made)
+                if is_choice(made) and not _says(finding.text, made.value):
+                    # "we'll use n=24 per group, and imaging is on the Zeiss": two choices
+                    self.add(kind, finding.text, message, sentence)
+                    if chosen := choice_text(made):
+                        self.add("decision", chosen, message, sentence, made)
+                else:
+                    self.add(kind, finding.text, message, sentence, made)
                 typed = decided = True
             elif isinstance(finding, (ActionHit, Completion)) and is_choice(choice):
                 continue  # "move the session cache to Memcached": a choice, not a task
@@ -1127,3 +1133,9 @@ _DECIDING = re.compile(
     r"|went with|decided (?:on|to use|to go with)|settled on|opted for|opting for)\b",
     re.I,
 )
+
+
+def _says(text: str, value: str | None) -> bool:
+    """Whether `text` names every word of `value` (a finding's words hold its choice)."""
+    words = set(identity(text))
+    return all(w in words for w in identity(value or ""))
