@@ -206,7 +206,8 @@ _LEAD = re.compile(
     r"|hold on"
     r"|excellent|nice|awesome|got it|hi|hello|hey|(?:just\s+)?confirming(?:\s+that)?|to confirm"
     r"|(?:please\s+)?(?:note|record)(?:\s+for the (?:record|minutes))?|for the (?:record|minutes)"
-    r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so)\b[\s,:!.\u2014-]*)+",
+    r"|change(?=\s*:)|change of plans?|correction|actually|ok so|okay so|re(?=\s*:))\b"
+    r"[\s,:!.\u2014-]*)+",
     re.I,
 )
 # Emoji and pictographs: chat decoration, no word of a choice ("vet is Dr. Alvarez 🏥").

@@ -1453,6 +1453,24 @@ def test_a_decision_and_a_choice_of_another_clause_are_two_items() -> None:
     assert frame("we have agreed to New York law instead.").value == "New York law"
 
 
+def test_a_dash_between_clauses_parts_them_like_a_comma() -> None:
+    """ "no free tier — 14-day trial, no card required" says three things; the trial is
+    one that a later "trial is now 7 days" changes."""
+    items = state(
+        ("user", "pricing: no free tier — 14-day trial, no card required"),
+        ("user", "trial is now 7 days, the 14-day cohort wasn't converting any better"),
+    )
+    trial = [(i.value, i.status) for i in items if i.subject == "trial"]
+    assert trial == [("14-day", "superseded"), ("7 days", "active")]
+    # "re:" names the topic, and a change after the dash is read though a gerund leads it
+    items = state(
+        ("user", "We're going with Postgres for the analytics store, decided that today."),
+        ("user", "re: the analytics db — scrapping postgres, ClickHouse is way better."),
+    )
+    assert not any("Postgres" in text for text in live(items))
+    assert not any(i.subject == "re" for i in items)
+
+
 def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> None:
     """ "Scratch that, nightly jobs stay on cron" keeps them where they were: the move to
     Airflow stops (a probe in the issue's words, written after the rules)."""

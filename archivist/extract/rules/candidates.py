@@ -134,7 +134,7 @@ def states_a_limit(text: str) -> bool:
 # Where a sentence's clauses part: "Redis for the queue; Memcached for sessions", "X, and Y",
 # " - " between listed items.
 _CLAUSE = re.compile(
-    r"\s*[;\u2022]\s*|,\s+(?:and|plus|then|also|so)\s+|\s+[-+]\s+"
+    r"\s*[;\u2022]\s*|,\s+(?:and|plus|then|also|so)\s+|\s+[-+\u2013\u2014]\s+"
     r"|\s+(?:and|so)\s+(?=(?:the|our|my|we|i)\b)|,\s+",
     re.I,
 )
@@ -956,7 +956,9 @@ class _Found:
                 self.add("decision", chosen, message, part, fragment)
                 added = True
                 continue
+            # (but for a change said so: "re: the analytics db — scrapping postgres")
             led = bool(words) and _NOT_A_CLAUSE.match(words[0]) is not None
+            led = led and frame(part).change not in ("cancel", "replace")
             if len(words) > CLAUSE_WORDS or led or is_question(part) or tentative(part):
                 continue
             if _EMPHASIS.match(part):
