@@ -1471,6 +1471,13 @@ def test_a_dash_between_clauses_parts_them_like_a_comma() -> None:
     assert not any(i.subject == "re" for i in items)
 
 
+def test_a_deadline_is_a_constraint_stated_as_its_subject_and_date() -> None:
+    """A deadline bounds a time: "Deadline for submit is 30 May" is a constraint (as the
+    blind tuning part's writer labels it), said "Deadline for submit: 30 May"."""
+    items = state(("user", "Deadline for submit is 30 May."))
+    assert [(i.type, i.text) for i in items] == [("constraint", "Deadline for submit: 30 May")]
+
+
 def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> None:
     """ "Scratch that, nightly jobs stay on cron" keeps them where they were: the move to
     Airflow stops (a probe in the issue's words, written after the rules)."""

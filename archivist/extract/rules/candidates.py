@@ -877,6 +877,8 @@ class _Found:
         if not decided and is_choice(choice) and (chosen := choice_text(choice)):
             if (choice.change == "update" or bounds) and limits:  # "the ad budget is now $800"
                 bound = choice.value and re.search(_BOUND + re.escape(choice.value), sentence, re.I)
+                if not bound and choice.subject and choice.value:  # "Deadline: 30 May"
+                    chosen = f"{choice.subject[:1].upper()}{choice.subject[1:]}: {choice.value}"
                 text = _phrase(sentence) if bound else chosen  # keep "under 30 miles" whole
                 self.add("constraint", text, message, sentence, choice)
                 typed = True
@@ -1106,6 +1108,7 @@ def topic_tags(text: str) -> list[str]:
 # to 30 days", "presentation time: 15 minutes per paper"); "the budget appendix" is none.
 _LIMIT_HEAD = re.compile(
     rf"(?:^(?:max|maximum|min|minimum)\b.*|\b(?:(?:{LIMIT_NOUNS})s?|sla|slo|retention(?: period)?"
+    r"|deadlines?|due date"
     r"|threshold|(?:presentation|speaking|talk|response|time)\s+(?:time|slot|limit))$)",
     re.I,
 )
