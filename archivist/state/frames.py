@@ -1747,6 +1747,15 @@ _KEEP_IDIOM = re.compile(
 
 # Texting's spelling of "through" ("deploys go thru github actions").
 _THRU = re.compile(r"\bthru\b", re.I)
+# A rate said as a count of a thing per period ("3 meals a day", "8000 steps a day"): the thing
+# counted is what it is about, so "switch to 2 meals a day" changes it (a unit is no thing:
+# "30 min a day" is a time allowed).
+RATE = re.compile(
+    r"^\d[\d,.]*\s+(?!(?:mins?|minutes?|hours?|hrs?|secs?|seconds?|miles?|km|kms|kg|lbs?"
+    r"|pages?|words?|times)\b)(?P<what>[a-z]{3,})\s+(?:a|an|per|each)\s+"
+    r"(?:day|week|month|year|night|morning|evening|weekday)\b\W*$",
+    re.I,
+)
 # A name in quotes is a name: "we're reading \"Wonder\" instead" (no quote ends a phrase).
 _QUOTED = re.compile('["\u201c]([^"\u201c\u201d,.;:!?]{1,60})["\u201d]')
 
@@ -1772,6 +1781,8 @@ def frame(sentence: str) -> Frame:
         found = _frame(sentence, text[undone.end() :])
         found = replace(found, change=found.change or ("reverse" if found.value else None))
     found = replace(found, value=_with_date(text, found.value))
+    if found.subject is None and found.value and (rate := RATE.match(found.value)):
+        found = replace(found, subject=rate["what"])  # "switch to 2 meals a day": the meals
     if (
         found.subject
         and found.change in ("update", "replace")

@@ -1478,6 +1478,18 @@ def test_a_deadline_is_a_constraint_stated_as_its_subject_and_date() -> None:
     assert [(i.type, i.text) for i in items] == [("constraint", "Deadline for submit: 30 May")]
 
 
+def test_a_rate_is_about_the_thing_it_counts() -> None:
+    """ "..., 3 meals a day" and a later "switch to 2 meals a day" are both about the meals;
+    "30 min a day" counts a unit, no thing."""
+    items = state(
+        ("user", "got a puppy!! feeding Royal Canin puppy, 3 meals a day 🍗"),
+        ("user", "and vet said switch to 2 meals a day now she's 6 months"),
+    )
+    meals = [(i.value, i.status) for i in items if i.subject == "meals"]
+    assert meals == [("3 meals a day", "superseded"), ("2 meals a day", "active")]
+    assert fragment_choice("30 min a day", Frame("kanji", "WaniKani")).subject != "min"
+
+
 def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> None:
     """ "Scratch that, nightly jobs stay on cron" keeps them where they were: the move to
     Airflow stops (a probe in the issue's words, written after the rules)."""

@@ -16,7 +16,7 @@ from archivist.extract.rules.guards import is_question
 from archivist.extract.rules.phrases import has_substance
 from archivist.extract.rules.vocabulary import COMMON_VERBS
 from archivist.prefilter import Gated
-from archivist.state.frames import Frame, idle_subject, is_time, tentative
+from archivist.state.frames import RATE, Frame, idle_subject, is_time, tentative
 from archivist.words import FUNCTION_WORDS
 
 # A heading that says the list after its colon is settled (not a list of questions or news).
@@ -230,6 +230,9 @@ def fragment_choice(clause: str, chosen: Frame) -> Frame:
     about = chosen.subject or _plan_verb(chosen)
     if about and (is_time(_EVERY.sub("", clause)) or _AT_A_NAME.match(clause)):
         return Frame(about, clause, said=f"{about[:1].upper()}{about[1:]}: {clause}")
+    if rate := RATE.match(clause.strip()):  # "feeding Royal Canin, 3 meals a day"
+        said = re.sub(r"\W+$", "", clause.strip())
+        return Frame(rate["what"], said, said=said)
     named = _ARTICLE.sub("", _WITH.sub("", clause))  # "..., with a ticket price of $150"
     split = _SUBJECT_FIRST.match(named) or _VALUE_FIRST.match(named)
     if split is None:
