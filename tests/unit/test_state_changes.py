@@ -1490,6 +1490,19 @@ def test_a_rate_is_about_the_thing_it_counts() -> None:
     assert fragment_choice("30 min a day", Frame("kanji", "WaniKani")).subject != "min"
 
 
+def test_a_clause_whose_subject_is_a_gerund_is_a_choice_of_its_own() -> None:
+    """ "..., styling is Tailwind" is a choice for the styling; "..., focusing on layout
+    consistency" goes on with the clause before it and chooses nothing."""
+    items = state(
+        ("user", "for the new dashboard we're going with React + Vite, styling is Tailwind."),
+        ("user", "We redesigned the page, focusing on layout consistency."),
+    )
+    assert [(i.subject, i.value) for i in items] == [
+        ("dashboard", "React + Vite"),
+        ("styling", "Tailwind"),
+    ]
+
+
 def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> None:
     """ "Scratch that, nightly jobs stay on cron" keeps them where they were: the move to
     Airflow stops (a probe in the issue's words, written after the rules)."""

@@ -958,9 +958,12 @@ class _Found:
                 self.add("decision", chosen, message, part, fragment)
                 added = True
                 continue
-            # (but for a change said so: "re: the analytics db — scrapping postgres")
+            # (but for a change said so, "re: the analytics db — scrapping postgres", or a
+            # gerund that is a subject: "..., styling is Tailwind")
             led = bool(words) and _NOT_A_CLAUSE.match(words[0]) is not None
-            led = led and frame(part).change not in ("cancel", "replace")
+            if led:
+                read = frame(part)
+                led = read.change not in ("cancel", "replace") and read.subject is None
             if len(words) > CLAUSE_WORDS or led or is_question(part) or tentative(part):
                 continue
             if _EMPHASIS.match(part):
