@@ -334,6 +334,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"[^,;.!?]{0,30}?)\s+now\b",
             "update",
         ),
+        # what took the place of a thing taken out: "we ripped it out, Zustand now"
+        (
+            r"\b(?:ripped|ditched|dropped|scrapped|tossed|pulled|yanked|killed|axed)\s+"
+            r"(?:it|them|that)(?:\s+out)?\s*[,;]\s*(?:and\s+)?(?P<val>(?-i:[A-Z])[^,;.!?]{0,30}?)"
+            r"\s+now\b",
+            "replace",
+        ),
         # back to a value: "we're back on April 9", "the board reinstated the original $150"
         (
             r"\b(?:we're|we are|we|i'm|i am|it's|it is)\s+back\s+(?:on|to|with|at)\s+DET"

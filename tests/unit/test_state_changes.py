@@ -430,6 +430,8 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             None,
             "replace",
         ),
+        # what took the place of a thing taken out
+        ("so we ripped it out, Zustand now.", None, "Zustand", None, "replace"),
         # who does it, said first after "going forward" or "our neighbor"
         ("Going forward Dev is handling final rounds.", "final rounds", "Dev", None, "update"),
         (
