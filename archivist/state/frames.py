@@ -59,7 +59,8 @@ _END = (
     r"|effective|works|sounds)\b))"
 )
 _DETERMINERS = frozenset("the our my a an their your its this that his her".split())
-_DET = r"(?:(?:" + "|".join(sorted(_DETERMINERS)) + r")\s+)?"
+# (not "The" of a name: "at The Oak Room")
+_DET = r"(?:(?!(?-i:The)\s+(?-i:[A-Z]))(?:" + "|".join(sorted(_DETERMINERS)) + r")\s+)?"
 _ARTICLE = re.compile(
     r"^(?:the|our|my|a|an|their|your|its|this|that|his|her|all|all of|each|every)\s+", re.I
 )
@@ -1434,7 +1435,7 @@ _COPULA = _rx(
     r"START DET(?P<subj>NP4SUBJECT_OF)\s+"
     r"(?:(?:still|also|now|already|always|usually|currently|just)\s+)?"
     r"(?P<verb>(?:is|are|will be|shall be|gets?|was|were)\s+(?!not\b)(?:[a-z]+ed|PARTS)"
-    r"|(?:is|are|will be)\s+due"
+    r"|(?:is|are|will be)\s+due|(?:is|are)\s+(?:happening|taking place)"
     r"|(?:PLACED)(?:s|es)?(?=\s+(?:in|on|at|to|from|with|by|for|through|via|into)\s)|is|are|'s"
     r"|will be|shall be|stays|lasts|costs|takes"
     r"|remain|remains|is still|are still|is going to be|gets|get|will have)\s+"
@@ -1544,6 +1545,7 @@ _VALUE_LEAD = re.compile(
 _CODE = re.compile(r"//|\w\s*=\s*\w|[{}]")
 
 
+_NAMED_THE = re.compile(r"^(?-i:The)\s+(?-i:[A-Z])\w*(?:\s+(?-i:[A-Z])\w*)*$")
 _NOW_FIRST = re.compile(r"^(?:now|currently)\s+", re.I)
 
 
@@ -1557,6 +1559,8 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
     if value:
         phrase = _VALUE_LEAD.sub("", phrase)  # "is now called Stashr": Stashr
     for _ in range(3):
+        if value and _NAMED_THE.match(phrase):
+            break  # "The Oak Room": the article is part of the name
         phrase = _ARTICLE.sub("", phrase)
         phrase = _TRAILING.sub("", phrase)
         if not value:  # "now deadline is 15 June": the deadline, said as news

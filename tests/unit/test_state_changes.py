@@ -430,6 +430,21 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             None,
             "replace",
         ),
+        # a name that starts with "The", and a thing said to be happening somewhere
+        (
+            "Rehearsal dinner is at The Oak Room now.",
+            "Rehearsal dinner",
+            "The Oak Room",
+            None,
+            "update",
+        ),
+        (
+            "so the party is happening in grandma's backyard, same date.",
+            "party",
+            "grandma's backyard",
+            None,
+            None,
+        ),
         # what took the place of a thing taken out
         ("so we ripped it out, Zustand now.", None, "Zustand", None, "replace"),
         # who does it, said first after "going forward" or "our neighbor"
@@ -1534,7 +1549,7 @@ def test_a_dash_ends_a_phrase_as_a_comma_does() -> None:
     """ "Rosa's is out — dinner's at The Olive Room now": the subject is the dinner, not
     "Rosa's is out — dinner"; a value ends at a dash ("Fridays — no exceptions")."""
     said = frame("Rosa's is out — dinner's at The Olive Room now.")
-    assert (said.subject, said.value) == ("dinner", "Olive Room")
+    assert (said.subject, said.value) == ("dinner", "The Olive Room")
     assert frame("Deploys go out on Fridays — no exceptions.").value == "Fridays"
 
 
