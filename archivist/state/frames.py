@@ -1545,6 +1545,7 @@ _VALUE_LEAD = re.compile(
 _CODE = re.compile(r"//|\w\s*=\s*\w|[{}]")
 
 
+_REPORTED = re.compile(r"\b(?:pointed out|said|says|noticed|realized|realised|mentioned)\b", re.I)
 _NAMED_THE = re.compile(r"^(?-i:The)\s+(?-i:[A-Z])\w*(?:\s+(?-i:[A-Z])\w*)*$")
 _NOW_FIRST = re.compile(r"^(?:now|currently)\s+", re.I)
 
@@ -1588,11 +1589,17 @@ def _phrase(text: str | None, *, value: bool = False) -> str | None:
             return None  # "scratch that, the e-reader feels impersonal": a clause, no value
     if not value and len(words) > 1 and words[-1] in _PREPOSITIONS:
         phrase, words = phrase.rsplit(None, 1)[0], words[:-1]  # "a deadline of April 1"
-    if not value and (
-        phrase.lower() in _NOT_SUBJECT | _WHEN | _DETERMINERS
-        or words[0] in _NOT_SUBJECT
-        or words[0] in _PREPOSITIONS
-        or {"that", "which"} & set(words[1:])
+    if (
+        not value
+        and (
+            phrase.lower() in _NOT_SUBJECT | _WHEN | _DETERMINERS
+            or words[0] in _NOT_SUBJECT
+            or words[0] in _PREPOSITIONS
+            # a verb and what it went to: "stared at both", no thing
+            or (len(words) > 1 and words[0].endswith("ed") and words[1] in _PREPOSITIONS)
+            or _REPORTED.search(phrase) is not None  # "Kenji pointed out Monday"
+            or {"that", "which"} & set(words[1:])
+        )
     ):
         return None  # "pharmacist flagged that meloxicam": a clause, not what is decided
     return phrase

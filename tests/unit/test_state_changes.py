@@ -470,6 +470,8 @@ def test_the_ways_people_choose_and_change(
     [
         "The food is great.",
         '"Get Out" is a mix of psychological horror and social issues.',
+        "Kenji pointed out Monday is a public holiday there.",
+        "Stared at both on the wall all weekend.",
         '"Friends" and "The Office" are classic choices for relaxation.',
         "The deploy is blocked on the DNS change from the infra team.",
         "Next step is to ask Priya which revenue definition finance uses.",
