@@ -209,6 +209,8 @@ def test_doctor_over_rest_sends_missing_migrations_to_the_sql_editor(
 OWN_PLAN_SETTINGS = {
     "archivist_reconcile_state": ["enable_nestloop=off"],
     "archivist_current_state": ["plan_cache_mode=force_custom_plan"],
+    "archivist_state_items": ["plan_cache_mode=force_custom_plan"],
+    "archivist_item_currency": ["plan_cache_mode=force_custom_plan"],
     "archivist_store_state": ["enable_seqscan=off", "plan_cache_mode=force_generic_plan"],
 }
 
