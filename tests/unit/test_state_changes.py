@@ -1522,6 +1522,21 @@ def test_a_clause_whose_subject_is_a_gerund_is_a_choice_of_its_own() -> None:
     ]
 
 
+def test_a_change_without_a_subject_replaces_the_name_said_before_it() -> None:
+    """ "half the class read Holes last year, so we're reading Wonder instead" replaces Holes,
+    named before the new value; a name that opens the sentence (who said it) is none."""
+    items = state(
+        ("user", 'For my class this term, the class novel is "Holes".'),
+        (
+            "user",
+            'Turns out half the class read Holes last year, so we\'re reading "Wonder" instead.',
+        ),
+    )
+    assert live(items) == ["Use Wonder instead of Holes"]
+    said = state(("user", "Sam said we should switch to Linear instead."))
+    assert [i.replaces for i in said] == [None]
+
+
 def test_a_reversal_that_says_a_thing_stays_where_it_is_replaces_the_move() -> None:
     """ "Scratch that, nightly jobs stay on cron" keeps them where they were: the move to
     Airflow stops (a probe in the issue's words, written after the rules)."""

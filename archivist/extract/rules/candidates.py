@@ -456,6 +456,8 @@ def _with_what_failed(choice: Frame, text: str, sentence: str) -> Frame:
     old = failed(said[:value] if value > 0 else said)  # the reason first, else after
     if old is None and value > 0:
         old = failed(said[value + len(choice.value or "") :], after=True)
+    if old is None and choice.change == "replace" and choice.subject is None:
+        old = _named_before(sentence, choice.value or "")
     if old is None or same_value(old, choice.value):
         return choice
     # What failed is out for everything it was chosen for, whatever each sentence called
@@ -463,6 +465,22 @@ def _with_what_failed(choice: Frame, text: str, sentence: str) -> Frame:
     # "the reception will be at the Oakwood Barn"): the change is on no subject of its own.
     changed = choice.replacing(old, choice.change or "replace")
     return replace(changed, subject=None, said=choice_text(changed) or changed.said)
+
+
+# A name in a sentence: capitalised words (not the sentence's first, not "I").
+_NAME = re.compile(r"(?<=[\s\"'\u201c])(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*){0,3}")
+_NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd"})
+
+
+def _named_before(sentence: str, value: str) -> str | None:
+    """The last name said before a replacement's value in its sentence ("half the class read
+    Holes last year, so we're reading Wonder instead"): what a change without a subject
+    replaces."""
+    end = sentence.lower().rfind(value.lower())
+    names = [
+        n.group(0) for n in _NAME.finditer(sentence, 0, max(end, 0)) if n.group(0) not in _NOT_NAMES
+    ]
+    return names[-1].strip(" .'\"") if names else None
 
 
 def clause_of(text: str) -> str:
