@@ -895,8 +895,8 @@ class _Found:
         if not decided and is_choice(choice) and (chosen := choice_text(choice)):
             if (choice.change == "update" or bounds) and limits:  # "the ad budget is now $800"
                 bound = choice.value and re.search(_BOUND + re.escape(choice.value), sentence, re.I)
-                if not bound and choice.subject and choice.value:  # "Deadline: 30 May"
-                    chosen = f"{choice.subject[:1].upper()}{choice.subject[1:]}: {choice.value}"
+                if not bound and choice.subject:  # "Deadline for submit: 30 May"
+                    chosen = choice_text(replace(choice, change="update")) or chosen
                 text = _phrase(sentence) if bound else chosen  # keep "under 30 miles" whole
                 self.add("constraint", text, message, sentence, choice)
                 typed = True
@@ -1163,5 +1163,4 @@ _DECIDING = re.compile(
 
 def _says(text: str, value: str | None) -> bool:
     """Whether `text` names every word of `value` (a finding's words hold its choice)."""
-    words = set(identity(text))
-    return all(w in words for w in identity(value or ""))
+    return identity(value or "") <= identity(text)
