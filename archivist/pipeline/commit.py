@@ -19,6 +19,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from archivist.embed.base import Vector
+from archivist.pipeline.across import tie_to_earlier
 from archivist.pipeline.planning import VersionPlan
 from archivist.store import CommitResult, Store
 
@@ -26,11 +27,13 @@ log = logging.getLogger(__name__)
 
 
 def commit(store: Store, plan: VersionPlan, fresh: Mapping[str, Vector]) -> CommitResult:
-    """Write the plan's version, chunks and watermark (one call).
+    """Write the plan's version, chunks and watermark (one call), its new changes tied to
+    what they change in the user's earlier sessions first.
 
     `fresh`: the vectors embedded for this version, by text.
     """
     started = time.perf_counter()
+    tie_to_earlier(store, plan)
     chunks, vectors = chunk_payload(plan, {**plan.state.vectors, **fresh})
     result = store.commit_version(
         plan.session_id,

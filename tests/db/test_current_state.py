@@ -803,3 +803,47 @@ def test_keeping_what_a_change_replaced_and_a_value_moved_from_what_it_was_a_ses
     assert {s for s, t in current if "8pm" in t} == {"b"}, current
     assert {s for s, t in current if "90" in t} == {"b"}, current
     assert ("a", "Use Redis for job queue") in current, current
+
+
+def test_a_later_sessions_change_in_other_words_replaces_what_its_message_names(
+    source: SourceDB, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session later the user names the old choice's subject or value in other words ("off
+    Mailchimp", "Going to Buttondown"), or moves an amount counted per the same thing: the new
+    item replaces it. A change that names another subject's word ("tests") leaves that one, and
+    another user's items stay as they are."""
+    monkeypatch.setenv("ARCHIVIST_MESSAGE_USER_ID", "user_id")
+    source.conn.execute("ALTER TABLE session_messages ADD COLUMN user_id text")
+    first = [
+        "My newsletter runs on Mailchimp, goes out every Thursday morning.",
+        "Ok.",
+        "new roommate rules: $650 each, due the 1st.",
+        "Ok.",
+        "Backend tests run on pytest.",
+        "Ok.",
+    ]
+    later = [
+        "Moving the newsletter off Mailchimp, their pricing jumped. Going to Buttondown.",
+        "Ok.",
+        "landlord raised rent so its $700 each now",
+        "Ok.",
+        "Frontend tests moved to Playwright for the e2e part.",
+        "Ok.",
+    ]
+    users = {
+        "alice": [source.add("a1", first), source.add("a2", later, start=T0 + DAY)],
+        "bob": [source.add("b1", first, start=T0 + DAY / 2)],
+    }
+    for user, sessions in users.items():
+        for ids in sessions:
+            source.conn.execute(
+                "UPDATE session_messages SET user_id = %s WHERE id = ANY(%s)", [user, ids]
+            )
+    assert invoke("archive").exit_code == 0
+    values = {}
+    for user in users:
+        items = as_json("state", "--current", "--user-id", user)["items"]
+        values[user] = {i["value"] for i in items if i["type"] in ("decision", "constraint")}
+    assert {"Buttondown", "$700 each", "Playwright", "pytest"} <= values["alice"]
+    assert not {"Mailchimp", "$650 each"} & values["alice"], values["alice"]
+    assert {"Mailchimp", "$650 each", "pytest"} <= values["bob"]

@@ -1,0 +1,126 @@
+"""A session's new changes tied to what they change in the user's earlier sessions when the
+two are said in other words.
+
+Across sessions the reconciliation (sql/functions/current_state.sql) pairs items by their
+subjects' words, or by a change naming the earlier value it replaces. People name the same
+thing differently from one week to the next: "Dentist is Tuesday at 3pm with Dr. Patel", then
+"Dr. Patel's office called, the cleaning got moved to Wednesday"; "My newsletter runs on
+Mailchimp", then "Moving the newsletter off Mailchimp ... Going to Buttondown". Before a
+version is written, each of its new decisions and constraints that no earlier item pairs with
+is compared with the user's current items of other sessions, said before it: one whose value
+is of the same kind (a date, a time, money, a quantity of the same unit, a thing) and
+different, and whose subject or value the new item's own messages name, is what it changes.
+The new item then takes that item's subject (or, when that has none, names its value as what
+it replaces), so the reconciliation pairs them by its rules; a new item without change
+language becomes a change only when its message says one ("now", "instead", "moved", ...).
+Nothing of the earlier session is copied into the new item but its subject or value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from archivist.models import StateItem
+from archivist.state.current import CurrentItem
+from archivist.state.frames import key, same_side, same_subject, same_value, value_kind
+from archivist.words import CHOICE_STEMS, content_stems
+
+CHANGEABLE = frozenset({"decision", "constraint"})
+
+# A message that says a value changed, when its item carries no change of its own.
+_MOVED = re.compile(
+    r"\b(?:now|instead|any ?more|no longer|moved|moving|pushed|slipped|changed|switch(?:ed|ing)?"
+    r"|swapped|replaced|reduced|raised|bumped|dropp(?:ed|ing)|renegotiated|rescheduled"
+    r"|postponed|delayed|declined|cancell?ed|bailed|fell through|off)\b",
+    re.I,
+)
+_DIGITS = re.compile(r"^\d+$")
+# What an amount is counted per: "$85/hour", "$650 each", "3 runs a week".
+_PER = re.compile(r"(?:/\s*|\bper\s+|\ban?\s+)([a-z]+)|\b(each)\b", re.I)
+
+
+def link_earlier(
+    items: Sequence[StateItem], earlier: Sequence[CurrentItem], said: Mapping[str, str]
+) -> list[tuple[StateItem, CurrentItem]]:
+    """Tie each new item of `items` (one citing a message of `said`: the version's user
+    messages by id) to the earlier item it changes, if any; returns the pairs tied."""
+    pool = [e for e in earlier if e.current and e.type in CHANGEABLE and e.value]
+    replacing = {i.replaced_by for i in items if i.replaced_by}
+    tied = []
+    for item in items:
+        message = " ".join(said[r] for r in item.refs if r in said)
+        if (
+            not message
+            or item.type not in CHANGEABLE
+            or item.status == "superseded"
+            or not item.value
+            or item.uid in replacing  # it changes an item of its own session
+        ):
+            continue
+        before = [e for e in pool if _before(e.became_at, item.created_at)]
+        if any(_paired(item, e) or same_value(item.value, e.value) for e in before):
+            continue  # the reconciliation pairs them already, or it says an earlier value
+        old = _changed(item, before, message)
+        if old is None or (item.change is None and not _MOVED.search(message)):
+            continue
+        if old.subject:
+            item.subject = old.subject
+        else:
+            item.replaces = old.value
+        item.change = item.change or "update"
+        tied.append((item, old))
+    return tied
+
+
+def _before(earlier: datetime | None, new: datetime | None) -> bool:
+    return earlier is not None and new is not None and earlier < new
+
+
+def _paired(item: StateItem, earlier: CurrentItem) -> bool:
+    """Whether the reconciliation pairs the two by its own rules: one subject, or a change
+    naming the earlier value."""
+    if same_subject(item.subject, earlier.subject) and same_side(item.value, earlier.value):
+        return True
+    return (
+        item.change is not None
+        and (item.subject is None or earlier.subject is None)
+        and same_value(item.replaces, earlier.value)
+    )
+
+
+def _changed(item: StateItem, before: Sequence[CurrentItem], message: str) -> CurrentItem | None:
+    """The latest earlier item of the new one's kind of value (and side, `same_side`), another
+    value, whose subject or value the message names (the most of their words), or, of amounts,
+    counted per the same thing ("$700 each" after "$650 each"), if one is."""
+    assert item.value is not None
+    kind = value_kind(item.value)
+    # (not the words of its own value or subject: "Frontend tests moved to Playwright" does not
+    # name "Backend tests")
+    named = content_stems(message) - set(key(item.value)) - set(key(item.subject)) - CHOICE_STEMS
+    per = _per(item.value) if kind != "thing" else set()
+    # a change that says only an amount of a unit ("we can go up to 8 people now")
+    counted = kind.startswith("quantity:") and item.subject is None and item.change is not None
+    best: CurrentItem | None = None
+    best_key: tuple[int, datetime] | None = None
+    for old in before:
+        assert old.value is not None and old.became_at is not None
+        if (
+            value_kind(old.value) != kind
+            or not same_side(old.value, item.value)
+            or same_value(old.value, item.value)
+        ):
+            continue
+        words = {w for w in (*key(old.subject), *key(old.value)) if not _DIGITS.match(w)}
+        shared = len(words & named) + bool(per and per == _per(old.value)) + counted
+        if not shared:
+            continue
+        rank = (shared, old.became_at)
+        if best_key is None or rank > best_key:
+            best, best_key = old, rank
+    return best
+
+
+def _per(value: str) -> set[str]:
+    return {(m.group(1) or m.group(2)).lower() for m in _PER.finditer(value)}
