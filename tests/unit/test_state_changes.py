@@ -1167,6 +1167,20 @@ def test_a_never_is_flagged_against_its_four_affirmations_however_far() -> None:
     assert sorted(a.index for a in found.affirmed) == [0, 6, 7, 8]
 
 
+def test_a_far_statement_of_the_deed_itself_is_cited_beside_closer_mentions() -> None:
+    """Six closer sentences only name the problems; the one that says they were completed,
+    far before, is cited too (BEAM 500K, a tuning chat: the labelled affirmation)."""
+    done = "I just completed 6 geometric sequence problems and scored 5/6 correct."
+    mentions = [f"I'm working on geometric sequence problems, part {n}." for n in range(6)]
+    never = "I've never completed any geometric sequence problems."
+    (found,) = contradictions([done, *["Filler about the weather."] * 20, *mentions, never])
+    cited = sorted(a.index for a in found.affirmed)
+    assert cited == [0, *range(22, 27)], cited  # the deed, and the five closest mentions
+    # without the verb, only the five closest
+    (found,) = contradictions([mentions[0], *["Filler."] * 20, *mentions[1:], never])
+    assert 0 not in [a.index for a in found.affirmed]
+
+
 def test_a_contradictions_facts_say_the_deed_and_keep_a_titles_name() -> None:
     batch = [
         Message(

@@ -205,7 +205,11 @@ def _deed(text: str, never: Negation) -> str:
 
 def _shared(text: str, stems: frozenset[str]) -> int:
     """How many of `stems` the text's words have."""
-    return len(stems & {stem(t) for t in tokens(text)})
+    return len(stems & _stems(text))
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(t) for t in tokens(text)}
 
 
 def contradictions(sentences: Sequence[str], earlier: Sequence[str] = ()) -> list[Contradiction]:
@@ -221,7 +225,15 @@ def contradictions(sentences: Sequence[str], earlier: Sequence[str] = ()) -> lis
         pool = [(j, s) for j, s in enumerate(others) if j != i] + [(i, never.rest)]
         detail = never.detail
         scored = [(_affirms(s, never), _shared(s, detail), -abs(j - i), j, s) for j, s in pool]
-        best = sorted((x for x in scored if x[0]), reverse=True)[:MAX_AFFIRMED]
+        ranked = sorted((x for x in scored if x[0]), reverse=True)
+        best = ranked[:MAX_AFFIRMED]
+        # and the strongest that says its deed with its verb, where the closer ones only name
+        # what it is about ("I just completed 6 geometric sequence problems", a hundred
+        # messages before, among many "I'm working on geometric sequence problems")
+        verb = stem(never.verb)
+        did = next((x for x in ranked if never.deed and verb in _stems(x[-1])), None)
+        if did is not None and did not in best:
+            best.append(did)
         if best:
             affirmed = tuple(Statement(j, _deed(s, never).strip(" ,;")) for *_, j, s in best)
             found.append(Contradiction(Statement(i, never.text), never.about, affirmed))
