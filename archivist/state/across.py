@@ -3,9 +3,9 @@ two are said in other words.
 
 Across sessions the reconciliation (sql/functions/current_state.sql) pairs items by their
 subjects' words, or by a change naming the earlier value it replaces. People name the same
-thing differently from one week to the next: "Dentist is Tuesday at 3pm with Dr. Patel", then
-"Dr. Patel's office called, the cleaning got moved to Wednesday"; "My newsletter runs on
-Mailchimp", then "Moving the newsletter off Mailchimp ... Going to Buttondown". Before a
+thing differently from one week to the next: "rent split 3 ways, $650 each", then "landlord
+raised rent so its $700 each now"; "My newsletter runs on Mailchimp", then "Moving the
+newsletter off Mailchimp ... Going to Buttondown". Before a
 version is written, each of its new decisions and constraints that no earlier item pairs with
 is compared with the user's current items of other sessions, said before it: one whose value
 is of the same kind (a date, a time, money, a quantity of the same unit, a thing) and
@@ -33,7 +33,7 @@ CHANGEABLE = frozenset({"decision", "constraint"})
 _MOVED = re.compile(
     r"\b(?:now|instead|any ?more|no longer|moved|moving|pushed|slipped|changed|switch(?:ed|ing)?"
     r"|swapped|replaced|reduced|raised|bumped|dropp(?:ed|ing)|renegotiated|rescheduled"
-    r"|postponed|delayed|declined|cancell?ed|bailed|fell through|off)\b",
+    r"|postponed|delayed|declined|cancell?ed|bailed|fell through)\b",
     re.I,
 )
 _DIGITS = re.compile(r"^\d+$")
