@@ -196,7 +196,7 @@ _START = (
     # reported: "Ms. Ruiz told me that the page limit is now 25 pages"
     r"(?:[^,;:!?]{0,60}?\b(?:told|tells|informed|informs|said|says|mentioned|announced|wrote"
     r"|note|advised|confirm)"
-    r"\s+(?:(?:me|us|everyone|the team)\s+)?that\s+"
+    r"\s+(?:(?:me|us|everyone|the team)\s+)?(?:that\s+)?"
     # or what someone wants done: "Legal wants retention cut to 30 days"
     r"|[^,;:!?]{0,40}?\b(?:wants|asked for|requested|insists on)\s+)?"
 )

@@ -145,6 +145,10 @@ from archivist.state.frames import (
             "Ms. Ruiz told me that the page limit is now 25 pages.",
             Frame("page limit", "25 pages", None, "update"),
         ),
+        # reported without "that"; a report of no choice reads as none
+        ("the landlord said rent is now $700", Frame("rent", "$700", None, "update")),
+        ("my wife says budget can go to 35000", Frame("budget", "35000", None, "update")),
+        ("Tom said the app is slow", Frame()),
         # the alternative set aside after the value, with no comma, and a casual "because"
         (
             "we're doing a zine not a slideshow cuz the teacher said so",
