@@ -1763,6 +1763,13 @@ _KEEP_IDIOM = re.compile(
 )
 
 
+# A deed before the choice, joined by "and": "we gave up and switched to Postgres", "I caved and
+# went with the blue one" choose as "we switched to Postgres" does.
+_AND_CHOSE = re.compile(
+    r"\b(we|i|they)\s+(?:[a-z']+\s+){1,2}?and\s+(?=(?:switched|went with|moved|picked|chose"
+    r"|settled on|opted for|booked|hired|ordered)\b)",
+    re.I,
+)
 # Texting's spelling of "through" ("deploys go thru github actions").
 _THRU = re.compile(r"\bthru\b", re.I)
 # A rate said as a count of a thing per period ("3 meals a day", "8000 steps a day"): the thing
@@ -1785,6 +1792,7 @@ def frame(sentence: str) -> Frame:
     plain = _QUOTED.sub(r"\1", _EMOJI.sub(" ", sentence.replace("\u2019", "'")))
     text = _LEAD.sub("", _THRU.sub("through", " ".join(plain.split())))
     text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", _HAS_BEEN.sub(r"\1 has ", text)))
+    text = _AND_CHOSE.sub(r"\1 ", text)
     found = _frame(sentence, text)
     if found.subject and (clause := _CLAUSE_BEFORE.match(found.subject)) is not None:
         # "marcos neighbors complained so practice is at ...": what is at it is the practice

@@ -149,6 +149,9 @@ from archivist.state.frames import (
         ("the landlord said rent is now $700", Frame("rent", "$700", None, "update")),
         ("my wife says budget can go to 35000", Frame("budget", "35000", None, "update")),
         ("Tom said the app is slow", Frame()),
+        # a deed, then the choice joined by "and" (not a subject "and switched")
+        ("we gave up and switched to Postgres", Frame(None, "Postgres", None, "replace")),
+        ("I caved and went with the blue one", Frame(None, "blue one", commit=True)),
         # the alternative set aside after the value, with no comma, and a casual "because"
         (
             "we're doing a zine not a slideshow cuz the teacher said so",
