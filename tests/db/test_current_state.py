@@ -847,3 +847,15 @@ def test_a_later_sessions_change_in_other_words_replaces_what_its_message_names(
     assert {"Buttondown", "$700 each", "Playwright", "pytest"} <= values["alice"]
     assert not {"Mailchimp", "$650 each"} & values["alice"], values["alice"]
     assert {"Mailchimp", "$650 each", "pytest"} <= values["bob"]
+
+
+def test_without_per_user_memory_the_whole_archive_is_where_a_change_looks(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    source.add("a", ["My newsletter runs on Mailchimp.", "Ok."], start=T0)
+    later = ["Moving the newsletter off Mailchimp, their pricing jumped. Going to Buttondown."]
+    source.add("b", [*later, "Ok."], start=T0 + DAY)
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    values = {i["value"] for i in items if i["type"] in ("decision", "constraint")}
+    assert "Buttondown" in values and "Mailchimp" not in values, items
