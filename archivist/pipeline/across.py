@@ -15,12 +15,11 @@ from archivist.store import Store
 log = logging.getLogger(__name__)
 
 
-def tie_to_earlier(store: Store, plan: VersionPlan) -> int:
+def tie_to_earlier(store: Store, plan: VersionPlan) -> None:
     """Tie the plan's new decisions and constraints to the earlier items they change (their
-    subject or `replaces` set); returns how many were tied. The scope looked in is the
-    session's user's, or the whole archive's without per-user memory (its latest 1,000
-    current items; a session of several users has none), read only when the version has such
-    an item."""
+    subject or `replaces` set, each tie logged). The scope looked in is the session's user's,
+    or the whole archive's without per-user memory (its latest 1,000 current items; a session
+    of several users has none), read only when the version has such an item."""
     user = plan.user_id
     said = {
         m.id: m.content
@@ -31,11 +30,9 @@ def tie_to_earlier(store: Store, plan: VersionPlan) -> int:
     if plan.multi_user or not any(
         i.type in CHANGEABLE and i.value and said.keys() & set(i.refs) for i in items
     ):
-        return 0
+        return
     query = CurrentStateQuery(user_id=user, limit=CURRENT_MAX_ITEMS)
     state = CurrentState.model_validate(store.call("archivist_current_state", **query.arguments()))
     earlier = [i for i in state.items if i.session_id != plan.session_id and i.user_id == user]
-    tied = link_earlier(items, earlier, said)
-    for item, old in tied:
+    for item, old in link_earlier(items, earlier, said):
         log.info("%s: %s changes %s of %s", plan.session_id, item.uid, old.uid, old.session_id)
-    return len(tied)
