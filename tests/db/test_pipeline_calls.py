@@ -76,9 +76,11 @@ def add_sessions(source: SourceDB, prefix: str, count: int) -> None:
         source.add(f"{prefix}-{i}", TALK, start=T0 + timedelta(hours=i))
 
 
-def test_a_session_costs_at_most_three_statements(
+def test_a_session_costs_at_most_four_statements(
     source: SourceDB, settings: Settings, statements: Any
 ) -> None:
+    """The read, the commit and the let-go, and (its versions have decisions with values) the
+    read of the archive's current state that ties a change to an earlier session's item."""
     add_sessions(source, "warm", 1)
     run(settings)  # the first run also adopts archived messages: not what is measured
     costs = []
@@ -89,7 +91,7 @@ def test_a_session_costs_at_most_three_statements(
         assert [s.status for s in report.sessions] == ["archived"] * count
         costs.append(len(statements.lines()))
     per_session = (costs[1] - costs[0]) / 3
-    assert per_session <= 3, f"{per_session} statements per session ({costs})"
+    assert per_session <= 4, f"{per_session} statements per session ({costs})"
     # Nothing is wrapped in BEGIN/COMMIT: one statement, one round trip.
     statements.start()
     add_sessions(source, "nine", 1)
