@@ -151,7 +151,7 @@ def _affirms(text: str, never: Negation) -> int:
         return 0
     if _ASKING.search(text) and not _SAYS_DONE.search(text):
         return 0
-    stems = {stem(t) for t in tokens(text)}
+    stems = _stems(text)
     if never.names and never.names <= stems:
         return len(never.names | never.head & stems)
     shared = len(never.head & stems)
