@@ -1,25 +1,34 @@
 """Before a version is written: its new changes tied to the items of the user's earlier
-sessions that they change in other words (`state.across`), read from the user's current
-state as the database holds it just before this commit."""
+sessions that they change in other words, and the earlier choices they name but that never
+became items recalled from the user's earlier turns (`state.across`), read from the user's
+current state and turn chunks as the database holds them just before this commit."""
 
 from __future__ import annotations
 
 import logging
+import re
 
 from archivist.models import USER_ROLES
+from archivist.pipeline.earlier import user_labels, user_turns
 from archivist.pipeline.planning import VersionPlan
-from archivist.state.across import CHANGEABLE, link_earlier
+from archivist.state.across import CHANGEABLE, link_earlier, naming, recalled, unknown_replaced
 from archivist.state.current import CURRENT_MAX_ITEMS, CurrentState, CurrentStateQuery
 from archivist.store import Store
 
 log = logging.getLogger(__name__)
 
+MAX_RECALLS = 4  # earlier choices looked up per version
+CHUNKS_PER_RECALL = 8  # the turn chunks read back for each
+_WORD = re.compile(r"[a-z0-9]+")
+
 
 def tie_to_earlier(store: Store, plan: VersionPlan) -> None:
     """Tie the plan's new decisions and constraints to the earlier items they change (their
-    subject or `replaces` set, each tie logged). The scope looked in is the session's user's,
-    or the whole archive's without per-user memory (its latest 1,000 current items; a session
-    of several users has none), read only when the version has such an item."""
+    subject or `replaces` set, each tie logged), and add to the plan the earlier choices its
+    changes replace that never became items, recalled from the user's turns. The scope looked
+    in is the session's user's, or the whole archive's without per-user memory (its latest
+    1,000 current items, and no turns; a session of several users has none), read only when
+    the version has such an item."""
     user = plan.user_id
     said = {
         m.id: m.content
@@ -34,5 +43,26 @@ def tie_to_earlier(store: Store, plan: VersionPlan) -> None:
     query = CurrentStateQuery(user_id=user, limit=CURRENT_MAX_ITEMS)
     state = CurrentState.model_validate(store.call("archivist_current_state", **query.arguments()))
     earlier = [i for i in state.items if i.session_id != plan.session_id and i.user_id == user]
-    for item, old in link_earlier(items, earlier, said):
+    tied = link_earlier(items, earlier, said)
+    for item, old in tied:
         log.info("%s: %s changes %s of %s", plan.session_id, item.uid, old.uid, old.session_id)
+    if user is None:
+        return  # turn chunks are looked up by user
+    tied_uids = {item.uid for item, _ in tied}
+    changes = [i for i in unknown_replaced(items, earlier, said) if i.uid not in tied_uids]
+    labels = user_labels(plan.speakers)
+    for change in changes[:MAX_RECALLS]:
+        assert change.replaces is not None
+        words = _WORD.findall(change.replaces.lower())
+        rows = store.earlier_turns(user, plan.session_id, labels, words, words, CHUNKS_PER_RECALL)
+        turns = [t for row in rows for t in user_turns(row, plan.speakers)]
+        turn = naming(change.replaces, turns, change.created_at)
+        if turn is None:
+            continue
+        cited = next(r for r in change.refs if r in said)
+        before = recalled(change, turn, cited)
+        if all(i.uid != before.uid for i in items):
+            items.append(before)
+            log.info(
+                "%s: %s replaces %s, said in %s", plan.session_id, change.uid, before.uid, turn.id
+            )

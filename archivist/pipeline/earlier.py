@@ -48,7 +48,7 @@ def earlier_user_turns(
     if not said:
         return []
     turns = {m.id: m for m in unsaved if m.role.strip().lower() in USER_ROLES}
-    labels = _user_labels(speakers)
+    labels = user_labels(speakers)
     for negation in said:
         words = [w for word in negation.search for w in _WORD.findall(word)]
         detail = [w for word in negation.object_words for w in _WORD.findall(word)]
@@ -62,22 +62,22 @@ def earlier_user_turns(
                 users[0], session_id, labels, needed, detail, CHUNKS_PER_NEGATION
             )
             for row in rows:
-                for turn in _user_turns(row, speakers):
+                for turn in user_turns(row, speakers):
                     turns.setdefault(turn.id, turn)
     # The newest first: of equally strong affirmations, pairing cites the nearest.
     return sorted(turns.values(), key=lambda m: m.created_at, reverse=True)
 
 
-def _user_labels(speakers: Mapping[str, str]) -> list[str]:
+def user_labels(speakers: Mapping[str, str]) -> list[str]:
     """How a user's turn starts in a turn chunk ("User: ")."""
     return [f"{speakers.get(role, role.capitalize())}: " for role in sorted(USER_ROLES)]
 
 
-def _user_turns(row: Mapping[str, Any], speakers: Mapping[str, str]) -> list[Message]:
+def user_turns(row: Mapping[str, Any], speakers: Mapping[str, str]) -> list[Message]:
     """The user's turns in a turn chunk (`archivist_earlier_turns`), its speaker label cut off;
     a piece of a long message that does not start with one is left out (whose it is, the piece
     does not say)."""
-    labels = _user_labels(speakers)
+    labels = user_labels(speakers)
     content, ids = str(row["content"]), [str(i) for i in row.get("message_ids") or []]
     starts = row.get("turn_starts") or [0]
     if len(starts) != len(ids):

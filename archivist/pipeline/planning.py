@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from archivist.chunking import (
+    DEFAULT_SPEAKERS,
     EXTRACTION_SLOT,
     STATE_SLOT,
     SUMMARY_SLOT,
@@ -103,6 +104,8 @@ class VersionPlan:
     state: StatePlan
     # The distinct user ids of the session's messages (ARCHIVIST_MESSAGE_USER_ID; at most 3).
     users: list[str] = field(default_factory=list)
+    # How turns are labelled in its chunks (Settings.speaker_labels).
+    speakers: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_SPEAKERS))
 
     @property
     def user_id(self) -> str | None:
@@ -262,6 +265,7 @@ def plan_version(
         record=result.record,
         state=state,
         users=read.users,
+        speakers=settings.speaker_labels,
     )
 
 

@@ -14,6 +14,15 @@ The new item then takes that item's subject (or, when that has none, names its v
 it replaces), so the reconciliation pairs them by its rules; a new item without change
 language becomes a change only when its message says one ("now", "instead", "moved", ...).
 Nothing of the earlier session is copied into the new item but its subject or value.
+
+A change can also name what it replaces when the earlier statement never became an item: "also
+moved the emergency fund from Marcus to Ally" after "emergency fund ... parked in a Marcus
+high-yield savings account", a sentence of several facts that extraction did not take as a
+decision. The user's earlier turn naming the replaced value is then found in the turn chunks
+(archivist/pipeline/across.py), and the version records the earlier choice as an item of its
+own, superseded by the change (`recalled`): its text is made of the change's words (its
+subject and the value it replaces), it cites the earlier message and dates from it, so the
+history and `--as-of` show what was true before.
 """
 
 from __future__ import annotations
@@ -22,9 +31,10 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from archivist.models import StateItem
+from archivist.models import Message, StateItem
 from archivist.state.current import CurrentItem
 from archivist.state.frames import key, same_side, same_subject, same_value, value_kind
+from archivist.state.items import compute_uid
 from archivist.words import CHOICE_STEMS, content_stems
 
 CHANGEABLE = frozenset({"decision", "constraint"})
@@ -124,3 +134,67 @@ def _changed(item: StateItem, before: Sequence[CurrentItem], message: str) -> Cu
 
 def _per(value: str) -> set[str]:
     return {(m.group(1) or m.group(2)).lower() for m in _PER.finditer(value)}
+
+
+def unknown_replaced(
+    items: Sequence[StateItem], earlier: Sequence[CurrentItem], said: Mapping[str, str]
+) -> list[StateItem]:
+    """The version's changes, said in its user messages, naming a value they replace
+    (`replaces`) that no item holds: neither one of the version nor an earlier current one,
+    and no earlier item the reconciliation pairs the change with."""
+    found = []
+    for item in items:
+        if (
+            item.type not in CHANGEABLE
+            or item.change is None
+            or not item.replaces
+            or not key(item.replaces)
+            or item.status == "superseded"
+            or not any(r in said for r in item.refs)
+            or any(same_value(i.value, item.replaces) for i in items if i is not item)
+            or any(
+                _paired(item, e) or same_value(e.value, item.replaces)
+                for e in earlier
+                if _before(e.became_at, item.created_at)
+            )
+        ):
+            continue
+        found.append(item)
+    return found
+
+
+def naming(value: str, turns: Sequence[Message], before: datetime | None) -> Message | None:
+    """The latest of `turns` said before `before` that names `value` (its words, in order)."""
+    phrase = re.compile(r"\b" + r"\W+".join(map(re.escape, value.split())) + r"\b", re.I)
+    named = [t for t in turns if _before(t.created_at, before) and phrase.search(t.content)]
+    return max(named, key=lambda t: t.created_at, default=None)
+
+
+def recalled(change: StateItem, turn: Message, cited: str) -> StateItem:
+    """The earlier choice `change` (said in message `cited`) replaces, as said in `turn`: an
+    item superseded by it."""
+    assert change.replaces is not None
+    value = change.replaces
+    if change.type == "decision":
+        text = f"Use {value}" + (f" for {change.subject}" if change.subject else "")
+    else:
+        text = f"{change.subject}: {value}" if change.subject else value
+    return StateItem(
+        uid=compute_uid(change.type, text),
+        type=change.type,
+        text=text,
+        status="superseded",
+        confidence="low",
+        topic_tags=list(change.topic_tags),
+        refs=[turn.id],
+        replaced_by=change.uid,
+        supersession_evidence={
+            "trigger": change.change or "replace",
+            "ref_msg_id": cited,
+            "candidate_uid": change.uid,
+        },
+        created_at=turn.created_at,
+        last_seen_at=turn.created_at,
+        subject=change.subject,
+        value=value,
+    )

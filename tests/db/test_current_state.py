@@ -859,3 +859,40 @@ def test_without_per_user_memory_the_whole_archive_is_where_a_change_looks(
     items = as_json("state", "--current")["items"]
     values = {i["value"] for i in items if i["type"] in ("decision", "constraint")}
     assert "Buttondown" in values and "Mailchimp" not in values, items
+
+
+def test_a_change_naming_an_earlier_choice_never_made_an_item_recalls_it_superseded(
+    source: SourceDB, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "moved the emergency fund from Marcus to Ally" a session after a sentence of several
+    facts that named Marcus in passing: the earlier choice is recalled from the user's turn,
+    cites it and dates from it, and the change supersedes it (as of the day between, Marcus was
+    the choice). A user whose archive never named the old value gets no recalled item."""
+    monkeypatch.setenv("ARCHIVIST_MESSAGE_USER_ID", "user_id")
+    source.conn.execute("ALTER TABLE session_messages ADD COLUMN user_id text")
+    first = ["emergency fund target is 10k, parked in a Marcus high-yield savings account", "Ok."]
+    later = ["also moved the emergency fund from Marcus to Ally, their rate is a bit better", "Ok."]
+    said = source.add("a1", first)
+    users = {
+        "alice": [*said, *source.add("a2", later, start=T0 + DAY)],
+        "bob": source.add("b2", later, start=T0 + DAY),
+    }
+    for user, ids in users.items():
+        source.conn.execute(
+            "UPDATE session_messages SET user_id = %s WHERE id = ANY(%s)", [user, ids]
+        )
+    assert invoke("archive").exit_code == 0
+    history = as_json("state", "--current", "--subject", "emergency fund", "--user-id", "alice")[
+        "items"
+    ]
+    marcus = [i for i in history if i["value"] == "Marcus"]
+    assert len(marcus) == 1, history
+    assert marcus[0]["refs"] == [str(said[0])] and not marcus[0]["current"]
+    ally = next(i for i in history if i["value"] == "Ally")
+    assert marcus[0]["superseded_by"] == ally["uid"] and ally["current"]
+    between = (T0 + DAY / 2).isoformat()
+    then = as_json("state", "--current", "--as-of", between, "--user-id", "alice")["items"]
+    values = [i["value"] for i in then if i["type"] == "decision"]
+    assert "Marcus" in values and "Ally" not in values, then
+    bobs = as_json("state", "--current", "--subject", "emergency fund", "--user-id", "bob")["items"]
+    assert [i["value"] for i in bobs] == ["Ally"], bobs

@@ -1,12 +1,13 @@
 """`state.across`: a session's new change tied to the user's earlier item it changes in other
-words, and left alone where its message names nothing of one."""
+words, and left alone where its message names nothing of one; an earlier choice it names but
+that never became an item, recalled from the user's turn."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from archivist.models import StateItem
-from archivist.state.across import link_earlier
+from archivist.models import Message, StateItem
+from archivist.state.across import link_earlier, naming, recalled, unknown_replaced
 from archivist.state.current import CurrentItem
 
 EARLIER = datetime(2026, 3, 1, tzinfo=UTC)
@@ -123,3 +124,52 @@ def test_an_item_the_reconciliation_pairs_already_or_said_later_is_left() -> Non
     assert tie(new("Buttondown"), message, later) is None
     stopped = earlier("d_old", "Mailchimp", "newsletter", current=False)
     assert tie(new("Buttondown"), message, stopped) is None
+
+
+def turn(mid: str, content: str, at: datetime = EARLIER) -> Message:
+    return Message(id=mid, session_id="s1", role="user", content=content, created_at=at)
+
+
+def test_only_a_change_whose_replaced_value_no_item_holds_is_looked_up() -> None:
+    said = {"m1": "moved the emergency fund from Marcus to Ally"}
+    change = new("Ally", "emergency fund", "replace", replaces="Marcus")
+    assert unknown_replaced([change], [], said) == [change]
+    assert unknown_replaced([change], [earlier("d_old", "Marcus")], said) == []
+    assert unknown_replaced([change], [earlier("d_x", "Marcus", became_at=LATER)], said) == [change]
+    assert unknown_replaced([change], [earlier("d_fund", "Vanguard", "emergency fund")], said) == []
+    assert unknown_replaced([change], [], {"m2": said["m1"]}) == []  # not said by the user
+    plain = new("Ally", "emergency fund")
+    assert unknown_replaced([plain], [], said) == []
+
+
+def test_the_latest_earlier_turn_naming_the_value_as_a_phrase_is_the_one() -> None:
+    turns = [
+        turn("t1", "We keep it in a Marcus high-yield account."),
+        turn("t2", "Marcus again: rates up.", EARLIER + timedelta(days=1)),
+        turn("t3", "Marcuson is a name.", EARLIER + timedelta(days=2)),
+        turn("t4", "Marcus is gone.", LATER + timedelta(days=1)),
+    ]
+    assert (found := naming("Marcus", turns, LATER)) is not None and found.id == "t2"
+    assert naming("Genki I", [turn("t5", "Genki  I textbook")], LATER) is not None
+    assert naming("Genki II", [turn("t5", "Genki I textbook")], LATER) is None
+
+
+def test_a_recalled_choice_is_made_of_the_changes_words_and_superseded_by_it() -> None:
+    change = new("Ally", "emergency fund", "replace", replaces="Marcus")
+    old = recalled(change, turn("t1", "parked in a Marcus high-yield savings account"), "m1")
+    assert (old.text, old.subject, old.value) == (
+        "Use Marcus for emergency fund",
+        "emergency fund",
+        "Marcus",
+    )
+    assert (old.status, old.replaced_by, old.refs, old.created_at) == (
+        "superseded",
+        "d_new",
+        ["t1"],
+        EARLIER,
+    )
+    assert old.supersession_evidence == {
+        "trigger": "replace",
+        "ref_msg_id": "m1",
+        "candidate_uid": "d_new",
+    }
