@@ -11,12 +11,20 @@ import re
 from archivist.models import USER_ROLES
 from archivist.pipeline.earlier import user_labels, user_turns
 from archivist.pipeline.planning import VersionPlan
-from archivist.state.across import CHANGEABLE, link_earlier, naming, recalled, unknown_replaced
+from archivist.state.across import (
+    CHANGEABLE,
+    link_earlier,
+    naming,
+    recalled,
+    unknown_replaced,
+    untied_candidates,
+)
 from archivist.state.current import CURRENT_MAX_ITEMS, CurrentState, CurrentStateQuery
 from archivist.store import Store
 
 log = logging.getLogger(__name__)
 
+MAX_TURNS_READ = 64  # messages of earlier items read back per version
 MAX_RECALLS = 4  # earlier choices looked up per version
 CHUNKS_PER_RECALL = 8  # the turn chunks read back for each
 _WORD = re.compile(r"[a-z0-9]+")
@@ -44,6 +52,12 @@ def tie_to_earlier(store: Store, plan: VersionPlan) -> None:
     state = CurrentState.model_validate(store.call("archivist_current_state", **query.arguments()))
     earlier = [i for i in state.items if i.session_id != plan.session_id and i.user_id == user]
     tied = link_earlier(items, earlier, said)
+    if user is not None and (candidates := untied_candidates(items, earlier, said)):
+        # the rest, by the words of the earlier items' own messages
+        refs = list(dict.fromkeys(r for old in candidates for r in old.refs))[:MAX_TURNS_READ]
+        rows = store.turns_of(user, refs)
+        said_before = {t.id: t.content for row in rows for t in user_turns(row, plan.speakers)}
+        tied += link_earlier(items, earlier, said, said_before)
     for item, old in tied:
         log.info("%s: %s changes %s of %s", plan.session_id, item.uid, old.uid, old.session_id)
     if user is None:

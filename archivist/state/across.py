@@ -10,8 +10,11 @@ version is written, each of its new decisions and constraints that no earlier it
 is compared with the user's current items of other sessions, said before it: one whose value
 is of the same kind (a date, a time, money, a quantity of the same unit, a thing) and
 different, and whose subject or value the new item's own messages name, is what it changes.
-The new item then takes that item's subject (or, when that has none, names its value as what
-it replaces), so the reconciliation pairs them by its rules; a new item without change
+Where no such item is found, the names in the clause of an earlier item's own user message
+that names its value count as its words ("Dr. Patel's office called, the cleaning got moved
+to Wednesday" after "Dentist is Tuesday at 3pm with Dr. Patel."), read back from its turn
+chunk. The new item then takes that item's subject (or, when that has none, names its value as
+what it replaces), so the reconciliation pairs them by its rules; a new item without change
 language becomes a change only when its message says one ("now", "instead", "moved", ...).
 Nothing of the earlier session is copied into the new item but its subject or value.
 
@@ -47,33 +50,34 @@ _MOVED = re.compile(
     re.I,
 )
 _DIGITS = re.compile(r"^\d+$")
+# A name: a capitalised word (not the first of its clause, nor "I"), or an acronym.
+_NAME = re.compile(r"(?<![\w.])(?!I\b)[A-Z][\w.+-]*[\w+]|(?<![\w.])[A-Z]{2,}\b")
+_CALENDAR = re.compile(
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|mon|tue|tues|wed|thu|thur|thurs"
+    r"|fri|sat|sun)\.?|(?:january|february|march|april|june|july|august|september|october"
+    r"|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?",
+    re.I,
+)
+# Where a statement of several facts divides: "hosting on Buzzsprout - weekly, drops Tuesdays".
+_CLAUSE = re.compile(r"(?<=[.!?;,])\s+|\s+[-+&]\s+|\n+")
 # What an amount is counted per: "$85/hour", "$650 each", "3 runs a week".
 _PER = re.compile(r"(?:/\s*|\bper\s+|\ban?\s+)([a-z]+)|\b(each)\b", re.I)
 
 
 def link_earlier(
-    items: Sequence[StateItem], earlier: Sequence[CurrentItem], said: Mapping[str, str]
+    items: Sequence[StateItem],
+    earlier: Sequence[CurrentItem],
+    said: Mapping[str, str],
+    said_before: Mapping[str, str] | None = None,
 ) -> list[tuple[StateItem, CurrentItem]]:
     """Tie each new item of `items` (one citing a message of `said`: the version's user
-    messages by id) to the earlier item it changes, if any; returns the pairs tied."""
-    pool = [e for e in earlier if e.current and e.type in CHANGEABLE and e.value]
-    replacing = {i.replaced_by for i in items if i.replaced_by}
+    messages by id) to the earlier item it changes, if any; returns the pairs tied.
+    `said_before`: the earlier items' own user messages by id, where known, whose words about
+    an item's value count as its words."""
     tied = []
-    for item in items:
-        message = " ".join(said[r] for r in item.refs if r in said)
-        if (
-            not message
-            or item.type not in CHANGEABLE
-            or item.status == "superseded"
-            or not item.value
-            or item.uid in replacing  # it changes an item of its own session
-        ):
-            continue
-        before = [e for e in pool if _before(e.became_at, item.created_at)]
-        if any(_paired(item, e) or same_value(item.value, e.value) for e in before):
-            continue  # the reconciliation pairs them already, or it says an earlier value
-        old = _changed(item, before, message)
-        if old is None or (item.change is None and not _MOVED.search(message)):
+    for item, before, message in _open_changes(items, earlier, said):
+        old = _changed(item, before, message, said_before or {})
+        if old is None:
             continue
         if old.subject:
             item.subject = old.subject
@@ -82,6 +86,44 @@ def link_earlier(
         item.change = item.change or "update"
         tied.append((item, old))
     return tied
+
+
+def untied_candidates(
+    items: Sequence[StateItem], earlier: Sequence[CurrentItem], said: Mapping[str, str]
+) -> list[CurrentItem]:
+    """The earlier items a change of `items` left untied could still be tied to by the words
+    of their own messages: of the change's kind of value and side, another value."""
+    found: dict[str, CurrentItem] = {}
+    for item, before, _ in _open_changes(items, earlier, said):
+        found.update((old.uid, old) for old in _comparable(item, before))
+    return list(found.values())
+
+
+def _open_changes(
+    items: Sequence[StateItem], earlier: Sequence[CurrentItem], said: Mapping[str, str]
+) -> list[tuple[StateItem, list[CurrentItem], str]]:
+    """The new changes no earlier item pairs with yet, each with the current items said
+    before it and its own user messages' text: a decision or constraint with a value, its
+    message saying a change where the item carries none."""
+    pool = [e for e in earlier if e.current and e.type in CHANGEABLE and e.value]
+    replacing = {i.replaced_by for i in items if i.replaced_by}
+    found = []
+    for item in items:
+        message = " ".join(said[r] for r in item.refs if r in said)
+        if (
+            not message
+            or item.type not in CHANGEABLE
+            or item.status == "superseded"
+            or not item.value
+            or item.uid in replacing  # it changes an item of its own session
+            or (item.change is None and not _MOVED.search(message))
+        ):
+            continue
+        before = [e for e in pool if _before(e.became_at, item.created_at)]
+        if any(_paired(item, e) or same_value(item.value, e.value) for e in before):
+            continue  # the reconciliation pairs them already, or it says an earlier value
+        found.append((item, before, message))
+    return found
 
 
 def _before(earlier: datetime | None, new: datetime | None) -> bool:
@@ -100,36 +142,74 @@ def _paired(item: StateItem, earlier: CurrentItem) -> bool:
     )
 
 
-def _changed(item: StateItem, before: Sequence[CurrentItem], message: str) -> CurrentItem | None:
-    """The latest earlier item of the new one's kind of value (and side, `same_side`), another
-    value, whose subject or value the message names (the most of their words), or, of amounts,
-    counted per the same thing ("$700 each" after "$650 each"), if one is."""
+def _comparable(item: StateItem, before: Sequence[CurrentItem]) -> list[CurrentItem]:
+    """The earlier items of the new one's kind of value and side (`same_side`), another value."""
+    assert item.value is not None
+    kind = value_kind(item.value)
+    return [
+        old
+        for old in before
+        if old.value is not None
+        and value_kind(old.value) == kind
+        and same_side(old.value, item.value)
+        and not same_value(old.value, item.value)
+    ]
+
+
+def _changed(
+    item: StateItem, before: Sequence[CurrentItem], message: str, said_before: Mapping[str, str]
+) -> CurrentItem | None:
+    """The latest comparable earlier item (`_comparable`) whose subject or value the message
+    names (the most of their words; with `said_before`, also the names in the clauses of its
+    own messages that name its value), or, of amounts, counted per the same thing ("$700 each"
+    after "$650 each"), if one is."""
     assert item.value is not None
     kind = value_kind(item.value)
     # (not the words of its own value or subject: "Frontend tests moved to Playwright" does not
     # name "Backend tests")
-    named = content_stems(message) - set(key(item.value)) - set(key(item.subject)) - CHOICE_STEMS
+    own = set(key(item.value)) | set(key(item.subject))
+    named = content_stems(message) - own - CHOICE_STEMS
     per = _per(item.value) if kind != "thing" else set()
     # a change that says only an amount of a unit ("we can go up to 8 people now")
     counted = kind.startswith("quantity:") and item.subject is None and item.change is not None
+    subject = {w for w in key(item.subject) if not _DIGITS.match(w)}
     best: CurrentItem | None = None
     best_key: tuple[int, datetime] | None = None
-    for old in before:
+    for old in _comparable(item, before):
         assert old.value is not None and old.became_at is not None
-        if (
-            value_kind(old.value) != kind
-            or not same_side(old.value, item.value)
-            or same_value(old.value, item.value)
-        ):
-            continue
         words = {w for w in (*key(old.subject), *key(old.value)) if not _DIGITS.match(w)}
-        shared = len(words & named) + bool(per and per == _per(old.value)) + counted
+        if not item.replaces:  # (one that names what it replaces is about that value)
+            words |= _said_of(old, said_before)
+        shared = (
+            len(words & named)
+            + bool(subject and subject <= words)  # "science fair" of "science fair on May 2"
+            + bool(per and per == _per(old.value))
+            + counted
+        )
         if not shared:
             continue
         rank = (shared, old.became_at)
         if best_key is None or rank > best_key:
             best, best_key = old, rank
     return best
+
+
+def _said_of(old: CurrentItem, said_before: Mapping[str, str]) -> set[str]:
+    """The names in the clauses of the item's own messages that name its value ("Dr. Patel"
+    in "Dentist is Tuesday at 3pm with Dr. Patel."), as stems. Names only: the other words of
+    a long message ("added", "essay") are shared by anything the user says next."""
+    value = set(key(old.value))
+    return {
+        w
+        for r in old.refs
+        if r in said_before
+        for clause in _CLAUSE.split(said_before[r])
+        if value <= set(key(clause))
+        for name in _NAME.findall(clause.strip()[1:])
+        if not _CALENDAR.fullmatch(name)
+        for w in key(name)
+        if not _DIGITS.match(w)
+    }
 
 
 def _per(value: str) -> set[str]:

@@ -418,6 +418,14 @@ class Store:
         )
         return rows
 
+    def turns_of(self, user_id: str, message_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The user's turn chunks holding any of `message_ids` (the first 64), as
+        `earlier_turns` returns them."""
+        rows: list[dict[str, Any]] = self.call(
+            "archivist_turns_of", p_user_id=user_id, p_message_ids=list(message_ids)
+        )
+        return rows
+
     def undated_uncovered(self) -> list[tuple[str, int]]:
         """Per session, the undated messages no turn chunk covers yet (for prune-check)."""
         rows = self.call("archivist_undated_uncovered", p_sources=self._sources)

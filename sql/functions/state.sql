@@ -94,3 +94,21 @@ AS $$
           ORDER BY rank DESC
           LIMIT greatest(p_limit, 0)) c
 $$;
+
+-- The turn chunks of the user's sessions that hold any of p_message_ids (at most 64 of them):
+-- [{session_id, content, message_ids, turn_starts, first_at}]. Where a run reads the messages
+-- earlier state items were said in, to tie a change said in other words to one of them
+-- (archivist/pipeline/across.py); jarvis_memory_chunks_message_ids_idx finds them.
+CREATE OR REPLACE FUNCTION archivist_turns_of(p_user_id text, p_message_ids text[])
+RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'session_id', c.session_id, 'content', c.content,
+               'message_ids', c.metadata -> 'message_ids',
+               'turn_starts', c.metadata -> 'turn_starts', 'first_at', c.metadata -> 'first_at')),
+           '[]')
+    FROM jarvis_memory_chunks c
+    WHERE c.metadata -> 'message_ids' ?| p_message_ids[1:64]
+      AND c.source = 'session_turn' AND c.user_id = p_user_id
+$$;

@@ -809,9 +809,9 @@ def test_a_later_sessions_change_in_other_words_replaces_what_its_message_names(
     source: SourceDB, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A session later the user names the old choice's subject or value in other words ("off
-    Mailchimp", "Going to Buttondown"), or moves an amount counted per the same thing: the new
-    item replaces it. A change that names another subject's word ("tests") leaves that one, and
-    another user's items stay as they are."""
+    Mailchimp", "Going to Buttondown"), or a name its sentence said ("Dr. Patel"), or moves an
+    amount counted per the same thing: the new item replaces it. A change that names another
+    subject's word ("tests") leaves that one, and another user's items stay as they are."""
     monkeypatch.setenv("ARCHIVIST_MESSAGE_USER_ID", "user_id")
     source.conn.execute("ALTER TABLE session_messages ADD COLUMN user_id text")
     first = [
@@ -821,6 +821,8 @@ def test_a_later_sessions_change_in_other_words_replaces_what_its_message_names(
         "Ok.",
         "Backend tests run on pytest.",
         "Ok.",
+        "Dentist is Tuesday at 3pm with Dr. Patel. Physical therapy is Mondays at 8am.",
+        "Ok.",
     ]
     later = [
         "Moving the newsletter off Mailchimp, their pricing jumped. Going to Buttondown.",
@@ -828,6 +830,8 @@ def test_a_later_sessions_change_in_other_words_replaces_what_its_message_names(
         "landlord raised rent so its $700 each now",
         "Ok.",
         "Frontend tests moved to Playwright for the e2e part.",
+        "Ok.",
+        "Dr. Patel's office called, the cleaning got moved to Wednesday, same time.",
         "Ok.",
     ]
     users = {
@@ -844,9 +848,16 @@ def test_a_later_sessions_change_in_other_words_replaces_what_its_message_names(
     for user in users:
         items = as_json("state", "--current", "--user-id", user)["items"]
         values[user] = {i["value"] for i in items if i["type"] in ("decision", "constraint")}
-    assert {"Buttondown", "$700 each", "Playwright", "pytest"} <= values["alice"]
-    assert not {"Mailchimp", "$650 each"} & values["alice"], values["alice"]
-    assert {"Mailchimp", "$650 each", "pytest"} <= values["bob"]
+    assert {
+        "Buttondown",
+        "$700 each",
+        "Playwright",
+        "pytest",
+        "Wednesday",
+        "Mondays at 8am",
+    } <= values["alice"]
+    assert not {"Mailchimp", "$650 each", "Tuesday"} & values["alice"], values["alice"]
+    assert {"Mailchimp", "$650 each", "pytest", "Tuesday"} <= values["bob"]
 
 
 def test_without_per_user_memory_the_whole_archive_is_where_a_change_looks(

@@ -7,7 +7,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from archivist.models import Message, StateItem
-from archivist.state.across import link_earlier, naming, recalled, unknown_replaced
+from archivist.state.across import (
+    link_earlier,
+    naming,
+    recalled,
+    unknown_replaced,
+    untied_candidates,
+)
 from archivist.state.current import CurrentItem
 
 EARLIER = datetime(2026, 3, 1, tzinfo=UTC)
@@ -124,6 +130,49 @@ def test_an_item_the_reconciliation_pairs_already_or_said_later_is_left() -> Non
     assert tie(new("Buttondown"), message, later) is None
     stopped = earlier("d_old", "Mailchimp", "newsletter", current=False)
     assert tie(new("Buttondown"), message, stopped) is None
+
+
+def test_the_words_of_the_earlier_items_own_sentence_tie_a_change_in_other_words() -> None:
+    """ "Dr. Patel's office called, the cleaning got moved" names nothing of "Use Tuesday for
+    Dentist" but the sentence it was said in; the other sentence of that message (physical
+    therapy) is not the one that names Patel."""
+    said = {"m1": "Dr. Patel's office called, the cleaning got moved to Wednesday, same time."}
+    message = "Dentist is Tuesday at 3pm with Dr. Patel. Physical therapy is Mondays at 8am."
+    dentist = earlier("d_dentist", "Tuesday", "Dentist", refs=["o1"])
+    therapy = earlier("d_pt", "Mondays", "Physical therapy", refs=["o1"])
+    change = new("Wednesday", "cleaning", "update")
+    assert link_earlier([change], [dentist, therapy], said) == []
+    assert {o.uid for o in untied_candidates([change], [dentist, therapy], said)} == {
+        "d_dentist",
+        "d_pt",
+    }
+    tied = link_earlier([change], [dentist, therapy], said, {"o1": message})
+    assert [old.uid for _, old in tied] == ["d_dentist"] and change.subject == "Dentist"
+
+
+def test_only_names_of_the_earlier_sentence_count_not_its_other_words() -> None:
+    """Long messages share words with anything said next ("added", "essay"): "I've added 12
+    transition phrases to my essay" does not change "I've added 52 sources to my Zotero
+    library"."""
+    said = {"m1": "I've now added 12 transition phrases to my essay, is it enough?"}
+    message = "I've added 52 sources to my Zotero library for my essay."
+    sources = earlier("d_sources", "52", "sources", refs=["o1"])
+    change = new("12", "transition phrases", "update")
+    assert link_earlier([change], [sources], said, {"o1": message}) == []
+
+
+def test_a_change_naming_what_it_replaces_is_not_tied_by_another_facts_words() -> None:
+    """ "Redux ... ripped it out, Zustand now" replaces Redux, not "React + Vite" said in the
+    same sentence; a change whose subject is the earlier item's value ("the barn") is tied."""
+    said = {"m1": "Redux felt super heavy so we ripped it out, Zustand now."}
+    message = "For the dashboard we're going with React + Vite, and Redux Toolkit for state."
+    react = earlier("d_react", "React + Vite", "dashboard", refs=["o1"])
+    change = new("Zustand", None, "replace", replaces="Redux")
+    assert link_earlier([change], [react], said, {"o1": message}) == []
+    barn = earlier("d_barn", "Hawthorne Barn", "venue")
+    moved = new("Willow Farm", "barn", "update")
+    said = {"m1": "The barn flooded, so now it's Willow Farm."}
+    assert [old.uid for _, old in link_earlier([moved], [barn], said)] == ["d_barn"]
 
 
 def turn(mid: str, content: str, at: datetime = EARLIER) -> Message:
