@@ -5,16 +5,17 @@ gateway failures are one line, and every search function carries its statement_t
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
 from support.commands import run_doctor
 from support.postgrest_double import SERVICE_KEY, PostgrestDouble
-from support.sources import SourceDB, run_cli
+from support.sources import T0, SourceDB, run_cli
 
 from archivist.client import archive
-from archivist.config import Settings, load_settings, redact
+from archivist.config import Settings, SourceTables, load_settings, redact
 from archivist.errors import StoreError
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest
@@ -245,3 +246,44 @@ def test_the_archivists_own_functions_outlast_the_gateway_timeout(source: Source
             assert config == ["lock_timeout=10000"], name
         else:  # statement_timeout_s and lock_timeout_s, as init gave them
             assert config == ["statement_timeout=600000", "lock_timeout=10000"], name
+
+
+def test_changes_across_sessions_read_earlier_turns_over_rest(
+    source: SourceDB, postgrest: PostgrestDouble, tmp_path: Path
+) -> None:
+    """The reads a commit makes to tie a change to an earlier session (the current state, the
+    earlier items' turns, the turns naming a replaced value) go through the gateway too."""
+    source.conn.execute("ALTER TABLE session_messages ADD COLUMN user_id text")
+    first = [
+        "emergency fund target is 10k, parked in a Marcus high-yield savings account",
+        "Ok.",
+        "Dentist is Tuesday at 3pm with Dr. Patel.",
+        "Ok.",
+    ]
+    later = [
+        "also moved the emergency fund from Marcus to Ally, their rate is a bit better",
+        "Ok.",
+        "Dr. Patel's office called, the cleaning got moved to Wednesday, same time.",
+        "Ok.",
+    ]
+    ids = [*source.add("a1", first), *source.add("a2", later, start=T0 + timedelta(days=1))]
+    source.conn.execute("UPDATE session_messages SET user_id = 'alice' WHERE id = ANY(%s)", [ids])
+    settings = Settings(
+        supabase_url=postgrest.url,
+        supabase_service_role_key=SERVICE_KEY,
+        embedder="hash",
+        data_dir=tmp_path,
+        sources=SourceTables(message_user_id="user_id"),
+    )
+    report = archive(settings, ArchiveRequest(selection=SessionSelection(limit=50), delay_ms=0))
+    assert [s.status for s in report.sessions] == ["archived", "archived"]
+    rows = source.conn.execute(
+        "SELECT session_id, value, current FROM jarvis_state_items WHERE user_id = 'alice'"
+        " AND value IN ('Marcus', 'Ally', 'Tuesday', 'Wednesday') ORDER BY value"
+    ).fetchall()
+    assert rows == [
+        ("a2", "Ally", True),
+        ("a2", "Marcus", False),
+        ("a1", "Tuesday", False),
+        ("a2", "Wednesday", True),
+    ]
