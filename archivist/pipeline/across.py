@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import re
 
-from archivist.models import USER_ROLES
+from archivist.models import USER_ROLES, StateChange
 from archivist.pipeline.earlier import user_labels, user_turns
 from archivist.pipeline.planning import VersionPlan
 from archivist.state.across import (
@@ -33,7 +33,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 def tie_to_earlier(store: Store, plan: VersionPlan) -> None:
     """Tie the plan's new decisions and constraints to the earlier items they change (their
     subject or `replaces` set, each tie logged), and add to the plan the earlier choices its
-    changes replace that never became items, recalled from the user's turns. The scope looked
+    changes replace that never became items, recalled from the user's turns; what it did goes
+    to `plan.across`. The scope looked
     in is the session's user's, or the whole archive's without per-user memory (its latest
     1,000 current items, and no turns; a session of several users has none), read only when
     the version has such an item."""
@@ -60,6 +61,7 @@ def tie_to_earlier(store: Store, plan: VersionPlan) -> None:
         tied += link_earlier(items, earlier, said, said_before)
     for item, old in tied:
         log.info("%s: %s changes %s of %s", plan.session_id, item.uid, old.uid, old.session_id)
+        plan.across.append(_superseded(old.uid, old.type, old.text, item.uid))
     if user is None:
         return  # turn chunks are looked up by user
     tied_uids = {item.uid for item, _ in tied}
@@ -77,6 +79,14 @@ def tie_to_earlier(store: Store, plan: VersionPlan) -> None:
         before = recalled(change, turn, cited)
         if all(i.uid != before.uid for i in items):
             items.append(before)
+            plan.across.append(
+                StateChange(kind="added", uid=before.uid, type=before.type, text=before.text)
+            )
+            plan.across.append(_superseded(before.uid, before.type, before.text, change.uid))
             log.info(
                 "%s: %s replaces %s, said in %s", plan.session_id, change.uid, before.uid, turn.id
             )
+
+
+def _superseded(uid: str, item_type: str, text: str, by: str) -> StateChange:
+    return StateChange(kind="superseded", uid=uid, type=item_type, text=text, other_uid=by)

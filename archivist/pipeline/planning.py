@@ -39,7 +39,7 @@ from archivist.chunking import (
 from archivist.embed.base import Vector
 from archivist.extract.base import Extractor, ExtractorRecord
 from archivist.extract.rules import earlier_contradictions
-from archivist.models import Chunk, Extraction, Message, SessionSummary, Watermark
+from archivist.models import Chunk, Extraction, Message, SessionSummary, StateChange, Watermark
 from archivist.pipeline.reading import SessionRead
 from archivist.sanitize import clean_message
 from archivist.state.items import CandidateItem, StateItem
@@ -106,6 +106,9 @@ class VersionPlan:
     users: list[str] = field(default_factory=list)
     # How turns are labelled in its chunks (Settings.speaker_labels).
     speakers: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_SPEAKERS))
+    # What tying its changes to earlier sessions did (pipeline.across), once done: earlier
+    # items its changes supersede, earlier choices recalled.
+    across: list[StateChange] = field(default_factory=list)
 
     @property
     def user_id(self) -> str | None:

@@ -50,6 +50,7 @@ from archivist.models import (
     SessionStatus,
     SessionSummary,
 )
+from archivist.pipeline.across import tie_to_earlier
 from archivist.pipeline.claims import (
     LocalLimits,
     ReadArguments,
@@ -399,6 +400,7 @@ class Archiver:
         try:
             try:
                 self._count_commit(outcome, work.result.result())
+                outcome.state_changes += work.embedded.result().plan.across
             finally:
                 self._let_go(outcome.session_id)
         except ArchivistError as exc:
@@ -518,7 +520,9 @@ class Archiver:
                 read.earlier = self._earlier(read)
                 if dry_run:
                     plan, _ = self._plan(read, embed_chunks=False)
+                    tie_to_earlier(self.store, plan)  # (reads only)
                     self._add_plan(outcome, plan, 0)
+                    outcome.state_changes += plan.across
                     outcome.status = "planned"
                     outcome.version_to = plan.from_version + 1
                     outcome.chunks_removed = len(plan.to_remove)
@@ -534,6 +538,7 @@ class Archiver:
                 embedded = self._plan_and_embed(read)
                 self._add_embedded(outcome, embedded)
                 self._count_commit(outcome, commit(self.store, embedded.plan, embedded.fresh))
+                outcome.state_changes += embedded.plan.across
                 read = self._read(session_id, rebuild=False)  # still held: taken again
             if read.state is None and outcome.status == "unchanged":
                 outcome.reason = f"{NO_MESSAGES} {session_id}"  # a typo in --session-id?

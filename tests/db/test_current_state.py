@@ -878,7 +878,8 @@ def test_a_change_naming_an_earlier_choice_never_made_an_item_recalls_it_superse
     """ "moved the emergency fund from Marcus to Ally" a session after a sentence of several
     facts that named Marcus in passing: the earlier choice is recalled from the user's turn,
     cites it and dates from it, and the change supersedes it (as of the day between, Marcus was
-    the choice). A user whose archive never named the old value gets no recalled item."""
+    the choice); the dry run shows it first. A user whose archive never named the old value
+    gets no recalled item."""
     monkeypatch.setenv("ARCHIVIST_MESSAGE_USER_ID", "user_id")
     source.conn.execute("ALTER TABLE session_messages ADD COLUMN user_id text")
     first = ["emergency fund target is 10k, parked in a Marcus high-yield savings account", "Ok."]
@@ -892,6 +893,11 @@ def test_a_change_naming_an_earlier_choice_never_made_an_item_recalls_it_superse
         source.conn.execute(
             "UPDATE session_messages SET user_id = %s WHERE id = ANY(%s)", [user, ids]
         )
+    assert invoke("archive", "--session-id", "a1").exit_code == 0
+    preview = invoke("archive", "--dry-run")
+    assert preview.exit_code == 0, preview.output
+    assert "would add [d_" in preview.output and "Use Marcus for emergency fund" in preview.output
+    assert "would supersede" in preview.output
     assert invoke("archive").exit_code == 0
     history = as_json("state", "--current", "--subject", "emergency fund", "--user-id", "alice")[
         "items"
