@@ -72,8 +72,8 @@ def link_earlier(
 ) -> list[tuple[StateItem, CurrentItem]]:
     """Tie each new item of `items` (one citing a message of `said`: the version's user
     messages by id) to the earlier item it changes, if any; returns the pairs tied.
-    `said_before`: the earlier items' own user messages by id, where known, whose words about
-    an item's value count as its words."""
+    `said_before`: the earlier items' own user messages by id, where known, whose names said
+    with an item's value count as its words."""
     tied = []
     for item, before, message in _open_changes(items, earlier, said):
         old = _changed(item, before, message, said_before or {})
