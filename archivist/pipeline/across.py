@@ -16,6 +16,7 @@ from archivist.state.across import (
     link_earlier,
     naming,
     recalled,
+    said_changes,
     unknown_replaced,
     untied_candidates,
 )
@@ -56,7 +57,7 @@ def tie_to_earlier(store: Store, plan: VersionPlan) -> None:
     query = CurrentStateQuery(user_id=user, limit=CURRENT_MAX_ITEMS)
     state = CurrentState.model_validate(store.call("archivist_current_state", **query.arguments()))
     earlier = [i for i in state.items if i.session_id != plan.session_id and i.user_id == user]
-    tied = link_earlier(items, earlier, said)
+    tied = said_changes(items, earlier, said) + link_earlier(items, earlier, said)
     if user is not None:
         tied += _tie_by_their_messages(store, plan, user, earlier, said)
     for item, old in tied:

@@ -16,7 +16,10 @@ to Wednesday" after "Dentist is Tuesday at 3pm with Dr. Patel."), read back from
 chunk. The new item then takes that item's subject (or, when that has none, names its value as
 what it replaces), so the reconciliation pairs them by its rules; a new item without change
 language becomes a change only when its message says one ("now", "instead", "moved", ...).
-Nothing of the earlier session is copied into the new item but its subject or value.
+An item the reconciliation pairs with an earlier one by subject but would only flag as a
+conflict (it carries no change) is a change when its message says one or names the earlier
+value (`said_changes`). Nothing of the earlier session is copied into the new item but its
+subject or value.
 
 A change can also name what it replaces when the earlier statement never became an item: "also
 moved the emergency fund from Marcus to Ally" after "emergency fund ... parked in a Marcus
@@ -86,6 +89,41 @@ def link_earlier(
         item.change = item.change or "update"
         tied.append((item, old))
     return tied
+
+
+def said_changes(
+    items: Sequence[StateItem], earlier: Sequence[CurrentItem], said: Mapping[str, str]
+) -> list[tuple[StateItem, CurrentItem]]:
+    """Mark as changes the new items the reconciliation pairs with an earlier one by subject
+    but, carrying no change, would only flag as its conflict, where the message says a change
+    ("now", "instead", ...) or names the earlier value ("a region Stripe doesn't support yet,
+    so checkout goes through Adyen" after "Use Stripe for the checkout integration");
+    returns the pairs marked."""
+    pool = [e for e in earlier if e.current and e.type in CHANGEABLE and e.value]
+    marked = []
+    for item in items:
+        message = " ".join(said[r] for r in item.refs if r in said)
+        if (
+            not message
+            or item.type not in CHANGEABLE
+            or item.status == "superseded"
+            or not item.value
+            or item.change is not None
+        ):
+            continue
+        named = content_stems(message) - set(key(item.value)) - set(key(item.subject))
+        for old in pool:
+            if (
+                _before(old.became_at, item.created_at)
+                and same_subject(item.subject, old.subject)
+                and same_side(item.value, old.value)
+                and not same_value(item.value, old.value)
+                and (_MOVED.search(message) or named & (set(key(old.value)) - CHOICE_STEMS))
+            ):
+                item.change = "update"
+                marked.append((item, old))
+                break
+    return marked
 
 
 def untied_candidates(

@@ -913,3 +913,19 @@ def test_a_change_naming_an_earlier_choice_never_made_an_item_recalls_it_superse
     assert "Marcus" in values and "Ally" not in values, then
     bobs = as_json("state", "--current", "--subject", "emergency fund", "--user-id", "bob")["items"]
     assert [i["value"] for i in bobs] == ["Ally"], bobs
+
+
+def test_a_choice_on_an_earlier_subject_whose_message_names_the_old_one_replaces_it(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """A session later: "a region Stripe doesn't support yet, so checkout goes through Adyen"
+    replaces Stripe, with no conflict left to settle."""
+    first = ["Use Stripe for the checkout integration.", "Ok."]
+    source.add("a1", first)
+    named = "Our client is in a region Stripe doesn't support yet, so checkout goes through Adyen."
+    source.add("a2", [named, "Ok."], start=T0 + DAY)
+    assert invoke("archive").exit_code == 0
+    items = as_json("state", "--current")["items"]
+    values = {i["value"] for i in items if i["type"] == "decision"}
+    assert "Adyen" in values and "Stripe" not in values, items
+    assert as_json("conflicts")["items"] == []

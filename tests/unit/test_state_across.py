@@ -11,6 +11,7 @@ from archivist.state.across import (
     link_earlier,
     naming,
     recalled,
+    said_changes,
     unknown_replaced,
     untied_candidates,
 )
@@ -173,6 +174,27 @@ def test_a_change_naming_what_it_replaces_is_not_tied_by_another_facts_words() -
     moved = new("Willow Farm", "barn", "update")
     said = {"m1": "The barn flooded, so now it's Willow Farm."}
     assert [old.uid for _, old in link_earlier([moved], [barn], said)] == ["d_barn"]
+
+
+def test_an_item_on_an_earlier_subject_is_a_change_when_its_message_says_or_names_one() -> None:
+    """The reconciliation would flag "Use Adyen for checkout" as a conflict of "Use Stripe for
+    checkout integration"; its message names Stripe, or says "now": a change. Said plainly,
+    it stays a conflict for a person to settle."""
+    stripe = earlier("d_stripe", "Stripe", "checkout integration")
+    for message in (
+        "Our client is in a region Stripe doesn't support yet, so checkout goes through Adyen.",
+        "Checkout goes through Adyen now.",
+    ):
+        item = new("Adyen", "checkout")
+        assert [old.uid for _, old in said_changes([item], [stripe], {"m1": message})] == [
+            "d_stripe"
+        ]
+        assert item.change == "update"
+    plain = new("Adyen", "checkout")
+    assert said_changes([plain], [stripe], {"m1": "Checkout goes through Adyen."}) == []
+    assert plain.change is None
+    other = new("Adyen", "payouts")
+    assert said_changes([other], [stripe], {"m1": "Stripe was slow, payouts go via Adyen."}) == []
 
 
 def turn(mid: str, content: str, at: datetime = EARLIER) -> Message:
