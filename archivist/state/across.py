@@ -208,8 +208,9 @@ def _changed(
     own = set(key(item.value)) | set(key(item.subject))
     named = content_stems(message) - own - CHOICE_STEMS
     per = _per(item.value) if kind != "thing" else set()
-    # a change that says only an amount of a unit ("we can go up to 8 people now")
-    counted = kind.startswith("quantity:") and item.subject is None and item.change is not None
+    # a change that says only a value of its kind ("we can go up to 8 people now", "pushed to
+    # the 17th"): the latest value of that kind changes, as within a session
+    counted = kind not in ("thing", "number") and item.subject is None and item.change is not None
     subject = {w for w in key(item.subject) if not _DIGITS.match(w)}
     best: CurrentItem | None = None
     best_key: tuple[int, datetime] | None = None

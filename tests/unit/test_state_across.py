@@ -91,6 +91,20 @@ def test_amounts_counted_per_the_same_thing_or_of_one_unit() -> None:
     )
 
 
+def test_a_change_saying_only_a_date_or_time_changes_the_latest_of_its_kind() -> None:
+    """ "pushed to the 17th" a day after "the team offsite is on the 10th", as within a session;
+    a bare number or a thing said alone changes nothing."""
+    offsite = earlier("d_offsite", "10th", "team offsite")
+    dinner = earlier("d_dinner", "7pm", "dinner", became_at=EARLIER + timedelta(days=1))
+    assert tie(new("17th", change="update"), "pushed to the 17th", offsite, dinner) == "d_offsite"
+    assert tie(new("8pm", change="update"), "make it 8pm", offsite, dinner) == "d_dinner"
+    assert tie(new("12", change="update"), "now 12", earlier("d_n", "10", "guests")) is None
+    assert (
+        tie(new("Vercel", change="replace"), "switched to Vercel", earlier("d_t", "Netlify"))
+        is None
+    )
+
+
 def test_without_a_named_word_or_a_change_in_the_message_nothing_is_tied() -> None:
     old = earlier("d_old", "pytest", "Backend tests")
     moved = "Frontend tests moved to Playwright for the e2e part."
