@@ -99,7 +99,7 @@ def said_changes(
     ("now", "instead", ...) or names the earlier value ("a region Stripe doesn't support yet,
     so checkout goes through Adyen" after "Use Stripe for the checkout integration");
     returns the pairs marked."""
-    pool = [e for e in earlier if e.current and e.type in CHANGEABLE and e.value]
+    pool = _changeable(earlier)
     marked = []
     for item in items:
         message = " ".join(said[r] for r in item.refs if r in said)
@@ -143,7 +143,7 @@ def _open_changes(
     """The new changes no earlier item pairs with yet, each with the current items said
     before it and its own user messages' text: a decision or constraint with a value, its
     message saying a change where the item carries none."""
-    pool = [e for e in earlier if e.current and e.type in CHANGEABLE and e.value]
+    pool = _changeable(earlier)
     replacing = {i.replaced_by for i in items if i.replaced_by}
     found = []
     for item in items:
@@ -162,6 +162,11 @@ def _open_changes(
             continue  # the reconciliation pairs them already, or it says an earlier value
         found.append((item, before, message))
     return found
+
+
+def _changeable(earlier: Sequence[CurrentItem]) -> list[CurrentItem]:
+    """The current decisions and constraints with a value: what a new item can change."""
+    return [e for e in earlier if e.current and e.type in CHANGEABLE and e.value]
 
 
 def _before(earlier: datetime | None, new: datetime | None) -> bool:
@@ -284,7 +289,7 @@ def unknown_replaced(
 
 def naming(value: str, turns: Sequence[Message], before: datetime | None) -> Message | None:
     """The latest of `turns` said before `before` that names `value` (its words, in order)."""
-    phrase = re.compile(r"\b" + r"\W+".join(map(re.escape, value.split())) + r"\b", re.I)
+    phrase = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, value.split())) + r"(?!\w)", re.I)
     named = [t for t in turns if _before(t.created_at, before) and phrase.search(t.content)]
     return max(named, key=lambda t: t.created_at, default=None)
 

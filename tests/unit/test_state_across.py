@@ -237,6 +237,7 @@ def test_the_latest_earlier_turn_naming_the_value_as_a_phrase_is_the_one() -> No
     assert (found := naming("Marcus", turns, LATER)) is not None and found.id == "t2"
     assert naming("Genki I", [turn("t5", "Genki  I textbook")], LATER) is not None
     assert naming("Genki II", [turn("t5", "Genki I textbook")], LATER) is None
+    assert naming("$650", [turn("t6", "rent split 3 ways, $650 each")], LATER) is not None
 
 
 def test_a_recalled_choice_is_made_of_the_changes_words_and_superseded_by_it() -> None:
