@@ -101,15 +101,8 @@ def said_changes(
     returns the pairs marked."""
     pool = _changeable(earlier)
     marked = []
-    for item in items:
-        message = " ".join(said[r] for r in item.refs if r in said)
-        if (
-            not message
-            or item.type not in CHANGEABLE
-            or item.status == "superseded"
-            or not item.value
-            or item.change is not None
-        ):
+    for item, message in _said_choices(items, said):
+        if item.change is not None:
             continue
         named = content_stems(message) - set(key(item.value)) - set(key(item.subject))
         for old in pool:
@@ -146,21 +139,28 @@ def _open_changes(
     pool = _changeable(earlier)
     replacing = {i.replaced_by for i in items if i.replaced_by}
     found = []
-    for item in items:
-        message = " ".join(said[r] for r in item.refs if r in said)
-        if (
-            not message
-            or item.type not in CHANGEABLE
-            or item.status == "superseded"
-            or not item.value
-            or item.uid in replacing  # it changes an item of its own session
-            or (item.change is None and not _MOVED.search(message))
-        ):
+    for item, message in _said_choices(items, said):
+        if item.uid in replacing:  # it changes an item of its own session
+            continue
+        if item.change is None and not _MOVED.search(message):
             continue
         before = [e for e in pool if _before(e.became_at, item.created_at)]
         if any(_paired(item, e) or same_value(item.value, e.value) for e in before):
             continue  # the reconciliation pairs them already, or it says an earlier value
         found.append((item, before, message))
+    return found
+
+
+def _said_choices(
+    items: Sequence[StateItem], said: Mapping[str, str]
+) -> list[tuple[StateItem, str]]:
+    """The version's live decisions and constraints with a value that its user messages
+    (`said`) say, each with their text."""
+    found = []
+    for item in items:
+        message = " ".join(said[r] for r in item.refs if r in said)
+        if message and item.type in CHANGEABLE and item.status != "superseded" and item.value:
+            found.append((item, message))
     return found
 
 
