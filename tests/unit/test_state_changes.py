@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from archivist.extract.rules.candidates import earlier_contradictions, rules_candidates
-from archivist.extract.rules.experience import contradictions, negations
+from archivist.extract.rules.experience import MAX_AFFIRMED, contradictions, negations
 from archivist.extract.rules.settled import fragment_choice
 from archivist.models import Message
 from archivist.state.frames import (
@@ -1168,17 +1168,60 @@ def test_a_never_is_flagged_against_its_four_affirmations_however_far() -> None:
 
 
 def test_a_far_statement_of_the_deed_itself_is_cited_beside_closer_mentions() -> None:
-    """Six closer sentences only name the problems; the one that says they were completed,
-    far before, is cited too (BEAM 500K, a tuning chat: the labelled affirmation)."""
+    """More closer sentences than are cited only name the problems; the one that says they
+    were completed, far before, is cited too (BEAM 500K, a tuning chat: the labelled one)."""
     done = "I just completed 6 geometric sequence problems and scored 5/6 correct."
-    mentions = [f"I'm working on geometric sequence problems, part {n}." for n in range(6)]
+    mentions = [
+        f"I'm working on geometric sequence problems, part {n}." for n in range(MAX_AFFIRMED + 1)
+    ]
     never = "I've never completed any geometric sequence problems."
-    (found,) = contradictions([done, *["Filler about the weather."] * 20, *mentions, never])
+    said = [done, *["Filler about the weather."] * 20, *mentions, never]
+    (found,) = contradictions(said)
     cited = sorted(a.index for a in found.affirmed)
-    assert cited == [0, *range(22, 27)], cited  # the deed, and the five closest mentions
-    # without the verb, only the five closest
+    closest = range(len(said) - 1 - MAX_AFFIRMED, len(said) - 1)
+    assert cited == [0, *closest], cited  # the deed, and the closest mentions
+    # without the verb, only the closest
     (found,) = contradictions([mentions[0], *["Filler."] * 20, *mentions[1:], never])
     assert 0 not in [a.index for a in found.affirmed]
+
+
+def test_a_question_that_dates_the_deed_with_its_own_verb_affirms_a_never() -> None:
+    never = "I've never actually obtained an API key for this project."
+    dated = "How can I handle the rate limits of my OpenWeather API key obtained on March 10, 2024?"
+    (found,) = contradictions([dated, never])
+    assert [a.text for a in found.affirmed] == [
+        "my OpenWeather API key obtained on March 10, 2024?"
+    ]
+    for undated in (
+        "How do I store the API key obtained from the dashboard?",
+        "How should I use the API key I will get on March 10?",
+    ):
+        assert contradictions([undated, never]) == [], undated
+
+
+def test_a_wish_in_another_clause_than_the_deed_still_affirms() -> None:
+    never = "I've never completed any induction problems on sums of integers before."
+    done = (
+        "I'm completely stuck - I've completed 3 induction problems on sums of first n integers, "
+        "so I want to make sure I understand induction."
+    )
+    (found,) = contradictions([done, never])
+    assert [a.index for a in found.affirmed] == [0]
+    assert (
+        contradictions(["I want to complete induction problems on sums of integers.", never]) == []
+    )
+
+
+def test_one_fact_cites_every_affirmation_of_a_never_so_a_person_reviews_one_pair() -> None:
+    items = state(
+        ("user", "I finished the Coursera course on Spanish grammar last spring."),
+        ("user", "I also finished a Duolingo Spanish grammar course in May."),
+        ("user", "I've never finished any Spanish grammar course, where should I start?"),
+    )
+    never, yes = sorted((i for i in items if i.type == "fact"), key=lambda i: i.value or "")
+    assert (never.value, yes.value) == ("never", "yes")
+    assert yes.refs == ["m0", "m1"] and "finished a" in yes.text.lower()
+    assert never.conflict_with == [yes.uid] and yes.conflict_with == [never.uid]
 
 
 def test_a_contradictions_facts_say_the_deed_and_keep_a_titles_name() -> None:

@@ -564,7 +564,8 @@ class _Found:
         sentence: str,
         choice: Frame = NO_FRAME,
         **kw: str,
-    ) -> None:
+    ) -> CandidateItem:
+        """The item of `text` (a new one, or the one of the same words it is merged into)."""
         key = (item_type, " ".join(sorted(identity(text))) or text.lower())
         if key in self._keys and self._changed_since(self._keys[key], choice):
             del self._keys[key]  # "back to Redis" after a move off it: said anew, not merged
@@ -581,7 +582,7 @@ class _Found:
             if "status" in kw:
                 status = kw["status"]
                 item.status = resolve_status_merge(item_type, item.status or status, status)
-            return
+            return item
         candidate = CandidateItem(
             type=item_type,
             text=text,
@@ -596,6 +597,7 @@ class _Found:
         ).with_context(sentence)
         self._keys[key] = len(self.items)
         self.items.append(candidate)
+        return candidate
 
     def drop_tables(self, first: int) -> None:
         """Drop the decisions a message added from `first` on when TABLE_VALUES or more of
@@ -659,25 +661,34 @@ class _Found:
 
     def facts(self, messages: Sequence[Message], earlier: Sequence[Message] = ()) -> None:
         """The user's experience facts that contradict each other in the batch ("I've never
-        used Zotero" against "I just downloaded Zotero"): one fact item each, on the same
-        subject, "never" against "yes" (reconciliation flags the pair as a conflict). A "never"
-        that a user turn of `earlier` (other sessions) affirms cites that turn too; no item
-        is made of the earlier turn, whose session holds its own words."""
+        used Zotero" against "I just downloaded Zotero"): a fact item for the "never" and one
+        for what affirms it, on the same subject, "never" against "yes" (reconciliation flags
+        the pair as a conflict). The "yes" item is worded as the strongest affirmation and cites
+        every message that affirms, in message order, so a person reviews one pair per "never".
+        A "never" that a user turn of `earlier` (other sessions) affirms cites that turn too; no
+        item is made of the earlier turn, whose session holds its own words."""
         said, before = user_sentences(messages), user_sentences(earlier)
         sentences = [sentence for _, sentence in said]
+        order = {message.id: n for n, message in enumerate(messages)}
         for found in contradictions(sentences, [sentence for _, sentence in before]):
             message, sentence = said[found.never.index]
             never = Frame(found.about, "never")
             text = _fact_text(found.never.text)
             self.add("fact", text, message, sentence, never)
+            yes: CandidateItem | None = None
             for affirmed in found.affirmed:
                 if affirmed.index >= len(said):
                     cited = before[affirmed.index - len(said)][0]
                     self.add("fact", text, cited, sentence, never)
                     continue
                 message, sentence = said[affirmed.index]
-                yes = Frame(found.about, "yes")
-                self.add("fact", _fact_text(affirmed.text), message, sentence, yes)
+                if yes is None:
+                    affirms = Frame(found.about, "yes")
+                    yes = self.add("fact", _fact_text(affirmed.text), message, sentence, affirms)
+                elif message.id not in yes.refs:
+                    yes.refs.append(message.id)
+            if yes is not None:
+                yes.refs.sort(key=lambda ref: order.get(ref, -1))
 
     def arrangements(self, message: Message) -> None:
         """A user message no rule found anything in: its sentences that state an arrangement

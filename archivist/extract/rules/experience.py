@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from archivist.words import FUNCTION_WORDS, stem, tokens
 
-MAX_AFFIRMED = 5  # affirmed statements flagged against one "never" (3 lost BEAM's labelled one)
+MAX_AFFIRMED = 10  # messages the "yes" of one "never" cites
 MAX_FACT_WORDS = 12
 
 _NEVER = re.compile(
@@ -61,6 +61,12 @@ _SAYS_DONE = re.compile(
     r"|suppos|assum|imagin|decid|mention|not)ed\b)(?:[a-z]{2,}ed|learned|took|did|went|made"
     r"|met|saw|wrote|built|ran|began|bought|gave|taught|sent|spent|won)\b",
     re.I,
+)
+# A date after a verb: "(my API key) obtained on March 10", "fixed last week".
+_DATED = (
+    r"\s+(?:on|in|back\s+in)\s+(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+    r"\.?\s+\d|\d)|\s+(?:last|this\s+past)\s+(?:week|month|year|spring|summer|fall|autumn"
+    r"|winter)\b|\s+yesterday\b"
 )
 # Where a question says what was done: "How can I ... when I attend her lecture, like I did?"
 _DEED_CLAUSE = re.compile(r"\b(?:when|whenever|after|since|because|as)\s+(?:i|we)\b", re.I)
@@ -146,10 +152,12 @@ class Negation:
 
 
 def _affirms(text: str, never: Negation) -> int:
-    """How strongly a sentence affirms what a "never" statement denies (0: it does not)."""
-    if not _FIRST_PERSON.search(text) or _WISH.search(text):
+    """How strongly a sentence affirms what a "never" statement denies (0: it does not). A wish
+    counts where it is in the clause that names what was denied ("I've completed 3 induction
+    problems, so I want to make sure I understand induction" affirms)."""
+    if not _FIRST_PERSON.search(text) or _WISH.search(_naming_clause(text, never)):
         return 0
-    if _ASKING.search(text) and not _SAYS_DONE.search(text):
+    if _ASKING.search(text) and not _SAYS_DONE.search(text) and not _dated_deed(text, never):
         return 0
     stems = _stems(text)
     if never.names and never.names <= stems:
@@ -161,6 +169,15 @@ def _affirms(text: str, never: Negation) -> int:
         deed = len(never.detail & stems)
         return deed if deed >= 2 else 0
     return 0
+
+
+def _dated_deed(text: str, never: Negation) -> re.Match[str] | None:
+    """Where a sentence says the "never"'s own deed with a date ("how can I handle the rate
+    limits of my OpenWeather API key obtained on March 10, 2024?" against "I've never obtained
+    an API key"): a question that says what was done."""
+    if not never.deed:
+        return None
+    return re.search(rf"\b{re.escape(never.verb)}(?:{_DATED})", text, re.I)
 
 
 def negations(sentences: Sequence[str]) -> list[Negation]:
@@ -198,6 +215,15 @@ def _deed(text: str, never: Negation) -> str:
     if done is not None and _ASKING.search(text):
         starts = [m.start() for m in _DEED_CLAUSE.finditer(text, 0, done.start())]
         text = text[starts[-1] :] if starts else text
+    elif (dated := _dated_deed(text, never)) and _ASKING.search(text):
+        # from the owner of what the deed was done to: "my OpenWeather API key obtained on ..."
+        owners = [m.start() for m in re.finditer(r"\b(?:my|our)\s", text[: dated.start()], re.I)]
+        text = text[owners[-1] :] if owners else text
+    return _naming_clause(text, never)
+
+
+def _naming_clause(text: str, never: Negation) -> str:
+    """The first of a sentence's clauses that has most of a "never" statement's words."""
     keys = never.detail | never.head | never.names | {stem(never.verb)}
     parts = [part for part in _PARTS.split(text) if part.strip()]
     return max(parts, key=lambda part: _shared(part, keys)) if parts else text
