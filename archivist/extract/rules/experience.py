@@ -155,7 +155,9 @@ def _affirms(text: str, never: Negation) -> int:
     """How strongly a sentence affirms what a "never" statement denies (0: it does not). A wish
     counts where it is in the clause that names what was denied ("I've completed 3 induction
     problems, so I want to make sure I understand induction" affirms)."""
-    if not _FIRST_PERSON.search(text) or _WISH.search(_naming_clause(text, never)):
+    if not _FIRST_PERSON.search(text):
+        return 0
+    if _WISH.search(text) and _WISH.search(_naming_clause(text, never)):
         return 0
     if _ASKING.search(text) and not _SAYS_DONE.search(text) and not _dated_deed(text, never):
         return 0
