@@ -1624,7 +1624,8 @@ def aside(sentence: str) -> Frame:
         if subject is None and "it" in match.groupdict():
             subject = _phrase(head_phrase(_first_thing(text[: match.start()]) or ""))
         if value is not None and subject is not None:
-            return Frame(subject, value, None, "update")
+            old = match.groupdict().get("old")
+            return Frame(subject, value, old and _phrase(old, value=True), "update")
     return Frame()
 
 
@@ -1648,8 +1649,9 @@ _RUN = (
     r"(?:minutes|hours|days|weeks|months|years|sessions)\b"
     r"|\d+(?:[.,]\d+)*(?:ms|mb|gb|kb|tb|fps|hz|khz|mhz|ghz|rpm|kg|km|cm|mm|lbs?)\b"
     r"(?:\s+per\s+[a-z]+)?"
-    r"|\d+(?:[.,]\d+)*[kKmM]?\b(?:\s+(?!(?:to|and|or|of|in|on|at|by|for|the|a|with|from|per)"
-    r"\b)[a-z][\w-]*){0,1}(?:\s+per\s+[a-z]+)?)"
+    r"|\d+(?:[.,]\d+)*[kKmM]?\b(?:\s+(?!(?:to|and|or|of|in|on|at|by|for|the|a|with|from|per"
+    r"|this|that|these|those|last|next|now|so|but|after|before|since|because|when|which|while"
+    r"|if)\b)[a-z][\w-]*){0,1}(?:\s+per\s+[a-z]+)?)"
 )
 _COUNTS: tuple[Gated, ...] = tuple(
     Gated(p, re.I)
@@ -1658,22 +1660,29 @@ _COUNTS: tuple[Gated, ...] = tuple(
         r"\b(?:the|my|our)\s+(?P<subj>(?:number|count|total|amount) of [\w' -]{2,40}?)\s+(?:has"
         r"|have|had)\s+(?:now\s+|recently\s+|just\s+)*"
         + _UPDATED
-        + r"\s+(?:to\s+)?(?P<val>"
+        + r"\s+(?:from\s+(?P<old>"
+        + _RUN
+        + r")\s+to\s+|to\s+)?(?P<val>"
         + _RUN
         + r")",
-        # "my final draft reached 4,700 words", "the API's quota was adjusted to 1,200 calls"
+        # "my final draft reached 4,700 words", "the API's quota was adjusted to 1,200 calls",
+        # "my practice test score has improved from 82% to 93%"
         r"\b(?:the|my|our)\s+(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:has\s+|have\s+|had\s+"
         r"|was\s+|is\s+|got\s+|has been\s+|had been\s+|now\s+|recently\s+|just\s+|further\s+"
         r"|only\s+|already\s+|finally\s+|being\s+)*"
         + _UPDATED
-        + r"\s+(?:further\s+)?(?:to\s+|at\s+)?(?P<val>"
+        + r"\s+(?:further\s+)?(?:from\s+(?P<old>"
+        + _RUN
+        + r")\s+to\s+|to\s+|at\s+)?(?P<val>"
         + _RUN
         + r")",
         # "it's rescheduled to March 22 at 4:30 PM", "it was adjusted to 1,350 words"
         r"\b(?P<it>it|that|this)(?:'s\s+been|'s|\s+is|\s+was|\s+has been|\s+had been|\s+got)"
         r"\s+(?:now\s+|just\s+|since\s+)*(?P<subj>)"
         + _UPDATED
-        + r"\s+(?:to\s+)?(?P<val>"
+        + r"\s+(?:from\s+(?P<old>"
+        + _RUN
+        + r")\s+to\s+|to\s+)?(?P<val>"
         + _RUN
         + r")",
         # "moving the Zoom call with the creative director to April 22 at 11 AM"

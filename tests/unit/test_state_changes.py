@@ -350,6 +350,22 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("Dropping that from 15% to 8% for a while.", None, "8%", "15%", "update"),
         ("pushed to the 17th", None, "17th", None, "update"),
         ("our rent jumped from $1,800 to $2,100", "rent", "$2,100", "$1,800", "update"),
+        # an update from one amount to another said in passing, in a longer question
+        (
+            "I'm trying to understand how my practice test score has improved from 82% to 93%, "
+            "can you explain the rate?",
+            "practice test score",
+            "93%",
+            "82%",
+            "update",
+        ),
+        (
+            "My resting heart rate dropped from 72 to 64 this year",
+            "resting heart rate",
+            "64",
+            "72",
+            "update",
+        ),
         ("the assembly slid from 2pm to 3pm", "assembly", "3pm", "2pm", "update"),
         ("the 25,000 cap can stretch to 32k", None, "32k", None, "update"),
         ("ttl -> 15m, too many misses", "ttl", "15m", None, "update"),
