@@ -1644,7 +1644,7 @@ _RUN = (
     + r")?|"
     + _CLOCK
     + r"|\d{1,2}:\d{2}\b|[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*(?:\s*[km]\b)?"
-    r"|\d+(?:[.,]\d+)*\s*(?:%|percent)"
+    r"|\d+(?:[.,]\d+)*\s*(?:%|percent)|\d{2,3}/\d{2,3}(?:\s*mm\s?hg)?\b"
     r"|(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:full\s+|whole\s+)?"
     r"(?:minutes|hours|days|weeks|months|years|sessions)\b"
     r"|\d+(?:[.,]\d+)*(?:ms|mb|gb|kb|tb|fps|hz|khz|mhz|ghz|rpm|kg|km|cm|mm|lbs?)\b"
@@ -1683,6 +1683,19 @@ _COUNTS: tuple[Gated, ...] = tuple(
         + r"\s+(?:from\s+(?P<old>"
         + _RUN
         + r")\s+to\s+|to\s+)?(?P<val>"
+        + _RUN
+        + r")",
+        # a change said as a noun: "the internet speed upgrade to 250 Mbps", "the rent increase
+        # from $1,800 to $2,100"
+        r"\b(?:the|my|our)\s+(?P<subj>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:upgrade|downgrade"
+        r"|increase|raise|bump|extension|reduction|cut|change|adjustment)\s+(?:from\s+(?P<old>"
+        + _RUN
+        + r")\s+)?to\s+(?P<val>"
+        + _RUN
+        + r")",
+        # "it showed a slight improvement to 135/82 mmHg"
+        r"\b(?P<it>it|that|this)\s+(?:showed|shows|saw|had|got|made)\s+(?:a|an)\s+(?:[a-z]+\s+)?"
+        r"(?P<subj>)(?:improvement|increase|decrease|drop|rise|jump|reduction)\s+to\s+(?P<val>"
         + _RUN
         + r")",
         # "moving the Zoom call with the creative director to April 22 at 11 AM"

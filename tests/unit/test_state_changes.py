@@ -350,6 +350,22 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
         ("Dropping that from 15% to 8% for a while.", None, "8%", "15%", "update"),
         ("pushed to the 17th", None, "17th", None, "update"),
         ("our rent jumped from $1,800 to $2,100", "rent", "$2,100", "$1,800", "update"),
+        # a change said as a noun, and a reading that "showed an improvement to" a value
+        (
+            "I wonder how the internet speed upgrade to 250 Mbps on April 29 will affect calls",
+            "internet speed",
+            "250 Mbps",
+            None,
+            "update",
+        ),
+        ("The rent increase from $1,800 to $2,100 hurts", "rent", "$2,100", "$1,800", "update"),
+        (
+            "I checked my blood pressure today, and it showed a slight improvement to 135/82 mmHg",
+            "blood pressure",
+            "135/82 mmHg",
+            None,
+            "update",
+        ),
         # an update from one amount to another said in passing, in a longer question
         (
             "I'm trying to understand how my practice test score has improved from 82% to 93%, "
