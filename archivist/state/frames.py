@@ -1693,6 +1693,9 @@ _COUNTS: tuple[Gated, ...] = tuple(
         + r")\s+)?to\s+(?P<val>"
         + _RUN
         + r")",
+        # "the training got longer, it's now 10 hours weekly": an amount, not the time of day
+        r"\b(?P<it>it|that)(?:'s|\s+is)\s+now\s+(?:at\s+|up\s+to\s+|down\s+to\s+)?(?P<subj>)"
+        r"(?!" + _CLOCK + r"|\d{1,2}:\d{2}|" + _MONTH + r"\b)(?P<val>" + _RUN + r")",
         # "it showed a slight improvement to 135/82 mmHg"
         r"\b(?P<it>it|that|this)\s+(?:showed|shows|saw|had|got|made)\s+(?:a|an)\s+(?:[a-z]+\s+)?"
         r"(?P<subj>)(?:improvement|increase|decrease|drop|rise|jump|reduction)\s+to\s+(?P<val>"
@@ -1738,11 +1741,16 @@ _COUNTS: tuple[Gated, ...] = tuple(
         r"(?:\s+(?!(?:and|or|with|in|on|at|for|to|of|by|from|so|but|the|a|my|our)\b)[a-z][\w-]*)?)",
     )
 )
-_FIRST_THING = re.compile(r"\b(?:the|my|our)\s+(?P<np>[\w'-]+(?:\s+[\w'-]+){0,2})", re.I)
+_FIRST_THING = re.compile(
+    r"\b(?:the|my|our)\s+(?P<np>[\w'-]+(?:\s+(?!(?:is|was|are|were|got|gets|has|had|have|went"
+    r"|goes|became|keeps|kept|checked|measured|tested|showed|seems|looks)\b)[\w'-]+){0,2})",
+    re.I,
+)
 
 
 def _first_thing(text: str) -> str | None:
-    """The first noun phrase after "the", "my" or "our": what an "it" stands for."""
+    """The first noun phrase after "the", "my" or "our", to a verb ("my commute got longer"):
+    what an "it" stands for."""
     match = _FIRST_THING.search(text)
     return match.group("np") if match else None
 

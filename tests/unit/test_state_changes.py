@@ -366,6 +366,15 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             None,
             "update",
         ),
+        # "it's now" an amount: the thing named before, to its verb; not the time of day
+        (
+            "My commute got longer, it's now 45 minutes each way",
+            "commute",
+            "45 minutes",
+            None,
+            "update",
+        ),
+        ("I'm late for my meeting, it's now 5pm", None, None, None, None),
         # an update from one amount to another said in passing, in a longer question
         (
             "I'm trying to understand how my practice test score has improved from 82% to 93%, "
