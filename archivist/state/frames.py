@@ -1696,6 +1696,11 @@ _COUNTS: tuple[Gated, ...] = tuple(
         # "the training got longer, it's now 10 hours weekly": an amount, not the time of day
         r"\b(?P<it>it|that)(?:'s|\s+is)\s+now\s+(?:at\s+|up\s+to\s+|down\s+to\s+)?(?P<subj>)"
         r"(?!" + _CLOCK + r"|\d{1,2}:\d{2}|" + _MONTH + r"\b)(?P<val>" + _RUN + r")",
+        # the amount said before the thing, and that it changed after: "my $200 emergency fund
+        # ..., since I just increased it"
+        r"\b(?:my|our)\s+(?P<val>[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*|\d+(?:[.,]\d+)*\s*%)\s+"
+        r"(?P<subj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\b[^.;!?]*\b(?:i|we)(?:'ve|\s+have)?\s+"
+        r"(?:just\s+|recently\s+)?" + _UPDATED + r"\s+it\b",
         # "it showed a slight improvement to 135/82 mmHg"
         r"\b(?P<it>it|that|this)\s+(?:showed|shows|saw|had|got|made)\s+(?:a|an)\s+(?:[a-z]+\s+)?"
         r"(?P<subj>)(?:improvement|increase|decrease|drop|rise|jump|reduction)\s+to\s+(?P<val>"

@@ -366,6 +366,15 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
             None,
             "update",
         ),
+        # the amount before the thing, and that it changed said after it
+        (
+            "I might use my $200 emergency fund for repairs, since I just increased it",
+            "emergency fund",
+            "$200",
+            None,
+            "update",
+        ),
+        ("My $50 budget is tight, I used it all", None, None, None, None),
         # "it's now" an amount: the thing named before, to its verb; not the time of day
         (
             "My commute got longer, it's now 45 minutes each way",
