@@ -1631,14 +1631,14 @@ def aside(sentence: str) -> Frame:
 
 # A concrete value said in passing: a date (and time), a sum, a percentage, a number and its
 # unit ("April 22 at 11 AM", "$1,200", "78%", "1,350 words", "5 interviews").
-_MONTH = (
+MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
 _CLOCK = r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)"
 _RUN = (
     r"(?:"
-    + _MONTH
+    + MONTH
     + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?(?:,?\s+at\s+"
     + _CLOCK
     + r")?|"
@@ -1695,7 +1695,7 @@ _COUNTS: tuple[Gated, ...] = tuple(
         + r")",
         # "the training got longer, it's now 10 hours weekly": an amount, not the time of day
         r"\b(?P<it>it|that)(?:'s|\s+is)\s+now\s+(?:at\s+|up\s+to\s+|down\s+to\s+)?(?P<subj>)"
-        r"(?!" + _CLOCK + r"|\d{1,2}:\d{2}|" + _MONTH + r"\b)(?P<val>" + _RUN + r")",
+        r"(?!" + _CLOCK + r"|\d{1,2}:\d{2}|" + MONTH + r"\b)(?P<val>" + _RUN + r")",
         # the amount said before the thing, and that it changed after: "my $200 emergency fund
         # ..., since I just increased it"
         r"\b(?:my|our)\s+(?P<val>[$\u20ac\u00a3]\s?\d+(?:[.,]\d+)*|\d+(?:[.,]\d+)*\s*%)\s+"

@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from archivist.state.frames import MONTH
 from archivist.words import FUNCTION_WORDS, stem, tokens
 
 MAX_AFFIRMED = 10  # messages the "yes" of one "never" cites
@@ -64,9 +65,8 @@ _SAYS_DONE = re.compile(
 )
 # A date after a verb: "(my API key) obtained on March 10", "fixed last week".
 _DATED = (
-    r"\s+(?:on|in|back\s+in)\s+(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-    r"\.?\s+\d|\d)|\s+(?:last|this\s+past)\s+(?:week|month|year|spring|summer|fall|autumn"
-    r"|winter)\b|\s+yesterday\b"
+    r"\s+(?:on|in|back\s+in)\s+(?:" + MONTH + r"\.?\s+\d|\d)|\s+(?:last|this\s+past)\s+"
+    r"(?:week|month|year|spring|summer|fall|autumn|winter)\b|\s+yesterday\b"
 )
 # Where a question says what was done: "How can I ... when I attend her lecture, like I did?"
 _DEED_CLAUSE = re.compile(r"\b(?:when|whenever|after|since|because|as)\s+(?:i|we)\b", re.I)
