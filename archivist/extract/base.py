@@ -8,10 +8,12 @@ extraction's `extractor` field), so every version says what produced it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from archivist.errors import ExtractError
 from archivist.extract.rules import (
     EXTRACTOR_NAME,
     EXTRACTOR_VERSION,
@@ -20,6 +22,8 @@ from archivist.extract.rules import (
 )
 from archivist.models import Extraction, ExtractorRecord, Message, SessionSummary
 from archivist.state.items import CandidateItem, StateItem
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "ExtractionResult",
@@ -81,7 +85,15 @@ class RulesExtractor:
         existing_items: Sequence[StateItem],
         reason: str | None,
     ) -> ExtractionResult:
-        """Version N+1 by the rules, recording why another extractor was not used."""
+        """Version N+1 by the rules, recording why another extractor was not used. A fault of
+        the rules on this session's text fails the session alone (it is held back and retried
+        like any session whose input fails), not the run: a run from cron meets the same
+        session first every night."""
         record = replace(self.record, fallback_reason=reason)
-        extraction = extend_extraction(previous, session_id, messages, summary)
-        return ExtractionResult(stamped(extraction, record), rules_candidates(messages), record)
+        try:
+            extraction = extend_extraction(previous, session_id, messages, summary)
+            candidates = rules_candidates(messages)
+        except Exception as exc:
+            log.exception("the rules extractor failed on session %s", session_id)
+            raise ExtractError(f"the rules extractor failed: {type(exc).__name__}") from exc
+        return ExtractionResult(stamped(extraction, record), candidates, record)

@@ -116,6 +116,9 @@ def max_confidence(a: Confidence, b: Confidence) -> Confidence:
     return max(a, b, key=_CONFIDENCE_ORDER.index)
 
 
+NAME_CHARS = 120  # the longest subject, value or replaced value a candidate item holds
+
+
 class CandidateItem(BaseModel):
     """An item an extractor proposes from one batch of messages; reconciliation decides its fate.
 
@@ -134,14 +137,18 @@ class CandidateItem(BaseModel):
     supersedes: str | None = None
     subject: str | None = Field(
         default=None,
-        max_length=120,
+        max_length=NAME_CHARS,
         description="What the item decides about, in a few words (the session cache, login).",
     )
     value: str | None = Field(
-        default=None, max_length=120, description="What it decides for it (Memcached, Auth0)."
+        default=None,
+        max_length=NAME_CHARS,
+        description="What it decides for it (Memcached, Auth0).",
     )
     replaces: str | None = Field(
-        default=None, max_length=120, description="With a change: the value it replaces (Redis)."
+        default=None,
+        max_length=NAME_CHARS,
+        description="With a change: the value it replaces (Redis).",
     )
     change: Literal["replace", "reverse", "cancel", "update"] | None = Field(
         default=None,

@@ -23,6 +23,7 @@ from support.sources import T0, SourceDB
 from archivist.client import archive
 from archivist.config import Settings
 from archivist.embed.hashing import HashEmbedder
+from archivist.extract import base
 from archivist.models import Message, RunReport
 from archivist.pipeline import ArchiveRequest
 from archivist.sanitize import clean_message
@@ -98,6 +99,10 @@ CASES: dict[str, Case] = {
     "a session of ten versions' messages": Case(
         lambda db: db.add("s", [f"turn {i}" for i in range(4_000)], step=timedelta(seconds=1)),
         settings={"max_messages_per_version": 400},
+    ),
+    # a labelled line whose value is longer than an item's value may be (once a crash)
+    "a label over a paragraph": Case(
+        lambda db: db.add("s", ["Abstract: " + "the role of media framing in policy " * 6])
     ),
     "summary without messages": Case(lambda db: db.summarize("s", "only a summary", T0)),
     "messages without summary": Case(lambda db: db.add("s", ["no summary here", "indeed"])),
@@ -190,3 +195,31 @@ def test_invalid_utf8_from_a_sql_ascii_database_is_replaced_and_reported(
             text = " ".join(r[0] for r in conn.execute("SELECT content FROM jarvis_memory_chunks"))
             assert violations(conn) == []  # read through the archivist's lenient loaders
         assert "cao\ufffd" in text and "caf\u00e9 ok" in text
+
+
+def test_a_fault_of_the_rules_fails_its_session_alone(
+    source: SourceDB, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rule that raises on some text (a bug, as the long label was) fails that session with a
+    one-line reason and holds it back; the sessions after it are archived, and the run goes on."""
+    rules = base.rules_candidates
+
+    def faulty(messages: list[Message]) -> object:
+        if any("TRIPWIRE" in (m.content or "") for m in messages):
+            raise ValueError("a rule's own fault")
+        return rules(messages)
+
+    monkeypatch.setattr(base, "rules_candidates", faulty)
+    source.add("bad", ["a line with TRIPWIRE in it", "ok"])
+    source.add("good", ["We've agreed to use Redis for caching.", "ok"], T0 + timedelta(hours=1))
+
+    report = _run(settings)
+
+    assert {s.session_id: s.status for s in report.sessions} == {
+        "bad": "failed",
+        "good": "archived",
+    }
+    assert [s.reason for s in report.failed] == ["the rules extractor failed: ValueError"]
+    assert violations(source.conn, complete=False) == []
+    monkeypatch.setattr(base, "rules_candidates", rules)
+    assert _run(settings).sessions == []  # held back: not retried at once

@@ -56,6 +56,7 @@ from archivist.state.frames import (
     value_side,
 )
 from archivist.state.items import (
+    NAME_CHARS,
     CandidateItem,
     ItemType,
     is_standing_rule,
@@ -483,6 +484,14 @@ def _named_before(sentence: str, value: str) -> str | None:
     return names[-1].strip(" .'\"") if names else None
 
 
+def _fitted(name: str | None) -> str | None:
+    """A subject or value cut at a word to what an item holds ("Abstract: <a paragraph>")."""
+    if name is None or len(name) <= NAME_CHARS:
+        return name
+    cut = name[: NAME_CHARS + 1]
+    return (cut.rsplit(None, 1)[0] if " " in cut.strip() else cut)[:NAME_CHARS].rstrip(" ,;:-")
+
+
 def clause_of(text: str) -> str:
     """An option's own words: before "which", "because", "it's ...", a dash or a parenthesis."""
     return re.split(
@@ -575,8 +584,8 @@ class _Found:
             # Frame.replacing)
             held = choice.held and item.replaces is not None
             if item.subject is None and choice.subject is not None and not held:
-                item.subject = choice.subject
-                item.value = choice.value or item.value
+                item.subject = _fitted(choice.subject)
+                item.value = _fitted(choice.value) or item.value
             if message.id not in item.refs:
                 item.refs.append(message.id)
             if "status" in kw:
@@ -590,10 +599,10 @@ class _Found:
             confidence="high" if item_type == "decision" else "medium",
             topic_tags=topic_tags(f"{text} {sentence}"),
             refs=[message.id],
-            subject=choice.subject,
-            value=choice.value or (choice.old if choice.change == "cancel" else None),
+            subject=_fitted(choice.subject),
+            value=_fitted(choice.value or (choice.old if choice.change == "cancel" else None)),
             change=choice.change,
-            replaces=choice.old,
+            replaces=_fitted(choice.old),
         ).with_context(sentence)
         self._keys[key] = len(self.items)
         self.items.append(candidate)
