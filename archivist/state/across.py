@@ -205,7 +205,7 @@ def _changed(
     """The latest comparable earlier item (`_comparable`) whose subject or value the message
     names (the most of their words; with `said_before`, also the names in the clauses of its
     own messages that name its value), or, of amounts, counted per the same thing ("$700 each"
-    after "$650 each"), if one is."""
+    after "$650 each"), or, for an item saying a change, the only one of its unit, if one is."""
     assert item.value is not None
     kind = value_kind(item.value)
     # (not the words of its own value or subject: "Frontend tests moved to Playwright" does not
@@ -219,7 +219,11 @@ def _changed(
     subject = {w for w in key(item.subject) if not _DIGITS.match(w)}
     best: CurrentItem | None = None
     best_key: tuple[int, datetime] | None = None
-    for old in _comparable(item, before):
+    comparable = _comparable(item, before)
+    # a change to a quantity of a unit only one earlier item counts in ("reduced presentation
+    # time to 15 minutes per paper" after "a strict limit of 20 minutes each")
+    sole = item.change is not None and kind.startswith("quantity:") and len(comparable) == 1
+    for old in comparable:
         assert old.value is not None and old.became_at is not None
         words = {w for w in (*key(old.subject), *key(old.value)) if not _DIGITS.match(w)}
         if not item.replaces:  # (one that names what it replaces is about that value)
@@ -229,6 +233,7 @@ def _changed(
             + bool(subject and subject <= words)  # "science fair" of "science fair on May 2"
             + bool(per and per == _per(old.value))
             + counted
+            + sole
         )
         if not shared:
             continue

@@ -105,6 +105,22 @@ def test_a_change_saying_only_a_date_or_time_changes_the_latest_of_its_kind() ->
     )
 
 
+def test_a_change_to_a_quantity_of_a_unit_only_one_earlier_item_counts_in_takes_it() -> None:
+    """ "reduced presentation time to 15 minutes per paper" after "a strict limit of 20 minutes
+    each": no word in common, but the only earlier value in minutes; with two such values, or
+    without change words of its own, nothing is tied."""
+    limit = earlier("c_limit", "20 minutes", "strict limit", type="constraint")
+    message = "the organisers have reduced presentation time to 15 minutes per paper"
+    changed = new("15 minutes per paper", "presentation time", "update")
+    assert tie(changed, message, limit, earlier("d_n", "4 papers", "panel")) == "c_limit"
+    assert changed.subject == "strict limit"
+    walk = earlier("d_walk", "30 minutes", "dog walk")
+    again = new("15 minutes per paper", "presentation time", "update")
+    assert tie(again, message, limit, walk) is None
+    plain = new("15 minutes per paper", "presentation time")
+    assert tie(plain, "presentation time is 15 minutes per paper now", limit) is None
+
+
 def test_without_a_named_word_or_a_change_in_the_message_nothing_is_tied() -> None:
     old = earlier("d_old", "pytest", "Backend tests")
     moved = "Frontend tests moved to Playwright for the e2e part."
