@@ -1842,6 +1842,8 @@ def frame(sentence: str) -> Frame:
         found = _frame(sentence, text[undone.end() :])
         found = replace(found, change=found.change or ("reverse" if found.value else None))
     found = replace(found, value=_with_date(text, found.value))
+    if found.subject:  # (without one, a name after a comma is who is spoken to: "pizza, Mike")
+        found = replace(found, value=named_value(text, found.value))
     if found.subject is None and found.value and (rate := RATE.match(found.value)):
         found = replace(found, subject=rate["what"])  # "switch to 2 meals a day": the meals
     if (
@@ -1961,6 +1963,22 @@ def _with_date(text: str, value: str | None) -> str | None:
     if dated is None or dated["day"].lower() != (value or "").lower():
         return value
     return dated.group(0)
+
+
+# Who a value is, named after it at the end of its clause: "her associate, Marco Ruiz".
+_NAMED_AFTER = (
+    r"\b(?:her|his|their|my|our|your|a|an|the)\s+{value},\s+"
+    r"(?P<name>(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){{0,2}})\s*(?:[.!;]|$)"
+)
+
+
+def named_value(text: str, value: str | None) -> str | None:
+    """A value that says who someone is, with the name said after it ("our photographer is now
+    her associate, Marco Ruiz": the value ended at the comma): the name."""
+    if not value or not value.islower() or len(value.split()) > 3:
+        return value
+    named = re.search(_NAMED_AFTER.format(value=re.escape(value)), text, re.I)
+    return named["name"].rstrip(".") if named else value
 
 
 # A subject that is only a value (a date, a time, an amount, with an article at most): "the

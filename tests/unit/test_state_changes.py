@@ -948,6 +948,12 @@ def test_a_way_chosen_over_another_is_a_decision_not_a_task() -> None:
             "Plants are now watered on Wednesdays and Saturdays.",
             ["Plants: Wednesdays"],
         ),
+        # who the new one is, then the name: the name is the value, once
+        (
+            "Photographer is Lena Brooks.",
+            "Lena double-booked us, so our photographer is now her associate, Marco Ruiz.",
+            ["Photographer: Marco Ruiz"],
+        ),
     ],
 )
 def test_a_change_said_in_passing_leaves_only_the_new_choice(

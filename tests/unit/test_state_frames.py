@@ -422,6 +422,13 @@ from archivist.state.frames import (
             "The standup moved to Tuesday, which works better.",
             Frame("standup", "Tuesday", None, "update"),
         ),
+        # who someone is, then named: the name is the value; without a subject, a name after
+        # a comma is who is spoken to
+        (
+            "the caterer is now my cousin, Dana Lee.",
+            Frame("caterer", "Dana Lee", None, "update"),
+        ),
+        ("we're going with the pizza, Mike.", Frame(None, "pizza", commit=True)),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:

@@ -46,6 +46,7 @@ from archivist.state.frames import (
     frame,
     is_choice,
     joined,
+    named_value,
     same_subject,
     same_value,
     statement,
@@ -1018,6 +1019,8 @@ class _Found:
                 or (choice.change is not None and not _beside_a_change(said, part, added=n > 0))
                 or same_value(said.value, choice.value)
                 or same_value(said.value, choice.subject)  # "we picked our DJ, Sam Rivera"
+                # "photographer is now her associate, Marco Ruiz": who the chosen name is
+                or (said.value and named_value(sentence, said.value) == choice.value)
                 or _CONSTRAINT.search(part)
             ):
                 continue
