@@ -39,7 +39,14 @@ from datetime import datetime
 
 from archivist.models import Message, StateItem
 from archivist.state.current import CurrentItem
-from archivist.state.frames import key, same_side, same_subject, same_value, value_kind
+from archivist.state.frames import (
+    counted_per,
+    key,
+    same_side,
+    same_subject,
+    same_value,
+    value_kind,
+)
 from archivist.state.items import compute_uid
 from archivist.words import CHOICE_STEMS, content_stems
 
@@ -63,8 +70,6 @@ _CALENDAR = re.compile(
 )
 # Where a statement of several facts divides: "hosting on Buzzsprout - weekly, drops Tuesdays".
 _CLAUSE = re.compile(r"(?<=[.!?;,])\s+|\s+[-+&]\s+|\n+")
-# What an amount is counted per: "$85/hour", "$650 each", "3 runs a week".
-_PER = re.compile(r"(?:/\s*|\bper\s+|\ban?\s+)([a-z]+)|\b(each)\b", re.I)
 
 
 def link_earlier(
@@ -186,16 +191,20 @@ def _paired(item: StateItem, earlier: CurrentItem) -> bool:
 
 
 def _comparable(item: StateItem, before: Sequence[CurrentItem]) -> list[CurrentItem]:
-    """The earlier items of the new one's kind of value and side (`same_side`), another value."""
+    """The earlier items of the new one's kind of value and side (`same_side`), another value;
+    for a date, a time or an amount, also an item without a subject whose text says one ("Take
+    my driving exam on 21 of May", whose value is the exam)."""
     assert item.value is not None
     kind = value_kind(item.value)
     return [
         old
         for old in before
         if old.value is not None
-        and value_kind(old.value) == kind
-        and same_side(old.value, item.value)
         and not same_value(old.value, item.value)
+        and (
+            (value_kind(old.value) == kind and same_side(old.value, item.value))
+            or (kind != "thing" and old.subject is None and value_kind(old.text) == kind)
+        )
     ]
 
 
@@ -212,7 +221,7 @@ def _changed(
     # name "Backend tests")
     own = set(key(item.value)) | set(key(item.subject))
     named = content_stems(message) - own - CHOICE_STEMS
-    per = _per(item.value) if kind != "thing" else set()
+    per = counted_per(item.value) if kind != "thing" else set()
     # a change that says only a value of its kind ("we can go up to 8 people now", "pushed to
     # the 17th"): the latest value of that kind changes, as within a session
     counted = kind not in ("thing", "number") and item.subject is None and item.change is not None
@@ -231,7 +240,7 @@ def _changed(
         shared = (
             len(words & named)
             + bool(subject and subject <= words)  # "science fair" of "science fair on May 2"
-            + bool(per and per == _per(old.value))
+            + bool(per and per == counted_per(old.value))
             + counted
             + sole
         )
@@ -259,10 +268,6 @@ def _said_of(old: CurrentItem, said_before: Mapping[str, str]) -> set[str]:
         for w in key(name)
         if not _DIGITS.match(w)
     }
-
-
-def _per(value: str) -> set[str]:
-    return {(m.group(1) or m.group(2)).lower() for m in _PER.finditer(value)}
 
 
 def unknown_replaced(

@@ -1805,6 +1805,15 @@ _AND_CHOSE = re.compile(
     r"|settled on|opted for|booked|hired|ordered)\b)",
     re.I,
 )
+# A choice said as a verb and a label: "We set the wedding date: October 12", "we picked the
+# venue: Hawthorne Barn" say the date and the venue are those (read as "the venue is ..."; one
+# with an article after the colon is read as its own pattern: "picked the venue: the Glasshouse").
+_CHOSE_LABEL = re.compile(
+    r"\b(?:we|i)\s+(?:just\s+|finally\s+|officially\s+)?(?:set|picked|chose|decided on"
+    r"|locked(?:\s+in)?|booked|confirmed|finali[sz]ed|settled on|fixed)\s+((?:the|our|my)\s+"
+    r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})\s*:\s+(?=\S)(?!(?:the|a|an)\s)",
+    re.I,
+)
 # Texting's spelling of "through" ("deploys go thru github actions").
 _THRU = re.compile(r"\bthru\b", re.I)
 # A rate said as a count of a thing per period ("3 meals a day", "8000 steps a day"): the thing
@@ -1828,6 +1837,7 @@ def frame(sentence: str) -> Frame:
     text = _LEAD.sub("", _THRU.sub("through", " ".join(plain.split())))
     text = _KEEP_IDIOM.sub("", _IS.sub(r"\1 is ", _HAS_BEEN.sub(r"\1 has ", text)))
     text = _AND_CHOSE.sub(r"\1 ", text)
+    text = _CHOSE_LABEL.sub(r"\1 is ", text)
     found = _frame(sentence, text)
     if found.subject and (clause := _CLAUSE_BEFORE.match(found.subject)) is not None:
         # "marcos neighbors complained so practice is at ...": what is at it is the practice
@@ -2089,7 +2099,11 @@ def _leftmost_with_a_subject(pattern: re.Pattern[str], text: str) -> re.Match[st
     the one after "so" the run. (A few tries: each is a search of the sentence.)"""
     match = pattern.search(text)
     for _ in range(SUBJECT_TRIES):
-        if match is None or not match.groupdict().get("subj") or _phrase(match.group("subj")):
+        if match is None or not (subject := match.groupdict().get("subj")):
+            break
+        # (nor a clause whose verb comes later: "rent went up so the savings thing has to drop
+        # to $120" is no raise of "so the savings thing has")
+        if _phrase(subject) and not _AUXILIARY_END.search(subject):
             break
         match = pattern.search(text, match.start() + 1)
     return match
@@ -3037,8 +3051,24 @@ _QUANTITY = re.compile(
 )
 
 
-# A name with a version or model number: "Postgres 14", "Python 3.12", "iPhone 15" are things.
-_VERSIONED = re.compile(r"^[A-Za-z][\w.+-]*[A-Za-z][\w.+-]*\s+v?\d+(?:\.\d+)*$")
+# A name with a version or model number: "Postgres 14", "Python 3.12", "iPhone 15", "Dell
+# Latitude 5450" are things.
+_VERSIONED = re.compile(
+    r"^[A-Za-z][\w.+-]*[A-Za-z][\w.+-]*(?:\s+[A-Z][\w.+-]*){0,2}\s+v?\d+(?:\.\d+)*$"
+)
+# A model or part code, letters then digits in one word ("Yamaha FG800", "ThinkPad T14", "Sony
+# WH-1000XM5 headphones", "Fujifilm X-T5"): part of a name, not a number or a quantity ("Q3"
+# and "H2" are times).
+_MODEL_CODE = re.compile(r"(?<![\w$])(?![QqHh][1-4]\b)[A-Za-z][A-Za-z-]*\d[\w-]*")
+
+
+# What an amount is counted per: "$85/hour", "$650 each", "3 runs a week".
+_PER = re.compile(r"(?:/\s*|\bper\s+|\ban?\s+)([a-z]+)|\b(each)\b", re.I)
+
+
+def counted_per(value: str | None) -> set[str]:
+    """What an amount is counted per ("month" of "$200 a month" and "$120/month")."""
+    return {(m.group(1) or m.group(2)).lower() for m in _PER.finditer(value or "")}
 
 
 def value_kind(value: str) -> str:
@@ -3053,9 +3083,10 @@ def value_kind(value: str) -> str:
         return "money"
     if "%" in value or "percent" in value.lower():
         return "percent"
+    value = _MODEL_CODE.sub(" ", value)
     quantity = _QUANTITY.search(value)
     if quantity is not None:
         return f"quantity:{stem(quantity.group('unit').lower())}"
-    if re.search(r"\d", value) and not _VERSIONED.match(value):
+    if re.search(r"\d", value) and not _VERSIONED.match(value.strip()):
         return "number"
     return "thing"

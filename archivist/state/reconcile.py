@@ -42,6 +42,7 @@ from archivist.embed.base import Vector
 from archivist.models import USER_ROLES, Message
 from archivist.state.change import Cue, change_cue
 from archivist.state.frames import (
+    counted_per,
     head_phrase,
     key,
     same_side,
@@ -397,6 +398,7 @@ def _near_subject(new: StateItem, live: Sequence[StateItem]) -> StateItem | None
     if not new.value or (kind := value_kind(new.value)) == "thing":
         return None
     words = set(subject_key(new.subject)) - _head(new.subject)
+    per = counted_per(new.value)
     return next(
         (
             i
@@ -404,7 +406,10 @@ def _near_subject(new: StateItem, live: Sequence[StateItem]) -> StateItem | None
             if (
                 i.value
                 and value_kind(i.value) == kind
-                and (words & set(subject_key(i.subject))) - _head(i.subject)
+                and (
+                    (words & set(subject_key(i.subject))) - _head(i.subject)
+                    or (per and per == counted_per(i.value))  # "$120/month" after "$200 a month"
+                )
             )
             or (i.subject is None and value_kind(i.text) == kind and words & set(key(i.text)))
         ),

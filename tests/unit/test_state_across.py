@@ -22,11 +22,10 @@ LATER = EARLIER + timedelta(days=7)
 
 
 def earlier(uid: str, value: str, subject: str | None = None, **kw: object) -> CurrentItem:
-    fields = {"type": "decision", "current": True, "became_at": EARLIER, **kw}
+    fields = {"type": "decision", "text": value, "current": True, "became_at": EARLIER, **kw}
     return CurrentItem(
         session_id="s1",
         uid=uid,
-        text=value,
         status="active",
         subject=subject,
         value=value,
@@ -119,6 +118,18 @@ def test_a_change_to_a_quantity_of_a_unit_only_one_earlier_item_counts_in_takes_
     assert tie(again, message, limit, walk) is None
     plain = new("15 minutes per paper", "presentation time")
     assert tie(plain, "presentation time is 15 minutes per paper now", limit) is None
+
+
+def test_a_date_changed_ties_an_earlier_item_without_a_subject_whose_text_says_one() -> None:
+    """ "my driving test is now on 28 of May" after "Take my driving exam on 21 of May" (an
+    item whose value is the exam): its text says a date, the message names the exam."""
+    exam = earlier("d_exam", "driving exam", text="Take my driving exam on 21 of May at 10")
+    moved = new("28 of May", "driving test", "update")
+    said = "The exam center called me, my driving test is now on 28 of May, still 10 am."
+    assert tie(moved, said, exam) == "d_exam"
+    assert moved.replaces == "driving exam"
+    undated = earlier("d_book", "driving exam", text="Book the driving exam")
+    assert tie(new("28 of May", "driving test", "update"), said, undated) is None
 
 
 def test_without_a_named_word_or_a_change_in_the_message_nothing_is_tied() -> None:

@@ -565,6 +565,10 @@ def test_values_have_kinds_that_subjectless_changes_match() -> None:
     assert value_kind("10 MB") != value_kind("5 seeds")
     assert value_kind("Italian place") == value_kind("Nopa") == "thing"
     assert value_kind("Postgres 14") == value_kind("Python 3.12") == "thing"
+    # a model code or a model number is part of a name; a quarter is still no thing
+    assert value_kind("Sony WH-1000XM5 headphones") == value_kind("Yamaha FG800") == "thing"
+    assert value_kind("Dell Latitude 5450") == value_kind("Fujifilm X-T5") == "thing"
+    assert value_kind("Q2") == value_kind("the top 3") == "number"
     assert concrete("lamb tagine") and concrete("Nopa") and concrete("two weeks")
     assert not concrete("great") and not concrete("pretty good")
 
@@ -608,6 +612,27 @@ def test_a_change_without_a_subject_replaces_the_latest_choice_of_its_kind() -> 
     assert by_value["7pm"].replaced_by == by_value["8pm"].uid
     assert by_value["8pm"].subject == "reservation"
     assert by_value["Italian place"].subject == "Saturday's dinner"
+
+
+def test_a_thing_with_a_model_code_is_replaced_by_another_thing() -> None:
+    items = state(
+        ("user", "I'm buying the Sony WH-1000XM5 headphones, ordering them tonight."),
+        ("user", "cancelled that headphone order. grabbed the Bose QC Ultra instead"),
+    )
+    assert live(items) == ["Drop headphone order", "Use Bose QC Ultra"]
+
+
+def test_an_amount_counted_per_the_same_thing_is_updated_under_another_name() -> None:
+    """ "$120/month" for "the savings thing" after "$200 a month" for the emergency fund; an
+    amount counted per another thing is another amount."""
+    first = "I'm putting $200 a month into the emergency fund starting this month."
+    items = state(
+        ("user", first),
+        ("user", "Rent went up so the savings thing has to drop to $120/month for now."),
+    )
+    assert live(items) == ["Savings thing: $120/month"]
+    items = state(("user", first), ("user", "The gym fee has to drop to $30 per visit."))
+    assert "Use $200 a month for emergency fund" in live(items)
 
 
 def test_a_change_of_one_unit_leaves_other_quantities_alone() -> None:

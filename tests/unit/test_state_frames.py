@@ -429,6 +429,17 @@ from archivist.state.frames import (
             Frame("caterer", "Dana Lee", None, "update"),
         ),
         ("we're going with the pizza, Mike.", Frame(None, "pizza", commit=True)),
+        # a choice said as a verb and a label: what follows the colon is the value
+        (
+            "We set the wedding date: October 12, 2025!",
+            Frame("wedding date", "October 12"),
+        ),
+        ("we picked the venue: Hawthorne Barn.", Frame("venue", "Hawthorne Barn")),
+        # a subject ending in an auxiliary is a clause: its verb is the change
+        (
+            "Rent went up so the savings thing has to drop to $120/month for now.",
+            Frame("savings thing", "$120/month", None, "update"),
+        ),
     ],
 )
 def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) -> None:
