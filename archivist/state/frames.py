@@ -1155,6 +1155,8 @@ _COMMIT = re.compile(
     re.I,
 )
 _AFTER_COLON = re.compile(r"\s*:\s*(?P<val>[^,;:!?]{1,80})")
+# A copula in the object of an imperative at the start: the verb was a noun of its subject.
+_IS_AFTER = re.compile(r"\s(?:is|are)\s+\S")
 # A name after a comma that ends the sentence: "we picked our DJ, Sam Rivera!"
 _APPOSITIVE = re.compile(
     r",\s+(?P<val>(?-i:[A-Z])[\w.&'-]*(?:\s+(?:(?:and|&|of|the)\s+)?(?-i:[A-Z])[\w.&'-]*){0,3})"
@@ -1334,6 +1336,8 @@ def _commitment(text: str) -> Frame:
         if imperative and not planned:
             if gerund or match.group("verb").lower().endswith("en") or not concrete(value):
                 continue
+            if match.start() == 0 and _IS_AFTER.search(obj):
+                continue  # "Book club pick for April is Piranesi": a noun, not "book ..."
         named = _HEAD_NAME.match(_ARTICLE.sub("", value))
         purpose = re.search(r"\s(?:for|as)\s+(?P<subj>[^,;.!?]{2,60})$", " " + obj)
         if subject is not None:

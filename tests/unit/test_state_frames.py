@@ -429,6 +429,11 @@ from archivist.state.frames import (
             Frame("caterer", "Dana Lee", None, "update"),
         ),
         ("we're going with the pizza, Mike.", Frame(None, "pizza", commit=True)),
+        # a verb at the start whose object runs into "is" was a noun of the subject
+        (
+            "Book club pick for April is Piranesi",
+            Frame("Book club pick for April", "Piranesi"),
+        ),
         # a choice said as a verb and a label: what follows the colon is the value
         (
             "We set the wedding date: October 12, 2025!",
