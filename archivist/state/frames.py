@@ -2106,14 +2106,17 @@ def _leftmost_with_a_subject(pattern: re.Pattern[str], text: str) -> re.Match[st
         if match is None or not (subject := match.groupdict().get("subj")):
             break
         # (nor a clause whose verb comes later: "rent went up so the savings thing has to drop
-        # to $120" is no raise of "so the savings thing has")
-        if _phrase(subject) and not _AUXILIARY_END.search(subject):
+        # to $120" is no raise of "so the savings thing has"; "the gala is relocated to the
+        # Grand Hall" is the gala's)
+        later_verb = _AUXILIARY_END.search(subject) and _VERB_TO.match(match["val"] or "")
+        if _phrase(subject) and not later_verb:
             break
         match = pattern.search(text, match.start() + 1)
     return match
 
 
 SUBJECT_TRIES = 3
+_VERB_TO = re.compile(r"[a-z]+\s+to\b")  # "drop to $120", "go to 32k"
 
 
 def _who_fills(role: str, text: str, end: int) -> str | None:

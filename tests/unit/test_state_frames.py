@@ -451,6 +451,16 @@ def test_frames_read_subject_value_and_change(sentence: str, expected: Frame) ->
     assert frame(sentence) == expected
 
 
+def test_a_subject_ending_in_an_auxiliary_is_a_clause_only_before_a_verb_and_to() -> None:
+    """ "the savings thing has to drop to $120" (a test above) is the savings thing's change;
+    "the gala is relocated to the Grand Hall" stays a change of the gala."""
+    found = frame(
+        "The Riverside Pavilion is no longer available; the gala is relocated to the Grand "
+        "Hall at City Museum."
+    )
+    assert (found.value, found.change) == ("Grand Hall at City Museum", "replace")
+
+
 def test_going_to_a_number_of_things_is_no_new_amount() -> None:
     assert frame("Maya goes to 3 practices a week.").change is None
     assert frame("Maya's practices go to 3 a week.").change is None  # "go": a plan, not news
