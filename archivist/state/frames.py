@@ -1979,20 +1979,17 @@ def _with_date(text: str, value: str | None) -> str | None:
     return dated.group(0)
 
 
-# Who a value is, named after it at the end of its clause: "her associate, Marco Ruiz".
-_NAMED_AFTER = (
-    r"\b(?:her|his|their|my|our|your|a|an|the)\s+{value},\s+"
-    r"(?P<name>(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){{0,2}})\s*(?:[.!;]|$)"
-)
-
-
 def named_value(text: str, value: str | None) -> str | None:
-    """A value that says who someone is, with the name said after it ("our photographer is now
-    her associate, Marco Ruiz": the value ended at the comma): the name."""
+    """A value that says who someone is, with the name said after it at the end of the
+    sentence ("our photographer is now her associate, Marco Ruiz": the value ended at the
+    comma): the name."""
     if not value or not value.islower() or len(value.split()) > 3:
         return value
-    named = re.search(_NAMED_AFTER.format(value=re.escape(value)), text, re.I)
-    return named["name"].rstrip(".") if named else value
+    said = re.search(
+        rf"\b(?:her|his|their|my|our|your|a|an|the)\s+{re.escape(value)}(?=,)", text, re.I
+    )
+    named = _APPOSITIVE.match(text, said.end()) if said else None
+    return named["val"].rstrip(" .!") if named else value
 
 
 # A subject that is only a value (a date, a time, an amount, with an article at most): "the
