@@ -30,10 +30,13 @@ _LEVELS: dict[Verbosity, int] = {
 
 
 class _LineFormatter(logging.Formatter):
-    """Log records as plain lines: INFO as the message, others prefixed with their level."""
+    """Log records as plain lines: INFO as the message, others prefixed with their level (and
+    the traceback of a record that carries one, which only `-v` shows)."""
 
     def format(self, record: logging.LogRecord) -> str:
         message = record.getMessage()
+        if record.exc_info:  # a fault of the archivist's own, logged with its traceback
+            message = f"{message}\n{self.formatException(record.exc_info)}"
         if record.levelno <= logging.INFO:
             return message
         return f"{record.levelname.lower()}: {message}"

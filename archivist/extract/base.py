@@ -94,6 +94,7 @@ class RulesExtractor:
             extraction = extend_extraction(previous, session_id, messages, summary)
             candidates = rules_candidates(messages)
         except Exception as exc:
-            log.exception("the rules extractor failed on session %s", session_id)
+            # (the traceback, for a bug report: `archivist archive -v --session-id S`)
+            log.info("the rules extractor failed on session %s", session_id, exc_info=True)
             raise ExtractError(f"the rules extractor failed: {type(exc).__name__}") from exc
         return ExtractionResult(stamped(extraction, record), candidates, record)
