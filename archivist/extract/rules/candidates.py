@@ -31,7 +31,7 @@ from archivist.extract.rules.settled import (
     labelled,
     settled_list,
 )
-from archivist.extract.rules.text import units
+from archivist.extract.rules.text import clip, units
 from archivist.extract.rules.vocabulary import COMMON_VERBS, TOPIC_STOPWORDS, domain_of
 from archivist.models import NON_CONVERSATIONAL_ROLES, USER_ROLES, Message
 from archivist.prefilter import Gated
@@ -486,11 +486,8 @@ def _named_before(sentence: str, value: str) -> str | None:
 
 
 def _fitted(name: str | None) -> str | None:
-    """A subject or value cut at a word to what an item holds ("Abstract: <a paragraph>")."""
-    if name is None or len(name) <= NAME_CHARS:
-        return name
-    cut = name[: NAME_CHARS + 1]
-    return (cut.rsplit(None, 1)[0] if " " in cut.strip() else cut)[:NAME_CHARS].rstrip(" ,;:-")
+    """A subject or value cut to what an item holds ("Abstract: <a paragraph>")."""
+    return None if name is None else clip(name, NAME_CHARS)
 
 
 def clause_of(text: str) -> str:

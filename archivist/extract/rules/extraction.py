@@ -29,7 +29,7 @@ from archivist.extract.rules.findings import (
     PreferenceHit,
 )
 from archivist.extract.rules.phrases import has_substance, request_phrase
-from archivist.extract.rules.text import ascii_fold, clean_text
+from archivist.extract.rules.text import ascii_fold, clean_text, clip
 from archivist.extract.rules.topics import TopicCounts, merge_topics
 from archivist.extract.rules.vocabulary import KNOWN_NAMES
 from archivist.models import (
@@ -224,12 +224,6 @@ def extend_span(previous: Extraction | None, messages: Sequence[Message]) -> Spa
     return Span(first_turn_at=first, last_turn_at=last, turn_count=span.turn_count + len(messages))
 
 
-def _clip(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;.") + "\u2026"
-
-
 def _blank(text: str) -> bool:
     return not clean_text(text or "").strip()
 
@@ -285,7 +279,7 @@ def _summary(
     """
     text = " ".join(clean_text(summary.summary_text or "").split()) if summary else ""
     if text:
-        return _Summary(_clip(text, MAX_SUMMARY_CHARS), [], None)
+        return _Summary(clip(text, MAX_SUMMARY_CHARS), [], None)
     written = ""
     sources: list[tuple[int, list[str]]] = []  # where each taken text starts, and its messages
 
@@ -317,7 +311,7 @@ def _summary(
             put(".")
     if not written and previous is not None:
         return _Summary(previous.summary, previous.summary_refs, previous.opening_ref)
-    clipped = _clip(written, MAX_SUMMARY_CHARS)
+    clipped = clip(written, MAX_SUMMARY_CHARS)
     kept = len(clipped) if clipped == written else len(clipped) - 1  # the ellipsis is not theirs
     refs = [r for start, taken in sources if start < kept for r in taken]
     return _Summary(clipped, list(dict.fromkeys(refs)), lead.ref if lead else None)

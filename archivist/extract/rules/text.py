@@ -50,6 +50,13 @@ def clean_text(text: str) -> str:
     return _CONTROL.sub(" ", text[:MAX_ANALYSED_CHARS]).translate(_QUOTES)
 
 
+def clip(text: str, limit: int) -> str:
+    """`text` cut at a word to at most `limit` characters, an ellipsis marking the cut."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;.") + "\u2026"
+
+
 def prepare(text: str) -> str:
     """The prose of a message: cleaned, without fenced code blocks and markdown emphasis."""
     return _EMPHASIS.sub("", _FENCED.sub("\n", clean_text(text)))
