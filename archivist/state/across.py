@@ -230,8 +230,17 @@ def _changed(
     best_key: tuple[int, datetime] | None = None
     comparable = _comparable(item, before)
     # a change to a quantity of a unit only one earlier item counts in ("reduced presentation
-    # time to 15 minutes per paper" after "a strict limit of 20 minutes each")
-    sole = item.change is not None and kind.startswith("quantity:") and len(comparable) == 1
+    # time to 15 minutes per paper" after "a strict limit of 20 minutes each"), or to the only
+    # date, time or amount of its kind, said without a subject ("pickup is 3:45 now" after "i
+    # pick up the kids at 3:15"; "the gym fee drops to $30" leaves "the emergency fund: $200")
+    sole = (
+        item.change is not None
+        and len(comparable) == 1
+        and (
+            kind.startswith("quantity:")
+            or (kind not in ("thing", "number") and comparable[0].subject is None)
+        )
+    )
     for old in comparable:
         assert old.value is not None and old.became_at is not None
         words = {w for w in (*key(old.subject), *key(old.value)) if not _DIGITS.match(w)}

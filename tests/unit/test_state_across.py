@@ -132,6 +132,23 @@ def test_a_date_changed_ties_an_earlier_item_without_a_subject_whose_text_says_o
     assert tie(new("28 of May", "driving test", "update"), said, undated) is None
 
 
+def test_a_change_to_the_only_earlier_time_said_without_a_subject_takes_it() -> None:
+    """ "pickup is 3:45 now" after "i pick up the kids at 3:15 on weekdays", whose item has no
+    subject: the only earlier time. An earlier amount on a subject of its own is another
+    thing's ("the gym fee drops to $30" leaves "$200 a month for the emergency fund")."""
+    pickup = earlier("d_pickup", "3:15", None, text="Pick up the kids at 3:15 on weekdays")
+    changed = new("3:45", "pickup", "update")
+    assert tie(changed, "school changed dismissal so pickup is 3:45 now", pickup) == "d_pickup"
+    assert changed.replaces == "3:15"
+    fund = earlier("d_fund", "$200 a month", "emergency fund")
+    fee = new("$30", "gym fee", "update")
+    assert tie(fee, "The gym fee has to drop to $30.", fund) is None
+    bare = earlier("d_bare", "$200 a month", None, text="Put $200 a month aside")
+    assert tie(fee, "The gym fee has to drop to $30.", bare, pickup) == "d_bare"
+    two = [bare, earlier("d_two", "$90", None, text="Pay $90 for the phone")]
+    assert tie(new("$30", "gym fee", "update"), "The gym fee has to drop to $30.", *two) is None
+
+
 def test_without_a_named_word_or_a_change_in_the_message_nothing_is_tied() -> None:
     old = earlier("d_old", "pytest", "Backend tests")
     moved = "Frontend tests moved to Playwright for the e2e part."
