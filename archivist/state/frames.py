@@ -48,6 +48,11 @@ _NOT_TITLE = (
     r"(?<!\b(?-i:Dr))(?<!\b(?-i:Mr))(?<!\b(?-i:Ms))(?<!\b(?-i:Mrs))(?<!\b(?-i:St))"
     r"(?<!\b(?-i:Prof))(?<!\b(?-i:Jr))(?<!\b(?-i:Sr))(?<!\b(?-i:Rev))"
 )
+# A purpose said with "to", not a place: "we're keeping the floor tile to save money".
+_PURPOSE = (
+    r"(?:save|avoid|reduce|cut|keep|make|get|help|speed|simplify|stay|be|have|cover|support"
+    r"|handle|free|limit|match|lower|spare|protect|prevent|test|try|see|check)\b"
+)
 _END = (
     r"(?=\s*(?:,(?![\w$])|[;!?()\n\u2013\u2014]|:(?!\d)|"
     + _NOT_TITLE
@@ -56,7 +61,7 @@ _END = (
     r"|this (?:semester|term|season|sprint)"
     r"|from now|going forward|for now|again|please|too|as well|because|since|so|but|and"
     r"|though|then|which|when|if|until|after|before|while|thanks|due|bc|cuz|coz|starting"
-    r"|effective|works|sounds)\b))"
+    r"|effective|works|sounds|to\s+" + _PURPOSE + r")\b))"
 )
 _DETERMINERS = frozenset("the our my a an their your its this that his her".split())
 # (not "The" of a name: "at The Oak Room")
@@ -936,7 +941,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], ChangeKind | None], ...] = tuple(
             r"|host|hosting|hosted|store|storing|stored|put|putting|run|running|serve|serving"
             r"|keep|keeping|send|sending|ship|shipping|build|building|publish|publishing|cater"
             r"|catering|order|ordering|source|sourcing)\s+DET"
-            r"(?P<subj>NP)\s+(?:on|in|to|at|with|via|through|on top of|from)\s+DET(?P<val>NP)END",
+            r"(?P<subj>NP)\s+(?:on|in|to(?!\s+" + _PURPOSE + r")|at|with|via|through|on top of"
+            r"|from)\s+DET(?P<val>NP)END",
             None,
         ),
         (

@@ -461,6 +461,17 @@ def test_a_subject_ending_in_an_auxiliary_is_a_clause_only_before_a_verb_and_to(
     assert (found.value, found.change) == ("Grand Hall at City Museum", "replace")
 
 
+def test_a_purpose_said_with_to_is_no_place_and_no_part_of_the_value() -> None:
+    """ "to save money" says why, not where: the floor tile is what is kept, Backblaze B2 what
+    the backups moved to; "to staging" is where the API goes."""
+    kept = frame("We're keeping the existing floor tile to save money.")
+    assert (kept.subject, kept.value) == (None, "existing floor tile")
+    moved = frame("We moved backups over to Backblaze B2 to save money.")
+    assert (moved.subject, moved.value) == ("backups", "Backblaze B2")
+    placed = frame("We're deploying the API to staging.")
+    assert (placed.subject, placed.value) == ("API", "staging")
+
+
 def test_going_to_a_number_of_things_is_no_new_amount() -> None:
     assert frame("Maya goes to 3 practices a week.").change is None
     assert frame("Maya's practices go to 3 a week.").change is None  # "go": a plan, not news
