@@ -1544,6 +1544,8 @@ _NEEDS = tuple(Needs.of(p) for p, _ in _PATTERNS)
 # "only Fridays".
 _VALUE_LEAD = re.compile(
     r"^(?:called|named|renamed(?:\s+to)?|using|agreed (?:to|on)|settled on"
+    r"|(?:confirmed\s+)?(?:as|for)(?=\s+(?-i:[A-Z]))"  # "sites are confirmed as Boston"
+    r"|like(?=\s+[$\u20ac\u00a3]?\d)"  # "the lead time is like 14 weeks"
     r"|due(?:\s+(?:on|by))?(?=\s+[^,;]*\d)"
     # what is done when: "plants are now watered on Wednesdays"
     r"|[a-z]+ed\s+(?:on|at)(?=\s+(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day))"

@@ -440,6 +440,12 @@ from archivist.state.frames import (
             Frame("wedding date", "October 12"),
         ),
         ("we picked the venue: Hawthorne Barn.", Frame("venue", "Hawthorne Barn")),
+        # "like" before a number and "(confirmed) as" before a name lead no value
+        (
+            "So the cabinet lead time is like 14 weeks for white shaker.",
+            Frame("cabinet lead time", "14 weeks"),
+        ),
+        ("Sites are confirmed as Boston and Denver.", Frame("Sites", "Boston")),
         # a subject ending in an auxiliary is a clause: its verb is the change
         (
             "Rent went up so the savings thing has to drop to $120/month for now.",
