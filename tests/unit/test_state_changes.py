@@ -1737,6 +1737,39 @@ def test_a_limit_named_by_its_subject_is_a_constraint_and_a_document_is_not() ->
     ]
 
 
+def test_criteria_payment_terms_and_a_cap_are_limits() -> None:
+    """An exclusion criterion and payment terms bound what may happen, as does capping
+    something at an amount; a document's due date stays a choice (above)."""
+    made = rules_candidates(
+        session(
+            ("user", "Exclusion criterion: anyone with eGFR below 30."),
+            ("user", "The payment terms are net 45."),
+            ("user", "We're capping the guest list at 120."),
+        )
+    )
+    assert [(c.type, c.text) for c in made if c.type in ("decision", "constraint")] == [
+        ("constraint", "Exclusion criterion: anyone with eGFR below 30"),
+        ("constraint", "Payment terms: net 45"),
+        ("constraint", "We're capping the guest list at 120"),
+    ]
+
+
+def test_a_limit_in_a_long_sentence_is_the_clause_that_states_it() -> None:
+    made = rules_candidates(
+        session(
+            (
+                "user",
+                "Okay so Maya's 7th birthday party, I'm thinking we do it at the trampoline park, "
+                "Bounce Zone, on Saturday the 14th, and honestly I want to cap it at 12 kids "
+                "because last year was total chaos and I still have nightmares about it.",
+            )
+        )
+    )
+    assert [c.text for c in made if c.type == "constraint"] == [
+        "I want to cap it at 12 kids because last year was total chaos"
+    ]
+
+
 def test_a_change_after_a_place_flooded_replaces_that_place() -> None:
     made = rules_candidates(
         session(

@@ -73,6 +73,7 @@ _CONSTRAINT = Gated(
     r" to be|needs to be|need to stay"
     r"|has to stay|have to stay|cannot exceed|can't exceed|can not exceed|no more than|at most"
     r"|no later than|hard limit|hard requirement|is a requirement|are required|is required"
+    r"|\bcap(?:s|ping)?\s+(?:\w+\s+){0,3}at\s+\$?\d+"
     r"|not allowed|only allowed|capped at|limited to|budget is|budget of|deadline is|sla is"
     r"|budget (?:for|of) (?:the |our |my )?[\w-]+ is"
     r"|no exceptions"
@@ -948,7 +949,7 @@ class _Found:
             if not user and self._credited(message, sentence):
                 return
             stated = statement(sentence) if chose else Frame()
-            self.add("constraint", _phrase(sentence), message, sentence, stated)
+            self.add("constraint", _limit_phrase(sentence), message, sentence, stated)
             said = self.replying_to
             if not user and said is not None and self._restates(sentence):
                 self.items[-1].refs.insert(0, said.id)
@@ -1124,6 +1125,20 @@ def _phrase(sentence: str, max_words: int = MAX_ITEM_WORDS, *, keep_mark: bool =
     return text[:1].upper() + text[1:]
 
 
+def _limit_phrase(sentence: str) -> str:
+    """A limit as an item text: a long sentence's clause that states it ("..., and honestly I
+    want to cap it at 12 kids because ..."), else the sentence (`_phrase`)."""
+    found = _CONSTRAINT.search(sentence)
+    if found is None or len(sentence.split()) <= MAX_ITEM_WORDS:
+        return _phrase(sentence)
+    start = 0
+    for part in _CLAUSE.finditer(sentence):
+        if part.start() > found.start():
+            return _phrase(sentence[start : part.start()])
+        start = part.end()
+    return _phrase(sentence[start:])
+
+
 def topic_tags(text: str) -> list[str]:
     """1-3 short labels: the sentence's broad area, then the tools it names, then a key word."""
     tags: list[str] = []
@@ -1149,7 +1164,7 @@ def topic_tags(text: str) -> list[str]:
 # to 30 days", "presentation time: 15 minutes per paper"); "the budget appendix" is none.
 _LIMIT_HEAD = re.compile(
     rf"(?:^(?:max|maximum|min|minimum)\b.*|\b(?:(?:{LIMIT_NOUNS})s?|sla|slo|retention(?: period)?"
-    r"|deadlines?|due date"
+    r"|deadlines?|due date|criteri(?:on|a)|payment terms"
     r"|threshold|(?:presentation|speaking|talk|response|time)\s+(?:time|slot|limit))$)",
     re.I,
 )
