@@ -1546,6 +1546,7 @@ _VALUE_LEAD = re.compile(
     r"^(?:called|named|renamed(?:\s+to)?|using|agreed (?:to|on)|settled on"
     r"|(?:confirmed\s+)?(?:as|for)(?=\s+(?-i:[A-Z]))"  # "sites are confirmed as Boston"
     r"|like(?=\s+[$\u20ac\u00a3]?\d)"  # "the lead time is like 14 weeks"
+    r"|it\s+(?:on|at)(?=\s+\S)"  # "we're doing it on Sunday the 15th instead"
     r"|due(?:\s+(?:on|by))?(?=\s+[^,;]*\d)"
     # what is done when: "plants are now watered on Wednesdays"
     r"|[a-z]+ed\s+(?:on|at)(?=\s+(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day))"

@@ -446,6 +446,15 @@ from archivist.state.frames import (
             Frame("cabinet lead time", "14 weeks"),
         ),
         ("Sites are confirmed as Boston and Denver.", Frame("Sites", "Boston")),
+        # "doing it on/at": what "it" is done on is the value
+        (
+            "Let's not do it at the office, book the rooftop bar.",
+            Frame(None, "rooftop bar", "office", "replace"),
+        ),
+        (
+            "so we're doing it on Sunday the 15th instead, same place.",
+            Frame(None, "Sunday the 15th", None, "replace"),
+        ),
         # a subject ending in an auxiliary is a clause: its verb is the change
         (
             "Rent went up so the savings thing has to drop to $120/month for now.",
