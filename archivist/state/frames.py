@@ -1544,7 +1544,8 @@ _NEEDS = tuple(Needs.of(p) for p, _ in _PATTERNS)
 # "only Fridays".
 _VALUE_LEAD = re.compile(
     r"^(?:called|named|renamed(?:\s+to)?|using|agreed (?:to|on)|settled on"
-    r"|(?:confirmed\s+)?(?:as|for)(?=\s+(?-i:[A-Z]))"  # "sites are confirmed as Boston"
+    # "sites are confirmed as Boston" (a title's own "For" or "As" stays: "For Whom the Bell...")
+    r"|(?:confirmed\s+)?(?-i:as|for)(?=\s+(?-i:[A-Z]))"
     r"|like(?=\s+[$\u20ac\u00a3]?\d)"  # "the lead time is like 14 weeks"
     r"|it\s+(?:on|at)(?=\s+\S)"  # "we're doing it on Sunday the 15th instead"
     r"|due(?:\s+(?:on|by))?(?=\s+[^,;]*\d)"
