@@ -27,9 +27,12 @@ def parse_time(text: str, now: datetime | None = None) -> datetime:
 
     Raises ValueError with a hint when `text` is neither.
     """
-    duration = parse_duration(text)
-    if duration is not None:
-        return (now or datetime.now(UTC)) - duration
+    try:
+        duration = parse_duration(text)
+        if duration is not None:
+            return (now or datetime.now(UTC)) - duration
+    except OverflowError:  # "999999d": before the year 1, or past what a timedelta holds
+        raise ValueError(f"{text!r} goes back further than any date") from None
     try:
         moment = datetime.fromisoformat(text.strip())
     except ValueError:

@@ -73,6 +73,20 @@ def test_since_after_until_is_refused(archived: SourceDB) -> None:
         assert len(lines(done)) == 1 and "is after until" in done.stderr, done.stderr
 
 
+def test_a_duration_back_past_any_date_is_one_line_and_exit_2(archived: SourceDB) -> None:
+    env = env_for(archived, ARCHIVIST_EMBEDDER="hash")
+    for command in (
+        ["memory-search", "x", "--as-of", "999999d"],
+        ["archive-search", "--since", "1000000000d"],
+        ["state", "--current", "--as-of", "1000000000d"],
+        ["prune-check", "--older-than", "1000000000d"],
+    ):
+        done = run_archivist(command, env)
+        assert done.returncode == 2, (command, done.stderr)
+        assert len(lines(done)) == 1, done.stderr
+        assert "goes back further than any date" in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize(
     ("variable", "value", "message"),
     [

@@ -43,3 +43,9 @@ def test_nonsense_is_refused_with_a_hint(text: str) -> None:
     assert parse_duration(text) is None
     with pytest.raises(ValueError, match="30d, 7d, 12h or 30m"):
         parse_time(text, NOW)
+
+
+@pytest.mark.parametrize("text", ["999999d", "1000000000d", "99999999999w"])
+def test_a_duration_back_past_any_date_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="goes back further than any date"):
+        parse_time(text, NOW)
