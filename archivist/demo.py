@@ -26,6 +26,7 @@ from archivist.models import Extraction, RunReport
 from archivist.pipeline import ArchiveRequest
 from archivist.source_tables import source_tables_sql
 from archivist.store import DEMO_FOLDER, PostgresStore, open_postgres_store, open_store
+from archivist.store.embedded import record_demo_embedding
 
 # The commands the demo suggests next: (command, what it shows). Each must work as printed.
 NEXT_COMMANDS = (
@@ -75,6 +76,7 @@ def run_demo(settings: Settings, note: Callable[[str], None]) -> DemoResult:
     with open_postgres_store(settings, create=True) as store:
         loaded = _load_samples(store, conversations)
     report = archive(settings, ArchiveRequest(delay_ms=0), embedder=embedder)
+    record_demo_embedding(settings)
     with open_store(settings) as store:
         states = [store.session_state(c["session_id"]) for c in conversations]
     return DemoResult(

@@ -251,7 +251,7 @@ def _database_checks(
             name="embedding model",
             ok=same,
             detail=f"recorded {recorded.model} ({recorded.dim}-d), configured {model}",
-            fix=None if same else f"set ARCHIVIST_EMBEDDING_MODEL={recorded.model}",
+            fix=None if same else f"set {recorded.setting}",
         )
     )
     return recorded.dim

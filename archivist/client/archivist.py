@@ -17,7 +17,7 @@ from archivist.config import Settings, database_label, load_settings
 from archivist.doctor import DoctorReport, run_doctor
 from archivist.embed.base import Embedder, probe
 from archivist.embed.configured import make_embedder
-from archivist.embed.hashing import HashEmbedder
+from archivist.embed.hashing import HashEmbedder, hash_model
 from archivist.errors import ConfigError, DimensionMismatchError
 from archivist.forget import ForgetReport, ForgetRequest, forget_in_database, scrub_report_files
 from archivist.models import RunReport
@@ -414,7 +414,7 @@ def search_embedder(
     offline `hash` embedder is searched with it, without a flag)."""
     if recorded is None or _EMBEDDING_SETTINGS & settings.model_fields_set:
         return make_embedder(settings, timeout_s)
-    if recorded.model == HashEmbedder(dimension=recorded.dim).model:
+    if recorded.model == hash_model(recorded.dim):
         return HashEmbedder(dimension=recorded.dim, batch_size=settings.embed_batch_size)
     return make_embedder(
         settings.model_copy(

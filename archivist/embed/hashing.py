@@ -57,6 +57,11 @@ def _strip_prefix(text: str) -> str:
     return text
 
 
+def hash_model(dimension: int) -> str:
+    """The model name the hash embedder of `dimension` records ("hash-768")."""
+    return f"hash-{dimension}"
+
+
 class HashEmbedder:
     """Deterministic, offline, lexical (NOT semantic) embeddings of a fixed dimension.
 
@@ -74,7 +79,7 @@ class HashEmbedder:
             raise ValueError("dimension and batch_size must be positive")
         self.dimension = dimension
         self.batch_size = batch_size
-        self.model = f"hash-{dimension}"
+        self.model = hash_model(dimension)
 
     def embed_batch(self, texts: Sequence[str]) -> list[Vector]:
         """One vector per text, in order; any number of texts."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import warnings
 from pathlib import Path
@@ -17,6 +18,10 @@ DEMO_FOLDER = "demo"
 # Where `make demo` keeps its data (ARCHIVIST_DATA_DIR=$(CURDIR)/.archivist), relative to the
 # folder it ran in.
 MAKE_DEMO_DATA_DIR = Path(".archivist")
+# The embedding settings the demo archived with, in its folder: a command that reads the demo
+# without embedding settings of its own uses them (the dry run and doctor check the model).
+DEMO_EMBEDDING_FILE = "embedding.json"
+EMBEDDING_SETTINGS = ("embedder", "embedding_model", "embedding_dim")
 
 
 def pgserver_module() -> Any:
@@ -86,7 +91,36 @@ def reading_settings(settings: Settings, cwd: Path) -> tuple[Settings, str | Non
         f"no database configured: reading the demo database in {demo} (archivist demo); "
         "set DATABASE_URL or ARCHIVIST_DATA_DIR for yours"
     )
-    return settings.model_copy(update={"data_dir": demo}), note
+    update: dict[str, Any] = {"data_dir": demo}
+    if not settings.model_fields_set.intersection(EMBEDDING_SETTINGS):
+        update |= _demo_embedding(demo)
+    return settings.model_copy(update=update), note
+
+
+def record_demo_embedding(settings: Settings) -> None:
+    """Note in the demo's folder (`settings.data_dir`) the embedding settings it archives with
+    (the offline embedder names no model of its own)."""
+    names = EMBEDDING_SETTINGS if settings.embedder != "hash" else ("embedder", "embedding_dim")
+    (settings.data_dir / DEMO_EMBEDDING_FILE).write_text(
+        json.dumps({name: getattr(settings, name) for name in names}), encoding="utf-8"
+    )
+
+
+def _demo_embedding(demo: Path) -> dict[str, Any]:
+    """The embedding settings the demo in `demo` recorded (none for a demo made before it
+    recorded them, or an unreadable note: then the configured ones apply, as before)."""
+    try:
+        found = json.loads((demo / DEMO_EMBEDDING_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(found, dict) or found.get("embedder") not in ("hash", "ollama"):
+        return {}
+    kept = {"embedder": found["embedder"]}
+    if isinstance(model := found.get("embedding_model"), str) and model:
+        kept["embedding_model"] = model
+    if isinstance(dim := found.get("embedding_dim"), int) and dim > 0:
+        kept["embedding_dim"] = dim
+    return kept
 
 
 def embedded_exists(data_dir: Path) -> bool:

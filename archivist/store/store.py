@@ -16,6 +16,7 @@ from typing import Any
 
 from archivist.config import DatabaseTimeouts, SourceTables
 from archivist.embed.base import Vector
+from archivist.embed.hashing import hash_model
 from archivist.errors import ConcurrentUpdateError, ConfigError, StoreError
 from archivist.failures import FailedSession, UnarchivableSessions
 from archivist.models import (
@@ -43,6 +44,14 @@ INVALID_PARAMETER = "22023"  # SQLSTATE the functions raise for a request they r
 class EmbeddingConfig:
     model: str
     dim: int
+
+    @property
+    def setting(self) -> str:
+        """The settings that configure this model: `ARCHIVIST_EMBEDDER=hash` and its dimension
+        for the offline embedder's, else `ARCHIVIST_EMBEDDING_MODEL`."""
+        if self.model != hash_model(self.dim):
+            return f"ARCHIVIST_EMBEDDING_MODEL={self.model}"
+        return f"ARCHIVIST_EMBEDDER=hash and ARCHIVIST_EMBEDDING_DIM={self.dim}"
 
 
 @dataclass(frozen=True)
@@ -274,7 +283,7 @@ class Store:
         if model is not None and recorded.model != model:
             raise ModelMismatchError(
                 f"the database holds embeddings of {recorded.model} ({recorded.dim}-d) but "
-                f"{model} is configured; set ARCHIVIST_EMBEDDING_MODEL={recorded.model}, "
+                f"{model} is configured; set {recorded.setting}, "
                 f"or move the database to {model} with: archivist reembed --model {model}"
             )
         return recorded

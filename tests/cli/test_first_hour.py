@@ -183,3 +183,29 @@ def test_init_says_where_it_creates_the_database(tmp_path: Path, ollama: OllamaT
     assert done.returncode == 0, done.stderr
     assert f"the embedded database in {_data_folder(tmp_path)}" in done.stdout + done.stderr
     assert (_data_folder(tmp_path) / "pgdata" / "PG_VERSION").is_file()
+
+
+def test_a_demo_made_without_ollama_is_checked_and_previewed_with_its_own_embedder(
+    tmp_path: Path, ollama: OllamaTestServer
+) -> None:
+    """Without Ollama the demo archives with the offline embedder; the dry run and doctor,
+    which check the configured model against the recorded one, then use the demo's embedder
+    (configured nothing, they would find nomic-embed-text against hash-768 and fail)."""
+    (tmp_path / "home").mkdir()
+    unreachable = {"OLLAMA_HOST": "http://127.0.0.1:9"}
+    made = run(
+        tmp_path, ollama, "demo", ARCHIVIST_DATA_DIR=str(tmp_path / ".archivist"), **unreachable
+    )
+    assert made.returncode == 0, made.stderr
+    assert "using the offline hash embedder" in made.stderr
+    with _held(tmp_path / ".archivist" / "demo" / "pgdata"):
+        plan = run(tmp_path, ollama, "archive", "--dry-run", **unreachable)
+        assert plan.returncode == 0, plan.stderr
+        doctor = run(tmp_path, ollama, "doctor", **unreachable)
+        assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+        assert "ok   embedding model: recorded hash-768 (768-d), configured hash-768" in (
+            doctor.stdout
+        )
+        asked = run(tmp_path, ollama, "archive", "--dry-run", ARCHIVIST_EMBEDDER="ollama")
+        assert asked.returncode == 2
+        assert "set ARCHIVIST_EMBEDDER=hash and ARCHIVIST_EMBEDDING_DIM=768" in asked.stderr

@@ -107,7 +107,10 @@ def test_ollama_down_model_missing_and_wrong_dimension(
 def test_configured_model_differs_from_the_recorded_one(db_url: str, tmp_path: Path) -> None:
     settings = Settings(database_url=db_url, embedder="hash", embedding_dim=384, data_dir=tmp_path)
     problems = failed(settings)
-    assert problems["embedding model"] == "set ARCHIVIST_EMBEDDING_MODEL=hash-768"
+    fix = "set ARCHIVIST_EMBEDDER=hash and ARCHIVIST_EMBEDDING_DIM=768"
+    assert problems["embedding model"] == fix
+    ollama = settings.model_copy(update={"embedder": "ollama", "embedding_dim": 768})
+    assert failed(ollama)["embedding model"] == fix
     assert "probe embedding" in problems  # 384-d probe against the recorded 768
 
 
