@@ -20,7 +20,7 @@ from archivist.cli.common import (
     reported,
     settings_for,
 )
-from archivist.cli.output import Output
+from archivist.cli.output import Output, plural
 from archivist.client import Archivist
 from archivist.forget import ForgetReport, ForgetRequest
 
@@ -99,13 +99,13 @@ def _render(out: Output, report: ForgetReport) -> None:
     if out.quiet:
         return
     verb = "would remove" if report.dry_run else "removed"
-    what = [f"{len(report.sessions)} sessions"]
+    what = [plural(len(report.sessions), "session")]
     if report.messages:
-        what.append(f"{len(report.messages)} messages")
+        what.append(plural(len(report.messages), "message"))
     out.out.print(
         escape(
             f"{'dry run: ' if report.dry_run else ''}forget {', '.join(what)}: {verb} "
-            f"{report.rows} rows, {report.tombstones} tombstones"
+            f"{plural(report.rows, 'row')}, {plural(report.tombstones, 'tombstone')}"
         )
     )
     for table, rows in sorted(report.tables.items()):

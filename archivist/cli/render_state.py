@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from archivist.cli.output import Output
+from archivist.cli.output import Output, plural
 from archivist.state.current import CurrentItem, CurrentState, Resolution
 
 
@@ -42,9 +42,9 @@ def current_result(out: Output, result: CurrentState) -> None:
     scope = f"user {result.user_id}" if result.user_id else "the whole archive"
     when = f" as of {_when(result.as_of)}" if result.as_of else ""
     if result.subject is not None:
-        head = f"How {result.subject!r} changed ({scope}{when}): {result.total} items"
+        head = f"How {result.subject!r} changed ({scope}{when}): {plural(result.total, 'item')}"
     else:
-        head = f"Current state of {scope}{when}: {result.total} items"
+        head = f"Current state of {scope}{when}: {plural(result.total, 'item')}"
     if result.clipped:
         head += f" (showing {len(result.items)}; raise --limit)"
     out.out.print(head, markup=False)
@@ -63,10 +63,9 @@ def conflicts_result(out: Output, result: CurrentState) -> None:
         out.out.print("No open conflicts.", markup=False)
         return
     groups = _conflict_groups(result.items)
-    plural = "" if len(groups) == 1 else "s"
-    head = f"Open conflicts: {result.total} items, {len(groups)} disagreement{plural}"
+    head = f"Open conflicts: {plural(result.total, 'item')}, {plural(len(groups), 'disagreement')}"
     if result.clipped:
-        head += f" (showing {len(result.items)} items; raise --limit)"
+        head += f" (showing {plural(len(result.items), 'item')}; raise --limit)"
     out.out.print(head, markup=False)
     for n, group in enumerate(groups, 1):
         subject = next((i.subject for i in group if i.subject), None)

@@ -45,9 +45,22 @@ def start_embedded(data_dir: Path, create: bool = False) -> Any:
     pgdata = data_dir / "pgdata"
     pgserver = pgserver_module()
     if not create and not embedded_exists(data_dir):
+        demo = next(
+            (
+                d
+                for d in (Path.cwd() / MAKE_DEMO_DATA_DIR / DEMO_FOLDER, data_dir / DEMO_FOLDER)
+                if embedded_exists(d)
+            ),
+            None,
+        )
         raise ConfigError(
-            f"no database in {data_dir} (nothing was created); run `archivist init` and "
-            "`archivist archive` (or `archivist demo`), or set DATABASE_URL"
+            f"no database in {data_dir} (nothing was created); "
+            + (
+                f"the demo's is in {demo}, set ARCHIVIST_DATA_DIR={demo} to change it"
+                if demo is not None
+                else "run `archivist init` and `archivist archive` (or `archivist demo`), "
+                "or set DATABASE_URL"
+            )
         )
     try:
         pgdata.parent.mkdir(parents=True, exist_ok=True)

@@ -158,6 +158,21 @@ def test_reading_checking_and_previewing_use_the_demo_and_create_nothing(
     assert sorted(p.name for p in (checkout / ".archivist").iterdir()) == ["demo"]
 
 
+def test_a_command_that_changes_the_archive_names_the_demo_it_does_not_touch(
+    checkout: Path, ollama: OllamaTestServer
+) -> None:
+    """`forget` and `resolve` change an archive, so they never fall back to the demo's; with
+    none of the user's own, they say where the demo's is and how to act on it."""
+    demo = checkout / ".archivist" / "demo"
+    for args in (["forget", "--session-id", "jarvis-ui-olive-deploy"], ["resolve", "x", "--drop"]):
+        done = run(checkout, ollama, *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.strip().endswith(
+            f"the demo's is in {demo}, set ARCHIVIST_DATA_DIR={demo} to change it"
+        ), done.stderr
+    assert not _data_folder(checkout).exists()
+
+
 def test_with_no_database_at_all_nothing_is_created(
     tmp_path: Path, ollama: OllamaTestServer
 ) -> None:

@@ -117,6 +117,11 @@ def test_forget_a_session_everywhere_for_good(
     assert planned["report_files_rewritten"] or planned["report_files_removed"]
     assert traces(url, OLIVE, "zanzibarquokka")  # nothing removed
     assert in_reports(reports, OLIVE, "zanzibarquokka")
+    read = invoke("forget", "--session-id", OLIVE, "--dry-run", "--report-dir", str(reports))
+    rows = sum(planned["tables"].values())
+    assert read.stdout.splitlines()[0] == (
+        f"dry run: forget 1 session: would remove {rows} rows, 1 tombstone"
+    )
 
     done = invoke("forget", "--session-id", OLIVE, "--json", "--report-dir", str(reports))
     assert done.exit_code == 0, done.output
