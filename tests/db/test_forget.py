@@ -122,6 +122,9 @@ def test_forget_a_session_everywhere_for_good(
     assert read.stdout.splitlines()[0] == (
         f"dry run: forget 1 session: would remove {rows} rows, 1 tombstone"
     )
+    nobody = invoke("forget", "--user-id", "alice", "--dry-run", "--report-dir", str(reports))
+    assert nobody.exit_code == 0 and "forget 0 sessions" in nobody.stdout
+    assert "ARCHIVIST_MESSAGE_USER_ID is unset" in nobody.stderr  # runs record no users
 
     done = invoke("forget", "--session-id", OLIVE, "--json", "--report-dir", str(reports))
     assert done.exit_code == 0, done.output
