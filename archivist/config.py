@@ -375,9 +375,12 @@ def plain_error(error: Mapping[str, Any], secret: bool = False) -> str:
     if kind in parsing:
         return f"must be {parsing[kind]}{shown}"
     if kind == "string_pattern_mismatch":
-        if "http" in str(ctx.get("pattern", "")):
+        pattern = str(ctx.get("pattern", ""))
+        if "http" in pattern:
             return f"must be an http:// or https:// URL{shown}"
-        return f"must be an SQL name (letters, digits, _; or schema.name){shown}"
+        if pattern == _IDENTIFIER:
+            return f"must be an SQL name (letters, digits, _; or schema.name){shown}"
+        return f"must look like {pattern}{shown}"
     message = str(error["msg"]).removeprefix("Value error, ")
     if message.startswith("Input should be "):
         message = "must be " + message.removeprefix("Input should be ") + shown

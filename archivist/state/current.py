@@ -6,10 +6,11 @@ the direct and the Supabase transports give the same answer.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from archivist.when import Moment
 
@@ -92,11 +93,24 @@ class CurrentStateQuery(BaseModel):
         }
 
 
+_UID = re.compile(r"[a-z]_[0-9a-f]{1,62}")
+
+
 class ResolveQuery(BaseModel):
     """Settle a conflict: keep an item (the others on its subject stop) or drop it."""
 
     model_config = ConfigDict(extra="forbid")
 
-    uid: str = Field(min_length=3, max_length=64, pattern=r"^[a-z]_[0-9a-f]+$")
+    uid: str
     action: Literal["keep", "drop"]
     user_id: str | None = None
+
+    @field_validator("uid")
+    @classmethod
+    def _a_uid(cls, uid: str) -> str:
+        if not _UID.fullmatch(uid):
+            raise ValueError(
+                f"a state item's uid looks like d_1a2b3c4d5e6f (`archivist conflicts` lists "
+                f"them), not {uid[:64]!r}"
+            )
+        return uid
