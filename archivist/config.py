@@ -596,7 +596,10 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-_PASSWORD_IN_TEXT = re.compile(r"(password\s*=\s*)\S+|(://[^:/@\s]+:)[^@\s]+(@)", re.IGNORECASE)
+# (a "password=***" already masked stays as it is, with what follows it: "...=***: refused")
+_PASSWORD_IN_TEXT = re.compile(
+    r"(password\s*=\s*)(?!\*\*\*)\S+|(://[^:/@\s]+:)[^@\s]+(@)", re.IGNORECASE
+)
 
 
 def _secret_pattern(secret: str) -> re.Pattern[str]:

@@ -22,3 +22,13 @@ def test_a_secret_that_ends_in_a_sign_is_masked_before_any_letter() -> None:
     """The edge test applies only to a secret's letters and digits: "p@ss!" glued to a word
     is still the secret."""
     assert redact("token=p@ss!xyz", ["p@ss!"]) == "token=***xyz"
+
+
+def test_a_password_masked_already_keeps_what_follows_it() -> None:
+    """The error line is redacted twice (the URL, then the whole line): the second pass must
+    not take the separator after a masked password with it."""
+    line = "cannot connect to the database at postgresql://u@h:1/db?password=***: refused"
+    assert redact(line) == line
+    assert redact("postgresql://u@h:1/db?password=hunter2: refused") == (
+        "postgresql://u@h:1/db?password=*** refused"
+    )
