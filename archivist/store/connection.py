@@ -81,6 +81,12 @@ def prepare(conn: Conn, url: str, settings: Settings) -> None:
 
 
 def _check_url(url: str, secrets: list[str]) -> None:
+    scheme, sep, _ = url.partition("://")
+    if sep and scheme.lower() not in ("postgresql", "postgres"):
+        raise ConfigError(
+            f"DATABASE_URL must be a postgresql:// URL, not {scheme[:20]}://; the archivist "
+            "needs Postgres with pgvector"
+        )
     try:
         params = conninfo_to_dict(url)
     except psycopg.Error as exc:

@@ -73,6 +73,15 @@ def test_since_after_until_is_refused(archived: SourceDB) -> None:
         assert len(lines(done)) == 1 and "is after until" in done.stderr, done.stderr
 
 
+def test_a_url_of_another_database_says_postgres_is_needed() -> None:
+    done = run_archivist(["status"], {"DATABASE_URL": "mysql://bob:Hunter2-7731@db:3306/app"})
+    assert done.returncode == 2, done.stderr
+    assert lines(done) == [
+        "error: DATABASE_URL must be a postgresql:// URL, not mysql://; the archivist needs "
+        "Postgres with pgvector"
+    ]
+
+
 def test_a_duration_back_past_any_date_is_one_line_and_exit_2(archived: SourceDB) -> None:
     env = env_for(archived, ARCHIVIST_EMBEDDER="hash")
     for command in (
