@@ -57,6 +57,8 @@ _LOCATORS = frozenset({"ARCHIVIST_CONFIG", ENV_FILE_VARIABLE})
 # Variables set from an env file in this process, and the file (for `archivist config`).
 _from_env_file: dict[str, Path] = {}
 _IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$"
+# The settings that choose how text is embedded: given any, they win over a recorded model.
+EMBEDDING_SETTINGS = frozenset({"embedder", "embedding_model", "embedding_dim"})
 
 
 def default_data_dir() -> Path:

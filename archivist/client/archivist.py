@@ -13,7 +13,7 @@ from typing import Any
 
 from archivist.chunking import chunk_chars
 from archivist.client.connections import Connections, SharedStore
-from archivist.config import Settings, database_label, load_settings
+from archivist.config import EMBEDDING_SETTINGS, Settings, database_label, load_settings
 from archivist.doctor import DoctorReport, run_doctor
 from archivist.embed.base import Embedder, probe
 from archivist.embed.configured import make_embedder
@@ -403,16 +403,13 @@ def _access(settings: Settings, allow_authenticated: bool | None) -> str | None:
     return AUTHENTICATED if allow_authenticated else PRIVATE
 
 
-_EMBEDDING_SETTINGS = frozenset({"embedder", "embedding_model", "embedding_dim"})
-
-
 def search_embedder(
     settings: Settings, recorded: EmbeddingConfig | None, timeout_s: float | None = None
 ) -> Embedder:
     """The embedder for searching a database: the configured one if any embedding setting was
     given, else the one whose model the database records (so a database archived with the
     offline `hash` embedder is searched with it, without a flag)."""
-    if recorded is None or _EMBEDDING_SETTINGS & settings.model_fields_set:
+    if recorded is None or EMBEDDING_SETTINGS & settings.model_fields_set:
         return make_embedder(settings, timeout_s)
     if recorded.model == hash_model(recorded.dim):
         return HashEmbedder(dimension=recorded.dim, batch_size=settings.embed_batch_size)

@@ -8,7 +8,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from archivist.config import Settings
+from archivist.config import EMBEDDING_SETTINGS, Settings
 from archivist.errors import ConfigError, StoreError
 from archivist.extras import needs_extra
 
@@ -21,7 +21,6 @@ MAKE_DEMO_DATA_DIR = Path(".archivist")
 # The embedding settings the demo archived with, in its folder: a command that reads the demo
 # without embedding settings of its own uses them (the dry run and doctor check the model).
 DEMO_EMBEDDING_FILE = "embedding.json"
-EMBEDDING_SETTINGS = ("embedder", "embedding_model", "embedding_dim")
 
 
 def pgserver_module() -> Any:
@@ -113,7 +112,9 @@ def reading_settings(settings: Settings, cwd: Path) -> tuple[Settings, str | Non
 def record_demo_embedding(settings: Settings) -> None:
     """Note in the demo's folder (`settings.data_dir`) the embedding settings it archives with
     (the offline embedder names no model of its own)."""
-    names = EMBEDDING_SETTINGS if settings.embedder != "hash" else ("embedder", "embedding_dim")
+    names = ["embedder", "embedding_dim"] + (
+        ["embedding_model"] if settings.embedder != "hash" else []
+    )
     (settings.data_dir / DEMO_EMBEDDING_FILE).write_text(
         json.dumps({name: getattr(settings, name) for name in names}), encoding="utf-8"
     )
