@@ -95,7 +95,7 @@ def _current(client: Archivist, q: CurrentStateQuery) -> CurrentState:
 
 def _current_text(result: CurrentState) -> str:
     head = f"How {result.subject!r} changed" if result.subject else "Current state"
-    lines = [f"{head}: {result.total} items"]
+    lines = [f"{head}: {result.total} item{'' if result.total == 1 else 's'}"]
     for i in result.items:
         stopped = f", stopped {i.stopped_at:%Y-%m-%d} ({i.trigger})" if i.stopped_at else ""
         conflict = " CONFLICT" if i.conflict else ""
