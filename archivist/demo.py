@@ -25,8 +25,13 @@ from archivist.errors import EmbedError
 from archivist.models import Extraction, RunReport
 from archivist.pipeline import ArchiveRequest
 from archivist.source_tables import source_tables_sql
-from archivist.store import DEMO_FOLDER, PostgresStore, open_postgres_store, open_store
-from archivist.store.embedded import record_demo_embedding
+from archivist.store import (
+    DEMO_FOLDER,
+    PostgresStore,
+    open_postgres_store,
+    open_store,
+    record_demo_embedding,
+)
 
 # The commands the demo suggests next: (command, what it shows). Each must work as printed.
 NEXT_COMMANDS = (

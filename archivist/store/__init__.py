@@ -12,6 +12,7 @@ from archivist.store.embedded import (
     embedded_exists,
     pgserver_module,
     reading_settings,
+    record_demo_embedding,
 )
 from archivist.store.migrate import (
     AUTHENTICATED,
@@ -92,6 +93,7 @@ __all__ = [
     "parse_vector",
     "pgserver_module",
     "reading_settings",
+    "record_demo_embedding",
     "session_state_from_row",
     "supabase_rpc",
     "vector_text",
