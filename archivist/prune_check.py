@@ -138,10 +138,15 @@ _WHAT: dict[Reason, str] = {
 }
 
 
+def _of(count: int, one: str, many: str) -> str:
+    """`1 message is`, `2 messages are`: a count with the words that agree with it."""
+    return f"{count} {one if count == 1 else many}"
+
+
 def _listed(ids: list[str], count: int) -> str:
     shown = ", ".join(ids)
     more = count - len(ids)
-    return f"ids {shown}" + (f" and {more} more" if more > 0 else "")
+    return f"{'id' if count == 1 else 'ids'} {shown}" + (f" and {more} more" if more > 0 else "")
 
 
 def _advice(
@@ -150,27 +155,32 @@ def _advice(
     lines = []
     if too_long:
         lines.append(
-            f"{too_long} sessions have ids over {MAX_SESSION_ID_BYTES} bytes, which the archive "
-            "cannot hold: their messages are never archived; keep them, or give the sessions "
-            "shorter ids in the bot"
+            f"{_of(too_long, 'session has an id', 'sessions have ids')} over "
+            f"{MAX_SESSION_ID_BYTES} bytes, which the archive cannot hold: their messages are "
+            "never archived; keep them, or give the sessions shorter ids in the bot"
         )
     if totals["unarchived"]:
-        lines.append(f"{totals['unarchived']} messages are not archived: run archivist archive")
+        lines.append(
+            f"{_of(totals['unarchived'], 'message is', 'messages are')} not archived: run "
+            "archivist archive"
+        )
     if totals["edited"]:
         lines.append(
-            f"{totals['edited']} messages changed after they were archived (edited, or deleted "
-            "and inserted again with the same id): run archivist archive, which archives their "
-            "new text"
+            f"{_of(totals['edited'], 'message', 'messages')} changed after archiving (edited, "
+            "or deleted and inserted again with the same id): run archivist archive, which "
+            "archives the new text"
         )
     if totals["truncated"]:
         lines.append(
-            f"{totals['truncated']} messages are longer than max_message_chars "
-            f"({max_message_chars}) and were archived cut: raise ARCHIVIST_MAX_MESSAGE_CHARS "
+            f"{_of(totals['truncated'], 'message is', 'messages are')} longer than "
+            f"max_message_chars ({max_message_chars}) and archived cut: raise "
+            "ARCHIVIST_MAX_MESSAGE_CHARS "
             "above their length and run archivist archive, or keep them"
         )
     if undated:
         lines.append(
-            f"{undated} messages without a usable created_at are not archived as they are: "
+            f"{_of(undated, 'message', 'messages')} without a usable created_at "
+            f"{'is not archived as it is' if undated == 1 else 'are not archived as they are'}: "
             "run archivist archive"
         )
     return lines

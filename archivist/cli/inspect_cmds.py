@@ -155,7 +155,7 @@ def prune_check(
     age = datetime.now(UTC) - older_than
     with reported(out, settings), Archivist(settings) as client:
         result = client.prune_check(age)
-    render.prune_result(out, result)
+    render.prune_result(out, result, unsafe_to_stderr=print_cutoff and not quiet)
     if print_cutoff and result.safe and not json_output:
         typer.echo(iso_utc(result.cutoff))
     raise typer.Exit(EXIT_OK if result.safe else EXIT_UNSAFE)

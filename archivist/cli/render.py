@@ -123,48 +123,62 @@ def demo_result(out: Output, result: DemoResult, program: str) -> None:
         print_(escape(f"  {program} {command}") + f"  [dim]# {escape(meaning)}[/dim]")
 
 
-def prune_result(out: Output, result: PruneCheck) -> None:
+def prune_result(out: Output, result: PruneCheck, *, unsafe_to_stderr: bool = False) -> None:
+    """The verdict for people: one line when safe; when not, the reasons and the sessions at
+    risk (a table on a terminal, plain lines of at most 80 columns elsewhere). With `--quiet`
+    a "not safe" is one line; `unsafe_to_stderr` (the prune job's `--print-cutoff`, whose
+    stdout is the cutoff alone) prints the plain lines on stderr instead."""
     if out.as_json:
         out.json(result.model_dump_json(indent=2))
         return
     cutoff = f"{people_time(result.cutoff)} UTC"
     forgotten = (
         f"; {result.forgotten_messages} more "
-        f"({plural(result.forgotten_sessions, 'session')}) were "
-        "forgotten on request: nothing to protect"
+        f"({plural(result.forgotten_sessions, 'session')}) "
+        f"{'was' if result.forgotten_messages == 1 else 'were'} forgotten on request: "
+        "nothing to protect"
         if result.forgotten_messages
         else ""
     )
     if result.safe:
         if not out.quiet:
-            out.out.print(
-                f"[green]safe[/green]: the archive holds the current text of "
+            line = (
+                f"safe: the archive holds the current text of "
                 f"{plural(result.messages_older - result.forgotten_messages, 'message')} older "
                 f"than {cutoff} ({plural(result.sessions_older, 'session')}){forgotten}"
             )
+            if out.out.is_terminal:
+                out.out.print(escape(line).replace("safe:", "[green]safe[/green]:", 1))
+            else:
+                out.out.print(fit(line), markup=False)
         return
     verdict = (
         f"{result.messages_at_risk} of {plural(result.messages_older, 'message')} older than "
         f"{cutoff} ({plural(len(result.sessions), 'session')}) "
         f"{'is' if result.messages_at_risk == 1 else 'are'} at risk: {_risks(result)}"
     )
-    if out.quiet:
+    if out.quiet and not unsafe_to_stderr:
         out.error(verdict, label="not safe")
         return
     shown = result.sessions if out.verbose else result.sessions[:PRUNE_SESSIONS_SHOWN]
     more = plural(len(result.sessions) - len(shown), "more session")
-    if not out.out.is_terminal:  # cron mail, a log: plain lines of at most 80 columns
+    if unsafe_to_stderr or not out.out.is_terminal:  # cron mail, a log: plain, 80 columns
         lines = [f"not safe: {verdict}", *(f"  {r}" for r in result.reasons)]
         for s in shown:
-            covered = people_time(s.covered_up_to.created_at) if s.covered_up_to else "never"
+            covered = (
+                f"archived up to {people_time(s.covered_up_to.created_at)}"
+                if s.covered_up_to
+                else "never archived"
+            )
             lines.append(
                 f"  {s.session_id}: {plural(s.messages_at_risk, 'message')} at risk since "
-                f"{people_time(s.oldest_at_risk)}, archived up to {covered}: {s.reason}"
+                f"{people_time(s.oldest_at_risk)}, {covered}: {s.reason}"
             )
         if len(shown) < len(result.sessions):
             lines.append(f"… and {more} (-v or --json)")
+        console = out.err if unsafe_to_stderr else out.out
         for line in lines:
-            out.out.print(fit(line), markup=False)
+            console.print(fit(line), markup=False)
         return
     out.out.print(f"[red]not safe[/red]: {escape(verdict)}")
     for reason in result.reasons:

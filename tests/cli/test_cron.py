@@ -285,4 +285,9 @@ def test_the_prune_line_is_silent_when_safe_and_deletes_up_to_the_checked_cutoff
     unsafe = prune_job(env_file)
     assert unsafe.returncode == 3 and unsafe.stdout == ""
     assert unsafe.stderr.startswith("not safe: 1 of 1 message older than"), unsafe.stderr
+    # the mail names the session at risk, in lines that fit 80 columns
+    assert "  never-archived: 1 message at risk since " in unsafe.stderr, unsafe.stderr
+    assert "1 message is not archived: run archivist archive" in unsafe.stderr, unsafe.stderr
+    assert "never archived: 1 not archived (id " in " ".join(unsafe.stderr.split())
+    assert max(len(line) for line in unsafe.stderr.splitlines()) <= 80, unsafe.stderr
     assert corpus.count("session_messages") == 2  # nothing deleted

@@ -187,6 +187,6 @@ def test_a_session_id_too_long_is_refused_and_never_echoed(
     verdict = json.loads(check.stdout)
     assert [(s["session_id"], s["id_too_long"]) for s in verdict["sessions"]] == [(SHORT_ID, True)]
     assert verdict["sessions"][0]["reason"].startswith("session id over 1024 bytes")
-    assert any("ids over 1024 bytes" in r for r in verdict["reasons"])
+    assert any("1 session has an id over 1024 bytes" in r for r in verdict["reasons"])
     for output in (done, cron, refused, check):
         assert "x" * 100 not in output.stdout + output.stderr
