@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from archivist.failures import shortened
 from archivist.models import ArchivedVersion, Extraction, Span
 from archivist.state.items import StateItem
 from archivist.state.view import SessionNotArchivedError
@@ -111,7 +112,9 @@ def changes(previous: Extraction | None, current: Extraction) -> dict[str, list[
 def history(session_id: str, versions: Sequence[ArchivedVersion]) -> History:
     """The versions (oldest first) with their changes; the first one's against nothing."""
     if not versions:
-        raise SessionNotArchivedError(f"session {session_id} has no archived version yet")
+        raise SessionNotArchivedError(
+            f"session {shortened(session_id)} has no archived version yet"
+        )
     rows = []
     previous: Extraction | None = None
     for v in versions:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel
 
 from archivist.errors import ArchivistError
+from archivist.failures import shortened
 from archivist.models import ArchivedVersion
 from archivist.state.items import StateItem
 
@@ -74,7 +75,9 @@ def render_state(items: Sequence[StateItem], updated_at: datetime) -> str:
 def state_view(session_id: str, latest: ArchivedVersion | None) -> StateView:
     """The view of a session's latest version."""
     if latest is None:
-        raise SessionNotArchivedError(f"session {session_id} has no archived version yet")
+        raise SessionNotArchivedError(
+            f"session {shortened(session_id)} has no archived version yet"
+        )
     items = latest.extraction.state_items
     # Freshness is the conversation's: the last time an item was seen, not the archive run.
     seen = [i.last_seen_at for i in items if i.last_seen_at is not None]

@@ -172,6 +172,7 @@ def test_a_session_id_too_long_is_refused_and_never_echoed(
     cron = run_cli(settings, "archive", "--quiet")
     refused = run_cli(settings, "archive", "--session-id", LONG_ID)
     check = run_cli(settings, "prune-check", "--older-than", "30d", "--json")
+    shown = [run_cli(settings, command, LONG_ID) for command in ("state", "history")]
 
     # Listed, and the exit code says a session could not be archived: never silent, in cron too.
     assert done.returncode == 1, done.stderr
@@ -188,5 +189,7 @@ def test_a_session_id_too_long_is_refused_and_never_echoed(
     assert [(s["session_id"], s["id_too_long"]) for s in verdict["sessions"]] == [(SHORT_ID, True)]
     assert verdict["sessions"][0]["reason"].startswith("session id over 1024 bytes")
     assert any("1 session has an id over 1024 bytes" in r for r in verdict["reasons"])
-    for output in (done, cron, refused, check):
+    for read in shown:
+        assert read.returncode == 1 and SHORT_ID in read.stderr, read.stderr
+    for output in (done, cron, refused, check, *shown):
         assert "x" * 100 not in output.stdout + output.stderr
