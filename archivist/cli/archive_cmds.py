@@ -268,11 +268,13 @@ def archive(
         ):
             report = client.archive(request, progress, workers=settings.workers)
     reports.save(report)
-    render_run.run_report(out, report)
     unknown = [s.reason for s in report.sessions if s.reason and s.reason.startswith(NO_MESSAGES)]
+    typo = bool(session_id and unknown and len(unknown) == len(report.sessions))
+    if not typo or out.as_json:  # (a summary of a run that found nothing named says nothing)
+        render_run.run_report(out, report)
     for line in unknown:
-        out.error(line, label="error" if len(unknown) == len(report.sessions) else "warning")
-    if session_id and unknown and len(unknown) == len(report.sessions):
+        out.error(line, label="error" if typo else "warning")
+    if typo:
         raise typer.Exit(EXIT_USAGE)  # nothing named exists: a typo, not a run
     # A session it could not archive (an id too long to hold) is a failure too: never silent.
     raise typer.Exit(1 if report.failed or report.notes or report.unarchivable.count else 0)

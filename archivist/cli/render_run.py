@@ -185,6 +185,11 @@ def summary(report: RunReport) -> str:
     total = len(report.sessions)
     if report.error:
         return f"run failed after {duration(seconds)}: {report.error}"
+    if not total and report.held:  # (held back: listed above the summary)
+        return (
+            f"nothing archived: {plural(len(report.held), 'session')} held back after failed "
+            f"runs, no other session has new messages ({duration(seconds)})"
+        )
     if not total:
         return f"nothing to archive: no session has new messages ({duration(seconds)})"
     counts = ", ".join(f"{report.count(st)} {st}" for st in STATUS_STYLE if report.count(st))

@@ -111,9 +111,13 @@ def test_poisoned_sessions_fail_alone_back_off_and_are_quarantined(
     assert status["sessions_quarantined"] == 3
     for_people = cli(corpus, ollama_server, "archive", **quick)  # what people read
     assert for_people.returncode == 0
-    [held_line] = [line for line in for_people.stdout.splitlines() if "held back" in line]
+    [held_line] = [s for s in for_people.stdout.splitlines() if s.startswith("held back:")]
     assert held_line.startswith("held back: 3 sessions after failed runs (3 quarantined)")
     assert all(s in held_line for s in POISONED)
+    assert for_people.stdout.splitlines()[-1].startswith(
+        "nothing archived: 3 sessions held back after failed runs, no other session has new "
+        "messages"
+    )  # not "nothing to archive": the held ones have new messages
     listed = cli(corpus, ollama_server, "status").stdout
     assert "failed sessions" in listed and listed.count("quarantined") == 3
     doctor = json.loads(cli(corpus, ollama_server, "doctor", "--json").stdout)
