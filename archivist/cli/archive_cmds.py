@@ -34,6 +34,7 @@ from archivist.cli.common import (
 from archivist.cli.output import Output
 from archivist.client import Archivist
 from archivist.config import Settings, database_label
+from archivist.embed.configured import configured_model
 from archivist.errors import ConfigError
 from archivist.models import RunReport
 from archivist.pipeline import NO_MESSAGES, ArchiveRequest
@@ -117,6 +118,7 @@ class _Reports:
         self.started = datetime.now(UTC)
         self.settings: Settings | None = None
         self.ready = False
+        self.unusable = False  # the folder itself failed: its error line said why
 
     def configure(self, settings: Settings) -> None:
         """Take the folder and count from the settings; create the folder before any work."""
@@ -125,7 +127,11 @@ class _Reports:
         self.keep = settings.report_keep
         self.text = settings.report_text
         if self.folder is not None:
-            prepare_report_dir(self.folder)
+            try:
+                prepare_report_dir(self.folder)
+            except ConfigError:
+                self.unusable = True
+                raise
             self.ready = True
 
     def save(self, report: RunReport) -> None:
@@ -148,16 +154,18 @@ class _Reports:
         if self.folder is None:
             return
         settings = self.settings
-        self.save(
-            RunReport(
-                dry_run=self.dry_run,
-                embedder=settings.embedder if settings else "",
-                embedding_model=settings.embedding_model if settings else "",
-                started_at=self.started,
-                finished_at=datetime.now(UTC),
-                error=line,
-            )
+        report = RunReport(
+            dry_run=self.dry_run,
+            embedder=settings.embedder if settings else "",
+            embedding_model=configured_model(settings) if settings else "",
+            started_at=self.started,
+            finished_at=datetime.now(UTC),
+            error=line,
         )
+        if self.unusable:  # the one error line said why; the report follows it on stderr
+            self.out.err.print(report.model_dump_json(indent=2), markup=False, soft_wrap=True)
+            return
+        self.save(report)
 
 
 @cli.command(cls=Command)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from archivist.config import Settings
 from archivist.embed.base import Embedder
-from archivist.embed.hashing import HashEmbedder
+from archivist.embed.hashing import HashEmbedder, hash_model
 
 
 def make_embedder(settings: Settings, timeout_s: float | None = None) -> Embedder:
@@ -21,3 +21,11 @@ def make_embedder(settings: Settings, timeout_s: float | None = None) -> Embedde
         retries=settings.ollama_retries,
         backoff_s=settings.ollama_backoff_s,
     )
+
+
+def configured_model(settings: Settings) -> str:
+    """The model the settings' embedder records, without building it ("hash-768" for the
+    offline embedder, whose model is no setting)."""
+    if settings.embedder == "hash":
+        return hash_model(settings.embedding_dim)
+    return settings.embedding_model

@@ -49,10 +49,11 @@ def test_an_unusable_report_dir_is_exit_2_and_the_report_goes_to_stderr(
     )
     assert done.returncode == 2, done.stderr
     assert "internal error" not in done.stderr
-    assert done.stderr.startswith(f"error: cannot create the report folder {not_a_folder}")
-    assert f"cannot write the run report in {not_a_folder}" in done.stderr
-    report = json.loads(done.stderr[done.stderr.index("{") :])
+    error, rest = done.stderr.split("\n", 1)
+    assert error.startswith(f"error: cannot create the report folder {not_a_folder}")
+    report = json.loads(rest)  # one error line, then the report of the run that stopped
     assert report["error"].startswith("cannot create the report folder")
+    assert (report["embedder"], report["embedding_model"]) == ("hash", "hash-768")
 
 
 def test_an_unknown_session_id_is_reported_and_exit_2(archived: SourceDB) -> None:
