@@ -72,7 +72,9 @@ def run_doctor(
             fix = "run `archivist init` (or `archivist demo`), or set DATABASE_URL"
         else:
             fix = "set DATABASE_URL to a reachable Postgres with pgvector"
-        checks.append(Check(name="database", ok=False, detail=f"{where}: {exc}", fix=fix))
+        said = str(exc)  # (its message may name the database already)
+        detail = said if where in said else f"{where}: {said}"
+        checks.append(Check(name="database", ok=False, detail=detail, fix=fix))
     _embedder_checks(embedder, recorded_dim, checks)
     if llm is not None:
         from archivist.extract.llm import OllamaExtractor
@@ -257,18 +259,22 @@ def _database_checks(
     return recorded.dim
 
 
+def _sessions(count: int) -> str:
+    return f"{count} session" if count == 1 else f"{count} sessions"
+
+
 def _quarantine_check(failed: list[FailedSession]) -> Check:
     """Whether runs leave sessions out for good after failing again and again."""
     quarantined = [f for f in failed if f.quarantined]
     if not quarantined:
-        backing_off = f"; {len(failed)} failed their last run" if failed else ""
+        backing_off = f"; {_sessions(len(failed))} failed their last run" if failed else ""
         return Check(name="quarantine", ok=True, detail=f"no session quarantined{backing_off}")
     shown = "; ".join(f"{f.session_id} ({f.failures} runs: {f.reason})" for f in quarantined[:3])
     more = f"; and {len(quarantined) - 3} more" if len(quarantined) > 3 else ""
     return Check(
         name="quarantine",
         ok=False,
-        detail=f"{len(quarantined)} sessions left out of runs: {shown}{more}",
+        detail=f"{_sessions(len(quarantined))} left out of runs: {shown}{more}",
         fix="fix the cause, then archive each: archivist archive --session-id S",
     )
 

@@ -64,6 +64,7 @@ def test_database_unreachable(tmp_path: Path) -> None:
     assert not report.ok
     assert report.checks[0].name == "database" and not report.checks[0].ok
     assert "hunter2" not in report.model_dump_json()
+    assert report.checks[0].detail.count("127.0.0.1:9/x") == 1  # the database named once
     assert [c.name for c in report.checks[1:]] == ["embedder", "probe embedding"]
 
 
