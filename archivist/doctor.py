@@ -17,6 +17,7 @@ from archivist.embed.base import Embedder
 from archivist.errors import ArchivistError
 from archivist.failures import FailedSession
 from archivist.store import AUTHENTICATED, EditedMigrationError, Store
+from archivist.words import plural
 
 if TYPE_CHECKING:  # the extractors load the rules: a doctor run loads them when it checks one
     from archivist.embed.ollama import OllamaEmbedder  # and the ollama client is slow to import
@@ -259,22 +260,18 @@ def _database_checks(
     return recorded.dim
 
 
-def _sessions(count: int) -> str:
-    return f"{count} session" if count == 1 else f"{count} sessions"
-
-
 def _quarantine_check(failed: list[FailedSession]) -> Check:
     """Whether runs leave sessions out for good after failing again and again."""
     quarantined = [f for f in failed if f.quarantined]
     if not quarantined:
-        backing_off = f"; {_sessions(len(failed))} failed their last run" if failed else ""
+        backing_off = f"; {plural(len(failed), 'session')} failed their last run" if failed else ""
         return Check(name="quarantine", ok=True, detail=f"no session quarantined{backing_off}")
     shown = "; ".join(f"{f.session_id} ({f.failures} runs: {f.reason})" for f in quarantined[:3])
     more = f"; and {len(quarantined) - 3} more" if len(quarantined) > 3 else ""
     return Check(
         name="quarantine",
         ok=False,
-        detail=f"{_sessions(len(quarantined))} left out of runs: {shown}{more}",
+        detail=f"{plural(len(quarantined), 'session')} left out of runs: {shown}{more}",
         fix="fix the cause, then archive each: archivist archive --session-id S",
     )
 

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 from archivist.failures import MAX_SESSION_ID_BYTES
 from archivist.models import Watermark
 from archivist.store import Store
+from archivist.words import plural
 
 Reason = Literal["unarchived", "edited", "truncated"]
 REASONS: tuple[Reason, ...] = ("unarchived", "edited", "truncated")
@@ -138,11 +139,6 @@ _WHAT: dict[Reason, str] = {
 }
 
 
-def _of(count: int, one: str, many: str) -> str:
-    """`1 message is`, `2 messages are`: a count with the words that agree with it."""
-    return f"{count} {one if count == 1 else many}"
-
-
 def _listed(ids: list[str], count: int) -> str:
     shown = ", ".join(ids)
     more = count - len(ids)
@@ -155,31 +151,31 @@ def _advice(
     lines = []
     if too_long:
         lines.append(
-            f"{_of(too_long, 'session has an id', 'sessions have ids')} over "
+            f"{plural(too_long, 'session has an id', 'sessions have ids')} over "
             f"{MAX_SESSION_ID_BYTES} bytes, which the archive cannot hold: their messages are "
             "never archived; keep them, or give the sessions shorter ids in the bot"
         )
     if totals["unarchived"]:
         lines.append(
-            f"{_of(totals['unarchived'], 'message is', 'messages are')} not archived: run "
+            f"{plural(totals['unarchived'], 'message is', 'messages are')} not archived: run "
             "archivist archive"
         )
     if totals["edited"]:
         lines.append(
-            f"{_of(totals['edited'], 'message', 'messages')} changed after archiving (edited, "
+            f"{plural(totals['edited'], 'message', 'messages')} changed after archiving (edited, "
             "or deleted and inserted again with the same id): run archivist archive, which "
             "archives the new text"
         )
     if totals["truncated"]:
         lines.append(
-            f"{_of(totals['truncated'], 'message is', 'messages are')} longer than "
+            f"{plural(totals['truncated'], 'message is', 'messages are')} longer than "
             f"max_message_chars ({max_message_chars}) and archived cut: raise "
             "ARCHIVIST_MAX_MESSAGE_CHARS "
             "above their length and run archivist archive, or keep them"
         )
     if undated:
         lines.append(
-            f"{_of(undated, 'message', 'messages')} without a usable created_at "
+            f"{plural(undated, 'message', 'messages')} without a usable created_at "
             f"{'is not archived as it is' if undated == 1 else 'are not archived as they are'}: "
             "run archivist archive"
         )

@@ -12,6 +12,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """`1 session`, `2 sessions` (`nouns` where adding an s is wrong: `1 message is`, `2
+    messages are`)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {nouns or noun + 's'}"
+
+
 def word_set(text: str) -> frozenset[str]:
     """The whitespace-separated words of `text`, for writing word lists as text blocks."""
     return frozenset(text.split())

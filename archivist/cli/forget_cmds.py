@@ -20,9 +20,10 @@ from archivist.cli.common import (
     reported,
     settings_for,
 )
-from archivist.cli.output import Output, plural
+from archivist.cli.output import Output
 from archivist.client import Archivist
 from archivist.forget import ForgetReport, ForgetRequest
+from archivist.words import plural
 
 
 @cli.command(cls=Command)

@@ -70,11 +70,6 @@ def iso_utc(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def plural(n: int, noun: str, nouns: str | None = None) -> str:
-    """`1 session`, `2 sessions` (`nouns` where adding an s is wrong)."""
-    return f"{n} {noun}" if n == 1 else f"{n} {nouns or noun + 's'}"
-
-
 def fit(line: str, width: int = 80) -> str:
     """`line` wrapped at spaces to `width` columns, continued with an indent (for mail and
     logs, where a terminal does not wrap); ids and other single words are never cut."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.table import Table
 
-from archivist.cli.output import Output, fit, people_time, plural
+from archivist.cli.output import Output, fit, people_time
 from archivist.cli.render_run import session_line, summary
 from archivist.config import SettingOrigin, redact
 from archivist.doctor import DoctorReport
@@ -20,6 +20,7 @@ from archivist.reembed import ReembedReport
 from archivist.state.history import History
 from archivist.state.view import StateView
 from archivist.status import Status
+from archivist.words import plural
 
 if TYPE_CHECKING:
     from archivist.demo import DemoResult

@@ -23,11 +23,12 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from archivist.cli.output import Output, plural
+from archivist.cli.output import Output
 from archivist.failures import MAX_SESSION_ID_BYTES
 from archivist.models import RunReport, SessionOutcome, SessionStatus
 from archivist.reembed import Progress as ReembedProgress
 from archivist.state.items import StateChange
+from archivist.words import plural
 
 STATUS_STYLE: dict[SessionStatus, str] = {
     "archived": "green",

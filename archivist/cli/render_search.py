@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from rich.markup import escape
 from rich.text import Text
 
-from archivist.cli.output import Output, people_time, plural, short_line
+from archivist.cli.output import Output, people_time, short_line
 from archivist.search import (
     ArchiveFilters,
     ArchiveHit,
@@ -26,6 +26,7 @@ from archivist.search import (
 )
 from archivist.snippets import query_terms, snippet
 from archivist.state.items import StateItem
+from archivist.words import plural
 
 MATCH_STYLE = "bold yellow"
 SNIPPET_WIDTH = 200

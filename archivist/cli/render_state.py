@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from archivist.cli.output import Output, plural
+from archivist.cli.output import Output
 from archivist.state.current import CurrentItem, CurrentState, Resolution
+from archivist.words import plural
 
 
 def _when(at: datetime | None) -> str:

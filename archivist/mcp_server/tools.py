@@ -34,6 +34,7 @@ from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResu
 from archivist.state.current import CurrentState, CurrentStateQuery
 from archivist.state.history import History
 from archivist.state.view import StateView
+from archivist.words import plural
 
 Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
@@ -95,7 +96,7 @@ def _current(client: Archivist, q: CurrentStateQuery) -> CurrentState:
 
 def _current_text(result: CurrentState) -> str:
     head = f"How {result.subject!r} changed" if result.subject else "Current state"
-    lines = [f"{head}: {result.total} item{'' if result.total == 1 else 's'}"]
+    lines = [f"{head}: {plural(result.total, 'item')}"]
     for i in result.items:
         stopped = f", stopped {i.stopped_at:%Y-%m-%d} ({i.trigger})" if i.stopped_at else ""
         conflict = " CONFLICT" if i.conflict else ""
