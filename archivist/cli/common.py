@@ -184,7 +184,8 @@ def default(name: str) -> str:
     return f" \\[default: {value}]"
 
 
-def _when(text: str) -> datetime:
+def when(text: str) -> datetime:
+    """A time typed on the command line (archivist.when), or a usage error."""
     try:
         return parse_time(text)
     except ValueError as exc:
@@ -260,14 +261,14 @@ Since = Annotated[
     datetime | None,
     typer.Option(
         metavar="WHEN",
-        parser=_when,
+        parser=when,
         help="Only conversation from this time on: 7d, 12h, 30m (ago) or 2026-01-01.",
     ),
 ]
 Until = Annotated[
     datetime | None,
     typer.Option(
-        metavar="WHEN", parser=_when, help="Only conversation up to this time (as --since)."
+        metavar="WHEN", parser=when, help="Only conversation up to this time (as --since)."
     ),
 ]
 AsOf = Annotated[
@@ -275,7 +276,7 @@ AsOf = Annotated[
     typer.Option(
         "--as-of",
         metavar="WHEN",
-        parser=_when,
+        parser=when,
         help="The archive as it stood then: items current at that time (as --until).",
     ),
 ]
@@ -284,7 +285,7 @@ MemoryAsOf = Annotated[
     typer.Option(
         "--as-of",
         metavar="WHEN",
-        parser=_when,
+        parser=when,
         help="The archive as it stood then: only what had been said by that time, the newer "
         "of two statements judged among it (as --until).",
     ),
@@ -293,7 +294,7 @@ OlderThan = Annotated[
     datetime,
     typer.Option(
         metavar="WHEN",
-        parser=_when,
+        parser=when,
         help="The prune's cutoff: an age (30d, 12h, 90m, 2w) or a date (2026-01-01).",
     ),
 ]

@@ -29,6 +29,7 @@ from archivist.cli.common import (
     reported,
     settings_for,
     value,
+    when,
 )
 from archivist.cli.output import iso_utc
 from archivist.client import Archivist
@@ -69,8 +70,13 @@ def state(
         str | None, typer.Option("--user-id", help="With --current: only this user's items.")
     ] = None,
     as_of: Annotated[
-        str | None,
-        typer.Option("--as-of", help="With --current: the state as it stood then (ISO or 30d)."),
+        datetime | None,
+        typer.Option(
+            "--as-of",
+            metavar="WHEN",
+            parser=when,
+            help="With --current: the state as it stood then (30d, 12h or 2026-01-01).",
+        ),
     ] = None,
     subject: Annotated[
         str | None,

@@ -605,6 +605,8 @@ def test_bad_arguments_are_one_line_and_exit_2(
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     if "not-a-uid" in args:
         assert "a state item's uid looks like d_1a2b3c4d5e6f" in done.stderr, done.stderr
+    if "yesterday-ish" in args:  # worded as every command's --as-of
+        assert "Invalid value for '--as-of': 'yesterday-ish' is not a duration" in done.stderr
 
 
 def test_archive_search_status_active_means_current_in_its_scope(
