@@ -226,6 +226,8 @@ def status_result(out: Output, result: Status) -> None:
     )
     if result.open_conflicts:
         out.out.print(f"open conflicts: {result.open_conflicts} (archivist conflicts)")
+    if not result.last_runs:
+        out.out.print("last runs: none yet (archivist archive)")
     table = _table("last runs (times UTC)", "started", "finished", "counts", "failures")
     for run in result.last_runs:
         counts = ", ".join(f"{k} {v}" for k, v in (run.counts or {}).items() if v)
@@ -235,7 +237,8 @@ def status_result(out: Output, result: Status) -> None:
             counts,
             str(len(run.failures or {})),
         )
-    out.out.print(table)
+    if result.last_runs:
+        out.out.print(table)
     if result.failed_sessions:
         out.out.print(failed_sessions_table(result.failed_sessions, "failed sessions"))
 

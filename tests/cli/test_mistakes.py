@@ -162,6 +162,8 @@ def test_own_database_without_ollama_records_the_offline_embedder_at_init(fresh:
     init = run_archivist(["init"], {**env, "ARCHIVIST_EMBEDDER": "hash"})
     assert init.returncode == 0, init.stderr
     assert "embedding model: hash-768 (768-d)" in init.stdout
+    before = run_archivist(["status"], env)  # no run yet: said, not an empty table
+    assert before.returncode == 0 and "last runs: none yet (archivist archive)" in before.stdout
     done = run_archivist(["archive"], {**env, "ARCHIVIST_EMBEDDER": "hash"})
     assert done.returncode == 0, done.stderr
     found = run_archivist(["memory-search", "Memcached"], env)  # the recorded model: no flag
