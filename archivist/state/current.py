@@ -10,8 +10,9 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from archivist.state.items import STATUS_PRECEDENCE
 from archivist.when import Moment
 
 CURRENT_MAX_ITEMS = 1000
@@ -45,13 +46,27 @@ class CurrentItem(BaseModel):
 
 
 class CurrentState(BaseModel):
-    """What `archivist state --current` (and `conflicts`) shows; `--json` prints exactly this."""
+    """What `archivist state --current` (and `conflicts`) shows; `--json` prints exactly this.
+
+    As of a time, an item its own session superseded only later is shown as it stood then:
+    current, with its type's first status and nothing replacing it yet (the stored row holds
+    its latest version's status, as `archive-search --as-of` shows it too)."""
 
     user_id: str | None = None
     as_of: datetime | None = None
     subject: str | None = None
     total: int
     items: list[CurrentItem]
+
+    @model_validator(mode="after")
+    def _as_it_stood(self) -> CurrentState:
+        if self.as_of is None:
+            return self
+        for item in self.items:
+            if item.current and item.status == "superseded":
+                item.status = STATUS_PRECEDENCE.get(item.type, ("active",))[-1]  # type: ignore[call-overload]
+                item.superseded_by = item.superseded_by_session = item.trigger = None
+        return self
 
     @property
     def clipped(self) -> bool:

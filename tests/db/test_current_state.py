@@ -84,6 +84,26 @@ def test_as_of_gives_the_state_as_it_stood_then(changed: dict[str, list[Any]]) -
     assert "replace by d_" in human.output and ".. now" in human.output
 
 
+def test_as_of_shows_an_item_its_session_replaced_later_as_it_stood(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """A session changes its choice an hour in: as of half an hour in, the first choice is
+    current and shown active, with nothing replacing it yet."""
+    source.add(
+        "one",
+        ["Use Redis for the session cache.", "Ok."]
+        + ["Let's move the session cache to Memcached instead.", "Sure."],
+        step=timedelta(hours=1),
+    )
+    assert invoke("archive").exit_code == 0
+    then = as_json("state", "--current", "--as-of", (T0 + timedelta(minutes=30)).isoformat())
+    [redis] = then["items"]
+    assert redis["text"] == "Use Redis for session cache" and redis["current"] is True
+    assert (redis["status"], redis["superseded_by"], redis["trigger"]) == ("active", None, None)
+    now = by_text(as_json("state", "--current", "--subject", "session cache")["items"])
+    assert now["Use Redis for session cache"]["status"] == "superseded"
+
+
 def test_a_change_within_a_session_ends_with_only_the_final_choice(
     source: SourceDB, env: dict[str, str]
 ) -> None:
