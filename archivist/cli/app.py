@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
 import traceback
@@ -23,6 +24,7 @@ from archivist.cli.common import (
     Group,
     load_env_file,
 )
+from archivist.cli.output import EXIT_READER_GONE
 from archivist.config import ENV_FILE_VARIABLE, load_settings, redact
 
 cli = typer.Typer(
@@ -112,6 +114,9 @@ def main() -> None:
                 f"[red]error:[/red] {escape(message)}{escape(hint)}"
             )
         raise SystemExit(getattr(exc, "exit_code", EXIT_USAGE)) from None
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as on SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(EXIT_READER_GONE) from None
     except Exception as exc:  # anything else is a bug: reported, never with a secret
         _report_crash(exc)
         raise SystemExit(EXIT_FAILED) from None

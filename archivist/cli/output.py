@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -21,6 +23,20 @@ from rich.console import Console
 from rich.markup import escape
 
 Verbosity = Literal["quiet", "normal", "verbose"]
+# What a shell reports for a process SIGPIPE ended (141): the reader went away (`| head`).
+EXIT_READER_GONE = 128 + signal.SIGPIPE
+
+
+class _Console(Console):
+    """A console that stops quietly with EXIT_READER_GONE when its reader goes away (rich's own
+    exit code, 1, would read as "the work failed")."""
+
+    def on_broken_pipe(self) -> None:
+        if self.quiet:
+            return
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(EXIT_READER_GONE)
+
 
 _LEVELS: dict[Verbosity, int] = {
     "quiet": logging.ERROR,
@@ -105,8 +121,8 @@ class Output:
         return cls(
             verbosity=verbosity,
             as_json=as_json,
-            out=Console(highlight=False, soft_wrap=True),
-            err=Console(stderr=True, highlight=False, soft_wrap=True),
+            out=_Console(highlight=False, soft_wrap=True),
+            err=_Console(stderr=True, highlight=False, soft_wrap=True),
         )
 
     @property
