@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -54,7 +55,7 @@ def test_documented_table_lists_exactly_the_codes_tested_here() -> None:
     readme = (ROOT / "docs" / "operations.md").read_text()
     section = readme[readme.index("## Exit codes") :]
     rows = re.findall(r"^\| `(\d+)` \|", section, re.M)
-    assert rows == ["0", "1", "2", "3", "130"]
+    assert rows == ["0", "1", "2", "3", "130", "141"]
 
 
 def test_exit_0_success_and_read_only_commands_need_no_embedder(archived: SourceDB) -> None:
@@ -207,3 +208,23 @@ def _inherited() -> dict[str, str]:
         for k, v in os.environ.items()
         if not k.startswith(("DATABASE_", "SUPABASE_", "ARCHIVIST_"))
     }
+
+
+def test_exit_141_the_reader_went_away(archived: SourceDB) -> None:
+    """`archivist ... | head -1`: once the reader is gone the command stops, with the code a
+    shell gives a process SIGPIPE ended (not 1, "the work failed") and nothing on stderr."""
+    env = env_for(archived)
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before the first line
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "archivist", "state", "--current"],
+            env={**_inherited(), "ARCHIVIST_CONFIG": "", **env},
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")
