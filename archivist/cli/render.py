@@ -20,6 +20,7 @@ from archivist.reembed import ReembedReport
 from archivist.state.history import History
 from archivist.state.view import StateView
 from archivist.status import Status
+from archivist.store import EmbeddingConfig
 from archivist.words import plural
 
 if TYPE_CHECKING:
@@ -48,8 +49,7 @@ def reembed_result(out: Output, report: ReembedReport) -> None:
             f"moved {report.chunks} chunks from {report.previous_model} ({report.previous_dim}-d) "
             f"to {report.model} ({report.dim}-d): embedded {report.embedded}{resumed} in "
             f"{report.requests} requests; HNSW index rebuilt\n"
-            f"now configure it: ARCHIVIST_EMBEDDING_MODEL={report.model} "
-            f"ARCHIVIST_EMBEDDING_DIM={report.dim}"
+            f"now configure it: {EmbeddingConfig(report.model, report.dim).setting}"
         )
     )
 

@@ -375,9 +375,15 @@ class Archivist:
         """Move every chunk to the client's embedding model (resumable); records it when done."""
         embedder, settings = self._embedder, self.settings
         if embedder.model != settings.embedding_model:
+            wanted = settings.embedding_model
+            named_dim = wanted.removeprefix("hash-") if embedder.name == "hash" else ""
+            fix = (
+                f"add --dim {named_dim} (its model is named by its dimension)"
+                if named_dim.isdigit()
+                else f"pass --model {embedder.model}"
+            )
             raise ConfigError(
-                f"the {embedder.name} embedder's model is {embedder.model}, not "
-                f"{settings.embedding_model}; pass --model {embedder.model}"
+                f"the {embedder.name} embedder's model is {embedder.model}, not {wanted}; {fix}"
             )
         if settings.uses_supabase:
             raise ConfigError(

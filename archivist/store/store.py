@@ -47,10 +47,10 @@ class EmbeddingConfig:
 
     @property
     def setting(self) -> str:
-        """The settings that configure this model: `ARCHIVIST_EMBEDDER=hash` and its dimension
+        """The settings that configure this model and its dimension: `ARCHIVIST_EMBEDDER=hash`
         for the offline embedder's, else `ARCHIVIST_EMBEDDING_MODEL`."""
         if self.model != hash_model(self.dim):
-            return f"ARCHIVIST_EMBEDDING_MODEL={self.model}"
+            return f"ARCHIVIST_EMBEDDING_MODEL={self.model} and ARCHIVIST_EMBEDDING_DIM={self.dim}"
         return f"ARCHIVIST_EMBEDDER=hash and ARCHIVIST_EMBEDDING_DIM={self.dim}"
 
 

@@ -163,6 +163,11 @@ def test_an_interrupted_reembed_resumes_with_the_remaining_work(
 def test_reembed_of_an_empty_archive_only_records_the_model(settings: Settings) -> None:
     moved = run_cli(settings, "reembed", "--model", "hash-384", "--dim", "384")
     assert moved.returncode == 0, moved.stderr
-    assert "ARCHIVIST_EMBEDDING_MODEL=hash-384" in moved.stdout
+    assert "now configure it: ARCHIVIST_EMBEDDER=hash and ARCHIVIST_EMBEDDING_DIM=384" in (
+        moved.stdout
+    )
     wrong = run_cli(settings, "reembed", "--model", "all-minilm", "--dim", "384")
     assert wrong.returncode == 2 and "pass --model hash-384" in wrong.stderr
+    no_dim = run_cli(settings, "reembed", "--model", "hash-512")  # the dimension names it
+    assert no_dim.returncode == 2
+    assert "not hash-512; add --dim 512 (its model is named by its dimension)" in no_dim.stderr
