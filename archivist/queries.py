@@ -11,6 +11,7 @@ search clamps it and says so in the result's `clamped`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -209,13 +210,13 @@ def parse_query(model: type[Query], values: Mapping[str, Any]) -> Query:
     since, until = getattr(query, "since", None), getattr(query, "until", None)
     if since is not None and until is not None and since > until:
         raise ConfigError(
-            f"since ({since.isoformat()}) is after until ({until.isoformat()}): nothing can "
+            f"since ({_shown(since)}) is after until ({_shown(until)}): nothing can "
             "match; swap them (since is the earlier time)"
         )
     as_of = getattr(query, "as_of", None)
     if since is not None and as_of is not None and since > as_of:
         raise ConfigError(
-            f"since ({since.isoformat()}) is after as_of ({as_of.isoformat()}): nothing had "
+            f"since ({_shown(since)}) is after as_of ({_shown(as_of)}): nothing had "
             "been said by then; give an earlier since or a later as_of"
         )
     return query
@@ -232,3 +233,8 @@ def build_query(model: type[Query], given: str | BaseModel | None = None, **valu
     elif given is not None:
         values = {**given.model_dump(), **values}
     return parse_query(model, values)
+
+
+def _shown(moment: datetime) -> str:
+    """A time in an error, to the second (`30d` ago carries microseconds nobody typed)."""
+    return moment.isoformat(timespec="seconds")

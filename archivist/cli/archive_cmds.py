@@ -76,7 +76,7 @@ def init(
         typer.Option(
             "--allow-authenticated/--private",
             help="Let Supabase's signed-in users read and search their own memories (needs "
-            "ARCHIVIST_MESSAGE_USER_ID), or make the archive private again [default: keep].",
+            "ARCHIVIST_MESSAGE_USER_ID), or make the archive private again \\[default: keep].",
         ),
     ] = None,
     json_output: JsonFlag = False,

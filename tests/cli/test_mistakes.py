@@ -4,6 +4,7 @@ through the real entry point."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -73,6 +74,7 @@ def test_since_after_until_is_refused(archived: SourceDB) -> None:
         done = run_archivist([*command, "--since", "1d", "--until", "30d"], env)
         assert done.returncode == 2, (command, done.stderr)
         assert len(lines(done)) == 1 and "is after until" in done.stderr, done.stderr
+        assert re.search(r"\d\d:\d\d:\d\d\.\d", done.stderr) is None  # to the second
 
 
 def test_a_url_of_another_database_says_postgres_is_needed() -> None:
