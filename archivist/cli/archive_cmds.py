@@ -98,6 +98,8 @@ def init(
     )
     if print_sql:
         with reported(out, settings), Archivist(settings, connect=False) as client:
+            if json_output:
+                raise ConfigError("--print-sql prints an SQL script, not JSON: leave out --json")
             typer.echo(client.schema_script(allow_authenticated), nl=False)
         return
     announce_creation(out, settings)

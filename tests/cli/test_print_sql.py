@@ -29,6 +29,9 @@ def test_printed_script_makes_the_schema_init_makes(
     printed = archivist(["init", "--print-sql"], tmp_path, None)
     assert printed.returncode == 0, printed.stderr
     script = printed.stdout
+    as_json = archivist(["init", "--print-sql", "--json"], tmp_path, None)  # a script is no JSON
+    assert (as_json.returncode, as_json.stdout) == (2, "")
+    assert "--print-sql prints an SQL script, not JSON" in as_json.stderr
     assert not (tmp_path / "data").exists()  # no database was started
     for migration in load_migrations():
         assert f"-- ==== {migration.name} ====" in script
