@@ -63,10 +63,15 @@ def config_result(out: Output, rows: list[SettingOrigin]) -> None:
         return
     table = _table("effective settings", "setting", "value", "from")
     for row in rows:
-        table.add_row(
-            escape(row.name), escape("" if row.value is None else str(row.value)), row.origin
-        )
+        table.add_row(escape(row.name), escape(_setting_value(row.value)), row.origin)
     out.out.print(table)
+
+
+def _setting_value(value: object) -> str:
+    """A setting as it is written in the environment: a mapping as JSON."""
+    if value is None:
+        return ""
+    return json.dumps(value) if isinstance(value, dict) else str(value)
 
 
 def init_result(out: Output, database: str, applied: list[str], model: str, dim: int) -> None:

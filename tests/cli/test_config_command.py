@@ -60,6 +60,8 @@ def test_config_table_is_redacted_too(layered: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "database_url" in result.stdout and "env DATABASE_URL" in result.stdout
     assert PASSWORD not in result.output
+    # a mapping is shown as the environment takes it (JSON), not as a Python dict
+    assert '{"user":' in result.stdout and "{'user'" not in result.stdout
 
 
 def test_config_with_an_invalid_setting_is_one_line(layered: Path) -> None:
