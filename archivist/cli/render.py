@@ -54,6 +54,16 @@ def reembed_result(out: Output, report: ReembedReport) -> None:
     )
 
 
+def _evidence(evidence: dict[str, str] | None) -> str:
+    """What said a change, for people: ` (instead, message 129)` (--json has all of it)."""
+    if not evidence:
+        return ""
+    said = [str(evidence[k]) for k in ("trigger",) if evidence.get(k)]
+    if evidence.get("ref_msg_id"):
+        said.append(f"message {evidence['ref_msg_id']}")
+    return f" ({', '.join(said)})" if said else ""
+
+
 def config_result(out: Output, rows: list[SettingOrigin]) -> None:
     if out.as_json:
         shown = {r.name: {"value": r.value, "origin": r.origin} for r in rows}
@@ -309,8 +319,7 @@ def history_result(out: Output, result: History) -> None:
         lines = [f"  + [{i.uid}] {i.type}: {i.text}" for i in v.added]
         lines += [f"  = [{i.uid}] merged: {i.text}" for i in v.merged]
         lines += [
-            f"  x [{i.uid}] superseded by {i.replaced_by}: {i.text} "
-            + (json.dumps(i.evidence) if i.evidence else "")
+            f"  x [{i.uid}] superseded by {i.replaced_by}: {i.text}{_evidence(i.evidence)}"
             for i in v.superseded
         ]
         lines += [

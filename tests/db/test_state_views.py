@@ -121,6 +121,9 @@ def test_state_and_history_commands(source: SourceDB, settings: Settings) -> Non
     assert "memcached" in " ".join(v2["topics_added"] + v2["entities_added"]).lower()
     table = invoke("history", "cache")
     assert "superseded by d_" in table.stdout and "open -> done" in table.stdout
+    [said] = [line for line in table.stdout.splitlines() if "superseded by" in line]
+    ref = gone["evidence"]["ref_msg_id"]
+    assert said.endswith(f"Use Redis for caching (instead, message {ref})")  # no raw JSON
 
 
 @pytest.mark.usefixtures("env")
