@@ -162,7 +162,7 @@ def _advice(
         )
     if totals["edited"]:
         lines.append(
-            f"{plural(totals['edited'], 'message', 'messages')} changed after archiving (edited, "
+            f"{plural(totals['edited'], 'message')} changed after archiving (edited, "
             "or deleted and inserted again with the same id): run archivist archive, which "
             "archives the new text"
         )
@@ -175,7 +175,7 @@ def _advice(
         )
     if undated:
         lines.append(
-            f"{plural(undated, 'message', 'messages')} without a usable created_at "
+            f"{plural(undated, 'message')} without a usable created_at "
             f"{'is not archived as it is' if undated == 1 else 'are not archived as they are'}: "
             "run archivist archive"
         )

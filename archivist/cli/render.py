@@ -58,7 +58,7 @@ def _evidence(evidence: dict[str, str] | None) -> str:
     """What said a change, for people: ` (instead, message 129)` (--json has all of it)."""
     if not evidence:
         return ""
-    said = [str(evidence[k]) for k in ("trigger",) if evidence.get(k)]
+    said = [evidence["trigger"]] if evidence.get("trigger") else []
     if evidence.get("ref_msg_id"):
         said.append(f"message {evidence['ref_msg_id']}")
     return f" ({', '.join(said)})" if said else ""
