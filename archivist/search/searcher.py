@@ -33,6 +33,7 @@ from archivist.search.results import (
     memory_hit,
 )
 from archivist.snippets import excerpt, query_terms
+from archivist.state.items import default_status
 from archivist.store import Json, QueryTimeoutError, Store, vector_text
 
 
@@ -189,7 +190,8 @@ class Searcher:
                 if filters.as_of is not None and current is None:
                     continue  # not said yet then
                 if current and filters.as_of is not None and item.status == "superseded":
-                    item = item.model_copy(update={"status": "active", "replaced_by": None})
+                    then = default_status(item.type)  # as it stood: nothing replaced it yet
+                    item = item.model_copy(update={"status": then, "replaced_by": None})
                 if current is False and item.status in ("active", "superseded"):
                     if "active" in filters.item_statuses or filters.as_of is not None:
                         continue

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from archivist.state.items import STATUS_PRECEDENCE
+from archivist.state.items import ItemType, default_status
 from archivist.when import Moment
 
 CURRENT_MAX_ITEMS = 1000
@@ -64,7 +64,7 @@ class CurrentState(BaseModel):
             return self
         for item in self.items:
             if item.current and item.status == "superseded":
-                item.status = STATUS_PRECEDENCE.get(item.type, ("active",))[-1]  # type: ignore[call-overload]
+                item.status = default_status(cast(ItemType, item.type))
                 item.superseded_by = item.superseded_by_session = item.trigger = None
         return self
 
