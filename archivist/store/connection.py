@@ -81,12 +81,16 @@ def prepare(conn: Conn, url: str, settings: Settings) -> None:
 
 
 def _check_url(url: str, secrets: list[str]) -> None:
-    scheme, sep, _ = url.partition("://")
+    scheme, sep, rest = url.partition("://")
     if sep and scheme.lower() not in ("postgresql", "postgres"):
         raise ConfigError(
             f"DATABASE_URL must be a postgresql:// URL, not {scheme[:20]}://; the archivist "
             "needs Postgres with pgvector"
         )
+    if sep and "@" in rest.partition("/")[0].rpartition("@")[0]:
+        # libpq splits at the first "@", so the rest of the password would be its host name,
+        # and printed in its errors
+        raise ConfigError("DATABASE_URL has an '@' in its user name or password; write it as %40")
     try:
         params = conninfo_to_dict(url)
     except psycopg.Error as exc:

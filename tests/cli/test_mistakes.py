@@ -86,6 +86,18 @@ def test_a_url_of_another_database_says_postgres_is_needed() -> None:
     ]
 
 
+def test_an_at_sign_in_the_password_is_refused_before_libpq_prints_half_of_it() -> None:
+    """libpq splits "bot:S3cret@Passw0rd@host" at the first "@": the rest of the password
+    would be the host name its error prints."""
+    url = "postgresql://bot:S3cret@Passw0rd@127.0.0.1:1/postgres"
+    done = run_archivist(["status"], {"DATABASE_URL": url})
+    assert done.returncode == 2, done.stderr
+    assert lines(done) == [
+        "error: DATABASE_URL has an '@' in its user name or password; write it as %40"
+    ]
+    assert "Passw0rd" not in done.stdout + done.stderr
+
+
 def test_a_duration_back_past_any_date_is_one_line_and_exit_2(archived: SourceDB) -> None:
     env = env_for(archived, ARCHIVIST_EMBEDDER="hash")
     for command in (
