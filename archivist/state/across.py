@@ -15,7 +15,8 @@ that names its value count as its words ("Dr. Patel's office called, the cleanin
 to Wednesday" after "Dentist is Tuesday at 3pm with Dr. Patel."), read back from its turn
 chunk. The new item then takes that item's subject (or, when that has none, names its value as
 what it replaces), so the reconciliation pairs them by its rules; a new item without change
-language becomes a change only when its message says one ("now", "instead", "moved", ...).
+language becomes a change only when its message says one ("now", "instead", "moved", ...)
+or names, whole, an earlier value of its kind ("..., so SignUpGenius is done").
 An item the reconciliation pairs with an earlier one by subject but would only flag as a
 conflict (it carries no change) is a change when its message says one or names the earlier
 value (`said_changes`). Nothing of the earlier session is copied into the new item but its
@@ -147,9 +148,10 @@ def _open_changes(
     for item, message in _said_choices(items, said):
         if item.uid in replacing:  # it changes an item of its own session
             continue
-        if item.change is None and not _MOVED.search(message):
-            continue
         before = [e for e in pool if _before(e.became_at, item.created_at)]
+        says_change = _MOVED.search(message) or _names_other(item, before, message)
+        if item.change is None and not says_change:
+            continue
         if any(_paired(item, e) or same_value(item.value, e.value) for e in before):
             continue  # the reconciliation pairs them already, or it says an earlier value
         found.append((item, before, message))
@@ -340,4 +342,22 @@ def recalled(change: StateItem, turn: Message, cited: str) -> StateItem:
         last_seen_at=turn.created_at,
         subject=change.subject,
         value=value,
+    )
+
+
+def _names_other(item: StateItem, before: Sequence[CurrentItem], message: str) -> bool:
+    """Whether the message names, whole, another value of the item's kind said before, on a
+    subject that shares a word with the item's if both have one: "Admin wants everyone on
+    ParentSquare for conference sign-ups, so SignUpGenius is done" after "parents sign up
+    through SignUpGenius". "For analytics we'll use ClickHouse, not Postgres" leaves
+    "Postgres for billing" alone."""
+    assert item.value is not None
+    own = set(key(item.value)) | set(key(item.subject))
+    named = content_stems(message) - own - CHOICE_STEMS
+    subject = set(key(item.subject))
+    return any(
+        (words := {w for w in key(old.value) if not _DIGITS.match(w)} - CHOICE_STEMS)
+        and words <= named
+        and (not subject or not old.subject or subject & set(key(old.subject)))
+        for old in _comparable(item, before)
     )

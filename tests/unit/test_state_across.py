@@ -164,6 +164,17 @@ def test_without_a_named_word_or_a_change_in_the_message_nothing_is_tied() -> No
     )
 
 
+def test_a_new_choice_whose_message_names_the_earlier_value_is_a_change_of_it() -> None:
+    """Naming the earlier value is the change's word ("so SignUpGenius is done"), where the
+    subjects, if both have one, share a word; another subject's value is only mentioned."""
+    old = earlier("d_old", "SignUpGenius", "parents sign up")
+    said = "Admin wants everyone on ParentSquare for conference sign-ups, so SignUpGenius is done."
+    assert tie(new("ParentSquare", "conference sign-ups"), said, old) == "d_old"
+    billing = earlier("d_old", "Postgres", "billing")
+    said = "For analytics we'll use ClickHouse, not Postgres."
+    assert tie(new("ClickHouse", "analytics"), said, billing) is None
+
+
 def test_values_of_another_kind_or_side_and_earlier_values_said_again_are_left() -> None:
     old = earlier("d_old", "science fair on May 2", "big project")
     assert (
