@@ -98,7 +98,7 @@ def reading_settings(settings: Settings, cwd: Path) -> tuple[Settings, str | Non
     """
     demo = demo_data_dir(settings, cwd)
     if demo is None:
-        return settings, None
+        return settings, _hidden_demo_note(settings, cwd)
     note = (
         f"no database configured: reading the demo database in {demo} (archivist demo); "
         "set DATABASE_URL or ARCHIVIST_DATA_DIR for yours"
@@ -107,6 +107,24 @@ def reading_settings(settings: Settings, cwd: Path) -> tuple[Settings, str | Non
     if not settings.model_fields_set.intersection(EMBEDDING_SETTINGS):
         update |= _demo_embedding(demo)
     return settings.model_copy(update=update), note
+
+
+def _hidden_demo_note(settings: Settings, cwd: Path) -> str | None:
+    """A note when the user's own embedded database is read while a demo's sits beside it:
+    after `make demo` and a bare `archivist init`, every command would read the new, empty
+    database without a word about the demo."""
+    if not settings.uses_embedded_database:
+        return None
+    candidates = [settings.data_dir / DEMO_FOLDER]
+    if "data_dir" not in settings.model_fields_set:
+        candidates.insert(0, cwd / MAKE_DEMO_DATA_DIR / DEMO_FOLDER)
+    demo = next((c for c in candidates if embedded_exists(c)), None)
+    if demo is None:
+        return None
+    return (
+        f"reading the embedded database in {settings.data_dir}; the demo's is in {demo} "
+        f"(ARCHIVIST_DATA_DIR={demo} reads it)"
+    )
 
 
 def record_demo_embedding(settings: Settings) -> None:

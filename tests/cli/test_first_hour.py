@@ -200,6 +200,24 @@ def test_init_says_where_it_creates_the_database(tmp_path: Path, ollama: OllamaT
     assert (_data_folder(tmp_path) / "pgdata" / "PG_VERSION").is_file()
 
 
+def test_a_database_of_ones_own_says_it_hides_the_demo(
+    tmp_path: Path, ollama: OllamaTestServer
+) -> None:
+    """After `make demo`, a bare `archivist init` makes an empty database of the user's own,
+    which every reading command reads from then on: each says so and where the demo's is."""
+    (tmp_path / "home").mkdir()
+    demo = tmp_path / ".archivist" / "demo"
+    (demo / "pgdata").mkdir(parents=True)
+    (demo / "pgdata" / "PG_VERSION").write_text("16\n")  # what marks a database there
+    assert run(tmp_path, ollama, "init", "--embedder", "hash").returncode == 0
+    done = run(tmp_path, ollama, "archive-search", "--type", "action")
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"reading the embedded database in {_data_folder(tmp_path)}; the demo's is in {demo} "
+        f"(ARCHIVIST_DATA_DIR={demo} reads it)"
+    ) in " ".join(done.stderr.split()), done.stderr
+
+
 def test_a_demo_made_without_ollama_is_checked_and_previewed_with_its_own_embedder(
     tmp_path: Path, ollama: OllamaTestServer
 ) -> None:
