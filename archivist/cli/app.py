@@ -68,17 +68,16 @@ def _main(
     ] = None,
     verbose: Annotated[
         bool,
-        typer.Option("--verbose", "-v", metavar="", help="Print details and timings on stderr."),
+        typer.Option("--verbose", "-v", help="Print details and timings on stderr."),
     ] = False,
     quiet: Annotated[
         bool,
-        typer.Option("--quiet", "-q", metavar="", help="Print only errors (for cron)."),
+        typer.Option("--quiet", "-q", help="Print only errors (for cron)."),
     ] = False,
     show_version: Annotated[
         bool,
         typer.Option(
             "--version",
-            metavar="",
             is_eager=True,
             callback=_print_version,
             help="Print the version and exit.",

@@ -66,7 +66,6 @@ def init(
         bool,
         typer.Option(
             "--print-sql",
-            metavar="",
             help="Print the migrations as one SQL script (for the Supabase SQL editor or "
             "supabase/migrations/) instead of applying them; needs no database.",
         ),
@@ -208,14 +207,13 @@ def archive(
         bool,
         typer.Option(
             "--dry-run",
-            metavar="",
             help="Show the plan and write nothing. It still embeds the texts of new state-item "
             "candidates (reconciliation compares them by meaning), so it needs the embedder.",
         ),
     ] = False,
     rebuild: Annotated[
         bool,
-        typer.Option("--rebuild", metavar="", help="Recompute versions from each session's start."),
+        typer.Option("--rebuild", help="Recompute versions from each session's start."),
     ] = False,
     report_dir: Annotated[
         Path | None,

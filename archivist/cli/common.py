@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from archivist.cli.output import Output, Verbosity
 from archivist.config import (
@@ -40,24 +40,27 @@ from archivist.when import parse_time
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNSAFE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
-class Command(TyperCommand):
-    """A command whose `--help` shows no `<bool>` type for flags (help included)."""
+def _flags_without_type(params: list[Any]) -> list[Any]:
+    """Flags (help included) shown as themselves: typer writes `<bool>` after each, which
+    reads as if `--current` took a value."""
+    for param in params:
+        if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
+            param.metavar = ""
+    return params
 
-    def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        if option is not None:
-            option.metavar = ""
-        return option
+
+class Command(TyperCommand):
+    """A command whose `--help` shows flags without a `<bool>` type."""
+
+    def get_params(self, ctx: Any) -> Any:
+        return _flags_without_type(super().get_params(ctx))
 
 
 class Group(TyperGroup):
-    """The top-level group, with the same help option as `Command`."""
+    """The top-level group, its flags shown as a command's are."""
 
-    def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        if option is not None:
-            option.metavar = ""
-        return option
+    def get_params(self, ctx: Any) -> Any:
+        return _flags_without_type(super().get_params(ctx))
 
 
 @dataclass
@@ -233,18 +236,14 @@ class SourceName(StrEnum):
     state_item = "state_item"
 
 
-JsonFlag = Annotated[
-    bool, typer.Option("--json", metavar="", help="Print one JSON document on stdout.")
-]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 QuietFlag = Annotated[
     bool,
-    typer.Option(
-        "--quiet", "-q", metavar="", help="Print only errors (and an asked-for --json document)."
-    ),
+    typer.Option("--quiet", "-q", help="Print only errors (and an asked-for --json document)."),
 ]
 VerboseFlag = Annotated[
     bool,
-    typer.Option("--verbose", "-v", metavar="", help="Print details and timings on stderr."),
+    typer.Option("--verbose", "-v", help="Print details and timings on stderr."),
 ]
 UserId = Annotated[
     str | None,
@@ -302,9 +301,7 @@ Topics = Annotated[
     list[str] | None,
     typer.Option("--topic", metavar="TOPIC", help="Sessions about this topic (repeatable)."),
 ]
-AllTopics = Annotated[
-    bool, typer.Option("--all-topics", metavar="", help="Require every --topic, not any.")
-]
+AllTopics = Annotated[bool, typer.Option("--all-topics", help="Require every --topic, not any.")]
 Decision = Annotated[
     str | None,
     typer.Option(metavar="TEXT", help="Sessions with a decision containing this text."),

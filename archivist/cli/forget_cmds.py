@@ -50,9 +50,7 @@ def forget(
     ] = None,
     dry_run: Annotated[
         bool,
-        typer.Option(
-            "--dry-run", metavar="", help="Count what would be removed, per table; remove nothing."
-        ),
+        typer.Option("--dry-run", help="Count what would be removed, per table; remove nothing."),
     ] = False,
     report_dir: Annotated[
         Path | None,

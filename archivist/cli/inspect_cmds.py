@@ -58,7 +58,7 @@ def status(
 def state(
     session_id: Annotated[
         str | None,
-        typer.Argument(metavar="[SESSION_ID]", help="The session to show (not with --current)."),
+        typer.Argument(metavar="SESSION_ID", help="The session to show (not with --current)."),
     ] = None,
     current: Annotated[
         bool,
@@ -138,7 +138,6 @@ def prune_check(
         bool,
         typer.Option(
             "--print-cutoff",
-            metavar="",
             help="Print only the cutoff it checked (ISO 8601 UTC) on stdout, when safe: the "
             "prune job deletes up to that time, not up to its own now.",
         ),

@@ -157,7 +157,7 @@ def archive_search(
     until: Until = None,
     all_versions: Annotated[
         bool,
-        typer.Option("--all-versions", metavar="", help="Every version, not only the latest."),
+        typer.Option("--all-versions", help="Every version, not only the latest."),
     ] = False,
     limit: Annotated[
         int, typer.Option(min=1, metavar="N", help=f"Rows wanted (at most {ARCHIVE_MAX_ROWS}).")

@@ -27,7 +27,6 @@ def mcp_server(
         bool,
         typer.Option(
             "--http",
-            metavar="",
             help="Serve streamable HTTP at http://HOST:PORT/mcp. \\[default: stdio]",
         ),
     ] = False,

@@ -8,8 +8,11 @@ from pathlib import Path
 import psycopg
 import pytest
 import support.cli
+import typer
 from support.cli import invoke
 from support.sources import SourceDB, run_archivist
+
+from archivist.cli.app import cli
 
 env = support.cli.env  # the wide terminal's, for every test here
 
@@ -21,6 +24,8 @@ COMMANDS = [
     "archive-search",
     "search",
     "status",
+    "state",
+    "history",
     "prune-check",
     "doctor",
     "reembed",
@@ -32,11 +37,17 @@ COMMANDS = [
 ]
 
 
+def test_the_list_is_every_command() -> None:
+    assert sorted(typer.main.get_command(cli).commands) == sorted(COMMANDS)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help_with_an_example(command: str) -> None:
     result = invoke(command, "--help")
     assert result.exit_code == 0
     assert "Example: archivist " + command in " ".join(result.output.split())
+    # a flag takes no value, and an optional argument is in brackets once
+    assert "<bool>" not in result.output and "[[" not in result.output
 
 
 def test_archive_json_report_then_idempotent_rerun(source: SourceDB, env: dict[str, str]) -> None:
