@@ -8,6 +8,7 @@ dimension mismatch, missing source table or column); 3 prune-check "not safe"; 1
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -49,8 +50,31 @@ def _flags_without_type(params: list[Any]) -> list[Any]:
     return params
 
 
+def reflowed(text: str | None) -> str | None:
+    """A docstring as help: each paragraph one line for the terminal to wrap, as typer's rich
+    help keeps a docstring's line breaks (a sentence broken at the source's 100th column
+    broke again at the terminal's 80th). An `Example:` line and an indented line (a command
+    to copy) stay lines of their own."""
+    if text is None:
+        return None
+    paragraphs = []
+    for paragraph in inspect.cleandoc(text).split("\n\n"):
+        lines: list[str] = []
+        for line in paragraph.splitlines():
+            if lines and not line.startswith(("Example", " ")) and not lines[-1].startswith(" "):
+                lines[-1] += " " + line.strip()
+            else:
+                lines.append(line)
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
+
+
 class Command(TyperCommand):
-    """A command whose `--help` shows flags without a `<bool>` type."""
+    """A command whose `--help` shows flags without a `<bool>` type, its text reflowed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = reflowed(self.help)
 
     def get_params(self, ctx: Any) -> Any:
         return _flags_without_type(super().get_params(ctx))

@@ -152,8 +152,11 @@ def prune_check(
 
     Example: archivist prune-check --older-than 30d
 
-    In a prune job: cutoff=$(archivist prune-check --older-than 30d --print-cutoff) && psql
-    "$DATABASE_URL" -qc "DELETE FROM session_messages WHERE created_at < '$cutoff'"
+    In a prune job:
+
+      cutoff=$(archivist prune-check --older-than 30d --print-cutoff) &&
+        psql "$DATABASE_URL" -qc \\
+        "DELETE FROM session_messages WHERE created_at < '$cutoff'"
     """
     out = begin(json_output, quiet or print_cutoff, verbose)
     settings = settings_for(out, {}, reading=True)

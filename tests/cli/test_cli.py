@@ -11,8 +11,10 @@ import support.cli
 import typer
 from support.cli import invoke
 from support.sources import SourceDB, run_archivist
+from typer.testing import CliRunner
 
 from archivist.cli.app import cli
+from archivist.cli.common import reflowed
 
 env = support.cli.env  # the wide terminal's, for every test here
 
@@ -48,6 +50,31 @@ def test_every_command_has_help_with_an_example(command: str) -> None:
     assert "Example: archivist " + command in " ".join(result.output.split())
     # a flag takes no value, and an optional argument is in brackets once
     assert "<bool>" not in result.output and "[[" not in result.output
+
+
+def test_help_reflows_paragraphs_and_keeps_commands_to_copy_whole() -> None:
+    """A docstring's line breaks are the source's, not the terminal's: paragraphs are joined,
+    `Example:` lines and indented commands stay as written."""
+    doc = """Say a thing
+    over two lines.
+
+    Example: archivist x
+    Example: archivist y
+
+    In a job:
+
+      a &&
+        b
+    """
+    assert reflowed(doc) == (
+        "Say a thing over two lines.\n\nExample: archivist x\nExample: archivist y\n\n"
+        "In a job:\n\n  a &&\n    b"
+    )
+    shown = CliRunner().invoke(cli, ["prune-check", "--help"], env={"COLUMNS": "80"}).output
+    lines = [line.strip() for line in shown.splitlines()]
+    assert "cutoff=$(archivist prune-check --older-than 30d --print-cutoff) &&" in lines
+    demo = CliRunner().invoke(cli, ["demo", "--help"], env={"COLUMNS": "80"}).output
+    assert "demo's" not in [line.strip() for line in demo.splitlines()]  # no orphaned word
 
 
 def test_archive_json_report_then_idempotent_rerun(source: SourceDB, env: dict[str, str]) -> None:
