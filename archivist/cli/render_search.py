@@ -168,8 +168,12 @@ def archive_result(out: Output, result: ArchiveSearchResult, filters: ArchiveFil
     if out.quiet:
         return
     count = len(result.hits)
-    matches = "session matches" if count == 1 else "sessions match"
-    out.out.print(f"{count} {matches} (times UTC)")
+    if count and count >= result.limit:  # more may match: the count is of those shown
+        shown = plural(count, "session that matches", "sessions that match")
+        out.out.print(f"the newest {shown} (--limit {result.limit}; times UTC)")
+    else:
+        matches = "session matches" if count == 1 else "sessions match"
+        out.out.print(f"{count} {matches} (times UTC)")
     wanted = [t.lower() for t in filters.topics]
     for hit in result.hits:
         at = hit.span.last_turn_at

@@ -11,7 +11,6 @@ from archivist.cli.app import cli
 from archivist.cli.common import (
     Command,
     EmbedderFlag,
-    QuietFlag,
     VerboseFlag,
     begin,
     reported,
@@ -41,7 +40,7 @@ def mcp_server(
         typer.Option(min=0, max=65535, metavar="PORT", help="The --http port (0: any free port)."),
     ] = 8765,
     embedder: EmbedderFlag = None,
-    quiet: QuietFlag = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")] = False,
     verbose: VerboseFlag = False,
 ) -> None:
     """Serve the searches and session views to agent hosts over MCP, read-only (stdio default).

@@ -227,3 +227,17 @@ def test_demo_loads_samples_and_archives_them(tmp_path: Path, env: dict[str, str
     again = json.loads(second.stdout)
     assert again["loaded_sessions"] == 0 and again["report"]["sessions"] == []
     assert len(again["extractions"]) == len(result["extractions"])
+
+
+def test_archive_search_at_its_limit_says_more_may_match(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    for session in ("olive", "lime"):
+        source.add(session, ["let's use Vercel for the frontend", "ok"])
+    assert invoke("archive").exit_code == 0
+    all_of_them = invoke("archive-search", "--topic", "vercel")
+    assert all_of_them.stdout.startswith("2 sessions match (times UTC)"), all_of_them.stdout
+    first = invoke("archive-search", "--topic", "vercel", "--limit", "1")
+    assert first.stdout.startswith("the newest 1 session that matches (--limit 1; times UTC)"), (
+        first.stdout
+    )
