@@ -201,14 +201,22 @@ def summary(report: RunReport) -> str:
     texts = sum(s.texts_embedded for s in report.sessions)
     calls = sum(s.embed_calls for s in report.sessions)
     head = "dry run, nothing written: " if report.dry_run else ""
-    chunk_verb = "would add" if report.dry_run else "added"
+    if not report.count("archived") + report.count("planned"):
+        chunks = ""  # (an unchanged session's chunks are not read: no counts to give)
+    elif report.dry_run:
+        chunks = (
+            f"; chunks would add {added}, remove {removed}, keep {kept}, "
+            f"in {plural(calls, 'embedding call')}"
+        )
+    else:
+        chunks = (
+            f"; chunks added {added}, removed {removed}, kept {kept}; "
+            f"embedded {plural(texts, 'text')} in {plural(calls, 'call')}"
+        )
     fallbacks = sum(1 for s in report.sessions if s.extractor_fallback)
     tail = f"; {plural(fallbacks, 'session')} fell back to the rules extractor" if fallbacks else ""
-    sessions, embedded = plural(total, "session"), plural(texts, "text")
-    return (
-        f"{head}{sessions}: {counts} in {duration(seconds)}{rate}; chunks {chunk_verb} {added}, "
-        f"removed {removed}, kept {kept}; embedded {embedded} in {plural(calls, 'call')}{tail}"
-    )
+    sessions = plural(total, "session")
+    return f"{head}{sessions}: {counts} in {duration(seconds)}{rate}{chunks}{tail}"
 
 
 # Sessions a run names when it says which it left out; `status` (or --json) lists them all.

@@ -83,3 +83,18 @@ def test_a_search_header_shows_the_query_on_one_short_line(source: SourceDB) -> 
     assert weak.returncode == 0, weak.stderr
     (line,) = weak.stdout.splitlines()
     assert line.startswith("no good match for 'Memcached lattice gauge") and len(line) <= 160
+
+
+def test_a_summary_counts_chunks_only_where_sessions_were_worked_on(source: SourceDB) -> None:
+    """A dry run says what it would do, in its own tense; an unchanged session's chunks are not
+    read, so no chunk counts stand for them."""
+    source.add("one", ["let's use Vercel for the frontend", "ok"], T0)
+    plan = run_archivist(["archive", "--dry-run"], env_for(source))
+    assert plan.returncode == 0, plan.stderr
+    planned = plan.stdout.strip().splitlines()[-1]
+    assert planned.startswith("dry run, nothing written: 1 session: 1 planned"), planned
+    assert re.search(r"chunks would add [1-9]\d*, remove 0, keep 0, in 1 embedding call$", planned)
+    assert run_archivist(["archive"], env_for(source)).returncode == 0
+    again = run_archivist(["archive", "--dry-run", "--session-id", "one"], env_for(source))
+    unchanged = again.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"dry run, nothing written: 1 session: 1 unchanged in \S+", unchanged)
