@@ -12,24 +12,42 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
 import sys
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.markup import escape
+from rich.segment import Segment
 
 Verbosity = Literal["quiet", "normal", "verbose"]
 # What a shell reports for a process SIGPIPE ended (141): the reader went away (`| head`).
 EXIT_READER_GONE = 128 + signal.SIGPIPE
 
 
+# Control characters but newline and tab: what archived text may hold that a terminal would
+# obey (ESC starts colour, title and clear-screen sequences; CR overwrites a line).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 class _Console(Console):
-    """A console that stops quietly with EXIT_READER_GONE when its reader goes away (rich's own
-    exit code, 1, would read as "the work failed")."""
+    """A console that prints archived text as text: its control characters are dropped (a
+    message saying ESC ]0; would set the reader's window title), rich's own sequences kept.
+    It stops quietly with EXIT_READER_GONE when its reader goes away (rich's own exit code, 1,
+    would read as "the work failed")."""
+
+    def render(
+        self, renderable: RenderableType, options: ConsoleOptions | None = None
+    ) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control is None and _CONTROL.search(segment.text):
+                segment = Segment(_CONTROL.sub("", segment.text), segment.style)
+            yield segment
 
     def on_broken_pipe(self) -> None:
         if self.quiet:

@@ -98,3 +98,18 @@ def test_a_summary_counts_chunks_only_where_sessions_were_worked_on(source: Sour
     again = run_archivist(["archive", "--dry-run", "--session-id", "one"], env_for(source))
     unchanged = again.stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"dry run, nothing written: 1 session: 1 unchanged in \S+", unchanged)
+
+
+def test_archived_text_cannot_send_a_terminal_its_control_sequences(source: SourceDB) -> None:
+    """A message is the bot's users' text: ESC in it would colour, retitle or clear the
+    reader's terminal. Shown, it is text; --json escapes it as JSON does."""
+    said = "let's use Vercel for the frontend \x1b]0;pwned\x07\x1b[31mnow\r, Kim \x1b[2J"
+    source.add("esc", [said, "ok"], T0)
+    assert run_archivist(["archive"], env_for(source)).returncode == 0
+    for command in (["memory-search", "Vercel"], ["state", "esc"], ["archive-search"]):
+        done = run_archivist([*command], env_for(source))
+        assert done.returncode == 0, (command, done.stderr)
+        assert "Vercel" in done.stdout, (command, done.stdout)
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", done.stdout + done.stderr), command
+    shown = run_archivist(["memory-search", "Vercel", "--json"], env_for(source))
+    assert "\\u001b]0;pwned" in shown.stdout
