@@ -7,7 +7,8 @@ failed runs until a run names it with `--session-id`. Archiving it clears the re
 poison session costs one attempt per backoff, never the progress of the others.
 
 Session ids longer than `MAX_SESSION_ID_BYTES` cannot be archived (they would not fit the
-archive's indexes); they are refused up front and only ever shown shortened.
+archive's indexes); they are refused up front and only ever shown shortened. Nor can ids that
+are not UTF-8 (`storable`), shown with their invalid bytes escaped.
 """
 
 from __future__ import annotations
@@ -49,6 +50,21 @@ class UnarchivableSessions(BaseModel):
 def fits(session_id: str) -> bool:
     """Whether the archive can hold this session id."""
     return len(session_id.encode("utf-8", "surrogatepass")) <= MAX_SESSION_ID_BYTES
+
+
+def storable(session_id: str) -> bool:
+    """Whether the archive can store the id as text: not so invalid UTF-8 from a SQL_ASCII
+    database, read as lone surrogates (any call naming it would fail)."""
+    try:
+        session_id.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def escaped(session_id: str) -> str:
+    """An id that is not `storable` as it may be shown: its invalid bytes as \\xNN."""
+    return session_id.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def shortened(session_id: str) -> str:

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from archivist.failures import MAX_SESSION_ID_BYTES
+from archivist.failures import MAX_SESSION_ID_BYTES, escaped, storable
 from archivist.models import Watermark
 from archivist.store import Store
 from archivist.words import plural
@@ -50,6 +50,11 @@ class SessionAtRisk(BaseModel):
     )
     id_too_long: bool = Field(
         False, description="its id is over 1024 bytes: the archive cannot hold it, ever"
+    )
+    id_not_utf8: bool = Field(
+        False,
+        description="its id is not UTF-8 (shown with its bytes as \\xNN): the archive cannot "
+        "hold it, ever",
     )
     reason: str = Field("", description="the reasons in one line, with ids")
 
@@ -82,7 +87,8 @@ def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> 
     """Check messages older than `older_than` (from now) against what the archive holds."""
     cutoff = datetime.now(UTC) - older_than
     rows = store.messages_at_risk(cutoff, MAX_IDS_LISTED)
-    watermarks = store.watermarks([r["session_id"] for r in rows])
+    # (an id that is not UTF-8 was never archived, and no call can name it)
+    watermarks = store.watermarks([r["session_id"] for r in rows if storable(r["session_id"])])
     messages, sessions = store.messages_before(cutoff)
     undated = sum(n for _, n in store.undated_uncovered())
     forgotten_messages, forgotten_sessions = store.forgotten_before(cutoff)
@@ -101,7 +107,13 @@ def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> 
         messages_truncated=totals["truncated"],
         forgotten_messages=forgotten_messages,
         forgotten_sessions=forgotten_sessions,
-        reasons=_advice(totals, undated, max_message_chars, sum(s.id_too_long for s in at_risk)),
+        reasons=_advice(
+            totals,
+            undated,
+            max_message_chars,
+            sum(s.id_too_long for s in at_risk),
+            sum(s.id_not_utf8 for s in at_risk),
+        ),
     )
 
 
@@ -109,8 +121,10 @@ def _session(row: dict[str, Any], watermark: Watermark | None) -> SessionAtRisk:
     ids: dict[Reason, list[str]] = {
         r: [str(i) for i in (row.get("ids") or {}).get(r, [])] for r in REASONS
     }
+    session_id = str(row["session_id"])
     session = SessionAtRisk(
-        session_id=str(row["session_id"]),
+        session_id=session_id if storable(session_id) else escaped(session_id),
+        id_not_utf8=not storable(session_id),
         messages_at_risk=int(row["count"]),
         oldest_at_risk=row["oldest"],
         covered_up_to=watermark,
@@ -129,6 +143,8 @@ def _session(row: dict[str, Any], watermark: Watermark | None) -> SessionAtRisk:
         session.reason = f"session id over {MAX_SESSION_ID_BYTES} bytes, never archived; " + (
             session.reason
         )
+    if session.id_not_utf8:
+        session.reason = "session id not UTF-8, never archived; " + session.reason
     return session
 
 
@@ -146,7 +162,7 @@ def _listed(ids: list[str], count: int) -> str:
 
 
 def _advice(
-    totals: dict[Reason, int], undated: int, max_message_chars: int, too_long: int
+    totals: dict[Reason, int], undated: int, max_message_chars: int, too_long: int, not_utf8: int
 ) -> list[str]:
     lines = []
     if too_long:
@@ -154,6 +170,12 @@ def _advice(
             f"{plural(too_long, 'session has an id', 'sessions have ids')} over "
             f"{MAX_SESSION_ID_BYTES} bytes, which the archive cannot hold: their messages are "
             "never archived; keep them, or give the sessions shorter ids in the bot"
+        )
+    if not_utf8:
+        lines.append(
+            f"{plural(not_utf8, 'session has an id', 'sessions have ids')} that "
+            f"{'is' if not_utf8 == 1 else 'are'} not UTF-8, which the archive cannot hold: "
+            "their messages are never archived; keep them, or fix the ids in the bot"
         )
     if totals["unarchived"]:
         lines.append(

@@ -244,9 +244,9 @@ def _left_out(report: RunReport) -> list[str]:
 
 def _too_long(report: RunReport) -> str:
     return (
-        f"[yellow]too long:[/yellow] {plural(report.unarchivable.count, 'session')} with "
-        f"new messages have ids over {MAX_SESSION_ID_BYTES} bytes and cannot be archived: "
-        + escape(", ".join(report.unarchivable.examples))
+        f"[yellow]unarchivable:[/yellow] {plural(report.unarchivable.count, 'session')} with "
+        f"new messages have ids over {MAX_SESSION_ID_BYTES} bytes or not UTF-8 and cannot be "
+        "archived: " + escape(", ".join(report.unarchivable.examples))
     )
 
 

@@ -18,7 +18,7 @@ from archivist.config import DatabaseTimeouts, SourceTables
 from archivist.embed.base import Vector
 from archivist.embed.hashing import hash_model
 from archivist.errors import ConcurrentUpdateError, ConfigError, StoreError
-from archivist.failures import FailedSession, UnarchivableSessions
+from archivist.failures import FailedSession, UnarchivableSessions, escaped, storable
 from archivist.models import (
     ArchivedVersion,
     Extraction,
@@ -314,7 +314,8 @@ class Store:
             p_limit=selection.limit,
             p_max_chars=self.max_message_chars,
         )
-        return [str(i) for i in found["sessions"]], _unarchivable(found)
+        sessions, unstorable = _storable_ids([str(i) for i in found["sessions"]])
+        return sessions, _unarchivable(found, unstorable)
 
     def pending_claims(
         self, selection: SessionSelection
@@ -328,7 +329,9 @@ class Store:
             p_limit=selection.limit,
             p_max_chars=self.max_message_chars,
         )
-        return [(str(s), int(v)) for s, v in found["sessions"]], _unarchivable(found)
+        versions = {str(s): int(v) for s, v in found["sessions"]}
+        sessions, unstorable = _storable_ids(list(versions))
+        return [(s, versions[s]) for s in sessions], _unarchivable(found, unstorable)
 
     def claim_next(self, candidates: Sequence[tuple[str, int]]) -> Claim:
         """Take the first candidate nobody holds that still has its work, without reading it
@@ -656,9 +659,16 @@ def _init_command(model: str) -> str:
     return f"archivist init --embedding-model {model} --embedding-dim <its dimension>"
 
 
-def _unarchivable(found: dict[str, Any]) -> UnarchivableSessions:
-    """The sessions a pending listing found but cannot archive (ids too long to hold)."""
+def _storable_ids(session_ids: list[str]) -> tuple[list[str], list[str]]:
+    """The ids the archive can store (`failures.storable`), and those it cannot."""
+    return [i for i in session_ids if storable(i)], [i for i in session_ids if not storable(i)]
+
+
+def _unarchivable(found: dict[str, Any], unstorable: list[str]) -> UnarchivableSessions:
+    """The sessions a pending listing found but cannot archive: ids too long to hold, and
+    `unstorable` ones (shown with their invalid bytes as \\xNN)."""
     return UnarchivableSessions(
-        count=int(found["unarchivable_count"]),
-        examples=[f"{u['session_id']} ({u['bytes']} bytes)" for u in found["unarchivable"]],
+        count=int(found["unarchivable_count"]) + len(unstorable),
+        examples=[f"{u['session_id']} ({u['bytes']} bytes)" for u in found["unarchivable"]]
+        + [f"{escaped(session_id)} (not UTF-8)" for session_id in unstorable[:5]],
     )

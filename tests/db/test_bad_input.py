@@ -18,7 +18,7 @@ import pytest
 from conftest import HASH_768
 from support.commands import check_prune
 from support.invariants import violations
-from support.sources import T0, SourceDB
+from support.sources import T0, SourceDB, run_archivist
 
 from archivist.client import archive
 from archivist.config import Settings
@@ -195,6 +195,34 @@ def test_invalid_utf8_from_a_sql_ascii_database_is_replaced_and_reported(
             text = " ".join(r[0] for r in conn.execute("SELECT content FROM jarvis_memory_chunks"))
             assert violations(conn) == []  # read through the archivist's lenient loaders
         assert "cao\ufffd" in text and "caf\u00e9 ok" in text
+
+
+def test_a_session_id_of_invalid_utf8_is_left_out_and_the_others_archived(
+    ascii_db: str, tmp_path: Path
+) -> None:
+    """An id the archive cannot store as text is reported like an id too long to hold, never
+    a fault of the whole run (it was one: every run stopped on it, and no session archived)."""
+    with SourceDB.create(ascii_db) as db:
+        db.conn.execute(
+            "INSERT INTO session_messages VALUES "
+            "(1, convert_from('\\x626164ff6964'::bytea, 'SQL_ASCII'), 'user', 'hi', %s), "
+            "(2, 'ok', 'user', 'We use Redis for caching.', %s)",
+            [T0, T0 + timedelta(minutes=1)],
+        )
+        settings = Settings(database_url=ascii_db, embedder="hash", data_dir=tmp_path)
+
+        report = _run(settings)
+
+        assert [(s.session_id, s.status) for s in report.sessions] == [("ok", "archived")]
+        assert report.unarchivable.count == 1
+        assert report.unarchivable.examples == ["bad\\xffid (not UTF-8)"]
+        env = {"DATABASE_URL": ascii_db, "ARCHIVIST_EMBEDDER": "hash"}
+        for args in (["archive"], ["status"], ["prune-check", "--older-than", "1m"]):
+            done = run_archivist(args, env)
+            shown = done.stdout + done.stderr
+            assert "Traceback" not in shown and "internal error" not in shown, (args, shown)
+            assert done.returncode in (1, 3) if args[0] != "status" else done.returncode == 0
+            assert args[0] == "status" or "bad\\xffid" in shown, (args, shown)
 
 
 def test_a_fault_of_the_rules_fails_its_session_alone(

@@ -184,7 +184,9 @@ def test_a_session_id_too_long_is_refused_and_never_echoed(
     assert [s["session_id"] for s in report["sessions"]] == ["fine"]
     assert report["unarchivable"] == {"count": 1, "examples": [f"{SHORT_ID} (10022 bytes)"]}
     assert cron.returncode == 1 and cron.stdout == ""
-    assert "ids over 1024 bytes and cannot be archived" in " ".join(cron.stderr.split())
+    assert "ids over 1024 bytes or not UTF-8 and cannot be archived" in " ".join(
+        cron.stderr.split()
+    )
     assert SHORT_ID in cron.stderr
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert SHORT_ID in refused.stderr and "at most 1024 bytes" in refused.stderr
