@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx
 import platformdirs
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
@@ -226,6 +227,25 @@ class Settings(BaseModel):
         if len(value) > 20 or any(not 0 < len(v.strip()) <= 64 for v in value.values()):
             raise ValueError("at most 20 roles, each label 1 to 64 characters")
         return {role.strip().lower(): label.strip() for role, label in value.items()}
+
+    @field_validator("ollama_host")
+    @classmethod
+    def _ollama_url(cls, value: str) -> str:
+        """An address Ollama's client can use: a URL, or host[:port] (http:// is implied).
+        Not echoed: it may carry credentials."""
+        url = value if "://" in value else f"http://{value}"
+        try:
+            parsed = httpx.URL(url)
+        except httpx.InvalidURL:
+            parsed = None
+        if (
+            parsed is None
+            or any(c.isspace() for c in value)
+            or parsed.scheme not in ("http", "https")
+            or not parsed.host
+        ):
+            raise ValueError("must be an http:// or https:// URL such as http://127.0.0.1:11434")
+        return value
 
     @model_validator(mode="after")
     def _thresholds_ordered(self) -> Settings:
@@ -482,6 +502,8 @@ def _from_toml(path: Path | None, required: bool) -> dict[str, Any]:
             return tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"cannot read {path}: not UTF-8 text") from None
 
 
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:

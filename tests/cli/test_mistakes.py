@@ -136,6 +136,18 @@ def test_a_duration_back_past_any_date_is_one_line_and_exit_2(archived: SourceDB
             "error: invalid setting ARCHIVIST_MAX_SESSIONS: must be at least 1, not '0'",
         ),
         ("OLLAMA_HOST", "", None),  # empty: not set, no error
+        ("OLLAMA_HOST", "localhost:11434", None),  # host:port, as Ollama's own client takes
+        (
+            "OLLAMA_HOST",
+            "http://[::1",  # was an internal error (a bug) in every command using Ollama
+            "error: invalid setting OLLAMA_HOST: must be an http:// or https:// URL such as "
+            "http://127.0.0.1:11434",
+        ),
+        (
+            "OLLAMA_HOST",
+            "not a url",  # was 'Ollama is not reachable at not a url'
+            "error: invalid setting OLLAMA_HOST: must be an http:// or https:// URL",
+        ),
     ],
 )
 def test_settings_errors_name_the_variable_and_what_is_allowed(
@@ -196,3 +208,11 @@ def test_a_model_mismatch_on_an_empty_archive_names_the_one_line_fix(fresh: Sour
     assert run_archivist(["init", "--embedder", "hash"], env).returncode == 0
     done = run_archivist(["archive"], {**env, "ARCHIVIST_EMBEDDER": "hash"})
     assert done.returncode == 0, done.stderr
+
+
+def test_a_config_file_that_is_not_utf8_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    config = tmp_path / "archivist.toml"
+    config.write_bytes(b"\xff\xfe[sources]")
+    done = run_archivist(["status"], {"ARCHIVIST_CONFIG": str(config)})
+    assert done.returncode == 2, done.stderr
+    assert lines(done) == [f"error: cannot read {config}: not UTF-8 text"]
