@@ -10,6 +10,7 @@ from __future__ import annotations
 from archivist.config import DatabaseTimeouts, SourceTables
 from archivist.errors import ConfigError
 from archivist.store.migrate import AUTHENTICATED, Conn, apply_schema
+from archivist.store.protocol import RpcError
 from archivist.store.psycopg_rpc import PsycopgRpc, mapped_errors
 from archivist.store.store import EmbeddingConfig, Store
 
@@ -45,8 +46,11 @@ class PostgresStore(Store):
                     "--allow-authenticated needs Supabase's `authenticated` role and auth.uid(), "
                     "which this database has not got"
                 )
-        with mapped_errors():
-            applied = apply_schema(self.conn, wanted.model, wanted.dim, self.timeouts, access)
+        try:
+            with mapped_errors():
+                applied = apply_schema(self.conn, wanted.model, wanted.dim, self.timeouts, access)
+        except RpcError as exc:
+            raise self.refused_switch(exc, wanted) from None
         self.adopt_archived_messages()
         return applied, wanted
 

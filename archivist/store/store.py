@@ -218,7 +218,21 @@ class Store:
         return None
 
     def _record_embedding(self, wanted: EmbeddingConfig) -> None:
-        self.call("archivist_record_embedding", p_model=wanted.model, p_dim=wanted.dim)
+        try:
+            self.call("archivist_record_embedding", p_model=wanted.model, p_dim=wanted.dim)
+        except RpcError as exc:
+            raise self.refused_switch(exc, wanted) from None
+
+    def refused_switch(self, exc: RpcError, wanted: EmbeddingConfig) -> Exception:
+        """A refusal to record `wanted` while chunks of the recorded model exist, as the
+        settings error it is (exit 2) with both ways out; any other error as it is."""
+        recorded = self.recorded_embedding() if exc.code == INVALID_PARAMETER else None
+        if recorded is None:
+            return exc
+        return ModelMismatchError(
+            f"{exc}; set {recorded.setting}, or move the database to {wanted.model} with: "
+            f"archivist reembed --model {wanted.model} --dim {wanted.dim}"
+        )
 
     def _schema_info(self) -> dict[str, Any] | None:
         try:

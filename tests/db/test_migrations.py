@@ -17,8 +17,7 @@ from conftest import HASH_768
 from support.catalog import catalog
 
 from archivist.config import Settings
-from archivist.errors import StoreError
-from archivist.store import EmbeddingConfig, PostgresStore, migrate
+from archivist.store import EmbeddingConfig, ModelMismatchError, PostgresStore, migrate
 from archivist.store.migrate import functions_checksum, load_definitions, load_migrations
 
 REPO = Path(__file__).resolve().parents[2]
@@ -186,8 +185,14 @@ def test_init_refuses_to_switch_model_while_chunks_exist(db_url: str) -> None:
             "'hash-768', 1)"
         )
         store = PostgresStore(conn, Settings().sources)
-        with pytest.raises(StoreError, match="cannot switch"):
+        # a settings error (exit 2), with both ways out
+        with pytest.raises(ModelMismatchError, match="cannot switch") as refused:
             store.init(EmbeddingConfig("mxbai-embed-large", 1024))
+        assert str(refused.value).endswith(
+            "; set ARCHIVIST_EMBEDDER=hash and ARCHIVIST_EMBEDDING_DIM=768, or move the "
+            "database to mxbai-embed-large with: archivist reembed --model mxbai-embed-large "
+            "--dim 1024"
+        )
         assert store.recorded_embedding() == HASH_768
 
 
