@@ -37,6 +37,10 @@ REASONS: tuple[Reason, ...] = ("unarchived", "edited", "truncated")
 MAX_IDS_LISTED = 20
 
 
+# How messages without a session id (NULL) are named where a session id would stand.
+NO_SESSION_ID = "(no session id)"
+
+
 class SessionAtRisk(BaseModel):
     session_id: str
     messages_at_risk: int
@@ -50,6 +54,10 @@ class SessionAtRisk(BaseModel):
     )
     id_too_long: bool = Field(
         False, description="its id is over 1024 bytes: the archive cannot hold it, ever"
+    )
+    id_missing: bool = Field(
+        False,
+        description=f"messages without a session id (shown as {NO_SESSION_ID}): never archived",
     )
     id_not_utf8: bool = Field(
         False,
@@ -87,8 +95,9 @@ def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> 
     """Check messages older than `older_than` (from now) against what the archive holds."""
     cutoff = datetime.now(UTC) - older_than
     rows = store.messages_at_risk(cutoff, MAX_IDS_LISTED)
-    # (an id that is not UTF-8 was never archived, and no call can name it)
-    watermarks = store.watermarks([r["session_id"] for r in rows if storable(r["session_id"])])
+    # (messages without an id, or one that is not UTF-8, were never archived: no call names them)
+    named = [r["session_id"] for r in rows if r["session_id"] is not None]
+    watermarks = store.watermarks([s for s in named if storable(s)])
     messages, sessions = store.messages_before(cutoff)
     undated = sum(n for _, n in store.undated_uncovered())
     forgotten_messages, forgotten_sessions = store.forgotten_before(cutoff)
@@ -113,6 +122,7 @@ def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> 
             max_message_chars,
             sum(s.id_too_long for s in at_risk),
             sum(s.id_not_utf8 for s in at_risk),
+            sum(s.messages_at_risk for s in at_risk if s.id_missing),
         ),
     )
 
@@ -121,9 +131,10 @@ def _session(row: dict[str, Any], watermark: Watermark | None) -> SessionAtRisk:
     ids: dict[Reason, list[str]] = {
         r: [str(i) for i in (row.get("ids") or {}).get(r, [])] for r in REASONS
     }
-    session_id = str(row["session_id"])
+    session_id = NO_SESSION_ID if row["session_id"] is None else str(row["session_id"])
     session = SessionAtRisk(
         session_id=session_id if storable(session_id) else escaped(session_id),
+        id_missing=row["session_id"] is None,
         id_not_utf8=not storable(session_id),
         messages_at_risk=int(row["count"]),
         oldest_at_risk=row["oldest"],
@@ -145,6 +156,8 @@ def _session(row: dict[str, Any], watermark: Watermark | None) -> SessionAtRisk:
         )
     if session.id_not_utf8:
         session.reason = "session id not UTF-8, never archived; " + session.reason
+    if session.id_missing:
+        session.reason = "no session id, never archived; " + session.reason
     return session
 
 
@@ -162,9 +175,21 @@ def _listed(ids: list[str], count: int) -> str:
 
 
 def _advice(
-    totals: dict[Reason, int], undated: int, max_message_chars: int, too_long: int, not_utf8: int
+    totals: dict[Reason, int],
+    undated: int,
+    max_message_chars: int,
+    too_long: int,
+    not_utf8: int,
+    without_id: int,
 ) -> list[str]:
     lines = []
+    if without_id:
+        lines.append(
+            f"{plural(without_id, 'message has', 'messages have')} no session id, which the "
+            f"archive cannot hold: {'it is' if without_id == 1 else 'they are'} never archived; "
+            f"keep {'it' if without_id == 1 else 'them'}, or give "
+            f"{'it' if without_id == 1 else 'them'} a session id in the bot"
+        )
     if too_long:
         lines.append(
             f"{plural(too_long, 'session has an id', 'sessions have ids')} over "
@@ -177,9 +202,9 @@ def _advice(
             f"{'is' if not_utf8 == 1 else 'are'} not UTF-8, which the archive cannot hold: "
             "their messages are never archived; keep them, or fix the ids in the bot"
         )
-    if totals["unarchived"]:
+    if (archivable := totals["unarchived"] - without_id) > 0:
         lines.append(
-            f"{plural(totals['unarchived'], 'message is', 'messages are')} not archived: run "
+            f"{plural(archivable, 'message is', 'messages are')} not archived: run "
             "archivist archive"
         )
     if totals["edited"]:

@@ -245,8 +245,8 @@ def _left_out(report: RunReport) -> list[str]:
 def _too_long(report: RunReport) -> str:
     return (
         f"[yellow]unarchivable:[/yellow] {plural(report.unarchivable.count, 'session')} with "
-        f"new messages have ids over {MAX_SESSION_ID_BYTES} bytes or not UTF-8 and cannot be "
-        "archived: " + escape(", ".join(report.unarchivable.examples))
+        f"new messages have ids over {MAX_SESSION_ID_BYTES} bytes, not UTF-8 or none and "
+        "cannot be archived: " + escape(", ".join(report.unarchivable.examples))
     )
 
 

@@ -683,6 +683,11 @@ def _unarchivable(found: dict[str, Any], unstorable: list[str]) -> UnarchivableS
     `unstorable` ones (shown with their invalid bytes as \\xNN)."""
     return UnarchivableSessions(
         count=int(found["unarchivable_count"]) + len(unstorable),
-        examples=[f"{u['session_id']} ({u['bytes']} bytes)" for u in found["unarchivable"]]
+        examples=[
+            f"{u['session_id']} ({u['bytes']} bytes)"
+            if u["session_id"] is not None
+            else "messages without a session id"
+            for u in found["unarchivable"]
+        ]
         + [f"{escaped(session_id)} (not UTF-8)" for session_id in unstorable[:5]],
     )

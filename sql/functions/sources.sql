@@ -152,7 +152,7 @@ $$;
 CREATE OR REPLACE FUNCTION archivist_session_id_fits(p_session_id text) RETURNS boolean
 LANGUAGE sql IMMUTABLE
 AS $$
-    SELECT octet_length(p_session_id) <= 1024
+    SELECT coalesce(octet_length(p_session_id) <= 1024, false)  -- no id (NULL) fits nothing
 $$;
 
 CREATE OR REPLACE FUNCTION archivist_display_id(p_session_id text) RETURNS text
@@ -168,7 +168,8 @@ $$;
 -- or that were cut and would now be archived whole (p_max_chars, max_message_chars, grew);
 -- undated messages not archived yet; or a bot summary newer than the one archived. Left out:
 -- sessions backing off or quarantined after failures (archivist_session_failures), and
--- sessions whose id is too long to archive, which are counted and shown shortened instead.
+-- sessions whose id is too long to archive, which are counted and shown shortened instead,
+-- and messages without a session id (NULL), counted the same way.
 -- {"sessions": [id, ...], "unarchivable": [{session_id, bytes}] (at most 5),
 --  "unarchivable_count": n}
 CREATE OR REPLACE FUNCTION archivist_pending_sessions(
@@ -308,9 +309,10 @@ $$;
 -- hold whole, and why: `unarchived` (no version archived it), `edited` (archived, but its text
 -- changed since: edited, or deleted and inserted again with the same id) or `truncated`
 -- (archived cut at max_message_chars). A JSON array, oldest first, of
--- {session_id, id_too_long, count, oldest, unarchived, edited, truncated, ids: {reason: [id, ...]}}
--- with at most p_max_ids ids per reason (oldest first), an id too long to archive shortened
--- (archivist_display_id) and flagged. prune-check reports it; status counts it.
+-- {session_id, id_too_long, id_missing, count, oldest, unarchived, edited, truncated,
+--  ids: {reason: [id, ...]}} with at most p_max_ids ids per reason (oldest first), an id too
+-- long to archive shortened (archivist_display_id) and flagged, messages without a session id
+-- (NULL, never archived) flagged. prune-check reports it; status counts it.
 CREATE OR REPLACE FUNCTION archivist_messages_at_risk(
     p_sources jsonb, p_cutoff timestamptz, p_max_ids integer
 ) RETURNS jsonb
@@ -330,14 +332,15 @@ BEGIN
         'SELECT coalesce(jsonb_agg(x.o ORDER BY x.oldest, x.s), ''[]'') FROM ('
         '  SELECT g.s, min(g.t) AS oldest, jsonb_build_object('
         '    ''session_id'', archivist_display_id(g.s), '
-        '    ''id_too_long'', NOT archivist_session_id_fits(g.s), '
+        '    ''id_too_long'', g.s IS NOT NULL AND NOT archivist_session_id_fits(g.s), '
+        '    ''id_missing'', g.s IS NULL, '
         '    ''count'', count(*), ''oldest'', min(g.t), '
         '    ''unarchived'', count(*) FILTER (WHERE g.reason = ''unarchived''), '
         '    ''edited'', count(*) FILTER (WHERE g.reason = ''edited''), '
         '    ''truncated'', count(*) FILTER (WHERE g.reason = ''truncated''), '
         '    ''ids'', (SELECT jsonb_object_agg(i.reason, i.ids) FROM ('
         '        SELECT q.reason, jsonb_agg(q.id ORDER BY q.t, q.id) AS ids FROM ranked q '
-        '        WHERE q.s = g.s AND q.k <= $2 GROUP BY q.reason) i)) AS o '
+        '        WHERE q.s IS NOT DISTINCT FROM g.s AND q.k <= $2 GROUP BY q.reason) i)) AS o '
         '  FROM ranked g GROUP BY g.s) x',
         archivist_source_names(p_sources))
     INTO v_result USING p_cutoff, least(greatest(coalesce(p_max_ids, 20), 0), 1000);

@@ -184,7 +184,7 @@ def test_a_session_id_too_long_is_refused_and_never_echoed(
     assert [s["session_id"] for s in report["sessions"]] == ["fine"]
     assert report["unarchivable"] == {"count": 1, "examples": [f"{SHORT_ID} (10022 bytes)"]}
     assert cron.returncode == 1 and cron.stdout == ""
-    assert "ids over 1024 bytes or not UTF-8 and cannot be archived" in " ".join(
+    assert "ids over 1024 bytes, not UTF-8 or none and cannot be archived" in " ".join(
         cron.stderr.split()
     )
     assert SHORT_ID in cron.stderr
@@ -199,3 +199,43 @@ def test_a_session_id_too_long_is_refused_and_never_echoed(
         assert read.returncode == 1 and SHORT_ID in read.stderr, read.stderr
     for output in (done, cron, refused, check, *shown):
         assert "x" * 100 not in output.stdout + output.stderr
+
+
+def test_messages_without_a_session_id_are_reported_never_archived_and_named_plainly(
+    source: SourceDB, settings: Settings
+) -> None:
+    """A bot table may allow NULL session ids. Those messages can never be archived: each run
+    says so (exit 1), and prune-check names them as such with their ids, not as a session
+    called "None" to run `archive` for."""
+    from support.sources import run_cli
+
+    source.conn.execute("ALTER TABLE session_messages ALTER COLUMN session_id DROP NOT NULL")
+    source.conn.execute(
+        "INSERT INTO session_messages (id, session_id, role, content, created_at) "
+        "VALUES (901, NULL, 'user', 'orphan', now() - interval '40 days')"
+    )
+    source.add("fine", ["hello", "hi"])
+
+    done = run_cli(settings, "archive", "--json")
+    check = run_cli(settings, "prune-check", "--older-than", "30d", "--json")
+    shown = run_cli(settings, "prune-check", "--older-than", "30d")
+
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert [s["session_id"] for s in report["sessions"]] == ["fine"]
+    assert report["unarchivable"] == {"count": 1, "examples": ["messages without a session id"]}
+    assert check.returncode == 3, check.stderr
+    [risk] = json.loads(check.stdout)["sessions"]
+    assert (risk["session_id"], risk["id_missing"], risk["id_too_long"]) == (
+        "(no session id)",
+        True,
+        False,
+    )
+    assert risk["message_ids"] == {"unarchived": ["901"]}
+    assert risk["reason"] == "no session id, never archived; 1 not archived (id 901)"
+    reasons = json.loads(check.stdout)["reasons"]
+    assert reasons == [
+        "1 message has no session id, which the archive cannot hold: it is never archived; "
+        "keep it, or give it a session id in the bot"
+    ]
+    assert "None" not in shown.stdout + shown.stderr
