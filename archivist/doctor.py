@@ -42,6 +42,16 @@ class Check(BaseModel):
     detail: str
     fix: str | None = None
 
+    @property
+    def fix_to_show(self) -> str | None:
+        """The fix, unless the error already says it ("...; start it with `ollama serve`" needs
+        no "-> start it: ollama serve" after it): what it says after its lead-in ("start it:",
+        "run:") up to its first aside, found in the detail."""
+        if self.ok or not self.fix:
+            return None
+        core = self.fix.rpartition(": ")[2].split(" (")[0].replace("`", "").strip()
+        return None if core and core in self.detail.replace("`", "") else self.fix
+
 
 class DoctorReport(BaseModel):
     checks: list[Check]

@@ -278,7 +278,7 @@ def doctor_result(out: Output, report: DoctorReport, secrets: list[str]) -> None
         out.json(redact(json.dumps(payload, indent=2), secrets))
         return
     for check in report.checks:
-        fix = f" -> {check.fix}" if check.fix and not check.ok else ""
+        fix = f" -> {check.fix_to_show}" if check.fix_to_show else ""
         line = redact(f"{check.name}: {check.detail}{fix}", secrets)
         if out.quiet:
             if not check.ok:

@@ -10,6 +10,7 @@ the next ("prepared statement ... does not exist"). Through a pooler psycopg mus
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import psycopg
@@ -64,6 +65,10 @@ def connect(url: str, settings: Settings) -> Conn:
         prepare(conn, url, settings)
     except psycopg.Error as exc:
         detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "", secrets)
+        if bad := _BAD_OPTION.search(detail):  # libpq refused a value of the URL
+            raise ConfigError(
+                f"DATABASE_URL has an {bad.group(0)}: {redact(redact_url(url), secrets)}"
+            ) from None
         raise StoreError(
             f"cannot connect to the database at {redact(redact_url(url), secrets)}: {detail}"
         ) from None
@@ -80,7 +85,14 @@ def prepare(conn: Conn, url: str, settings: Settings) -> None:
         set_timeouts(conn, settings.timeouts)
 
 
+# libpq's words for a value it cannot use ('invalid port number: "99999"', 'invalid sslmode
+# value: "bogus"', 'invalid connection option "x"'), as opposed to a server it cannot reach.
+_BAD_OPTION = re.compile(r"invalid (?:[\w ]+ (?:value|number)|connection option)\b[^;]*")
+
+
 def _check_url(url: str, secrets: list[str]) -> None:
+    if not url.strip():
+        raise ConfigError("DATABASE_URL is blank: unset it, or set a postgresql:// URL")
     scheme, sep, rest = url.partition("://")
     if sep and scheme.lower() not in ("postgresql", "postgres"):
         raise ConfigError(

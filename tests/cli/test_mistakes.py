@@ -216,3 +216,26 @@ def test_a_config_file_that_is_not_utf8_is_one_line_and_exit_2(tmp_path: Path) -
     done = run_archivist(["status"], {"ARCHIVIST_CONFIG": str(config)})
     assert done.returncode == 2, done.stderr
     assert lines(done) == [f"error: cannot read {config}: not UTF-8 text"]
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (
+            "postgresql://bob:Hunter2-7731@localhost:99999/db",
+            'error: DATABASE_URL has an invalid port number: "99999": '
+            "postgresql://bob:***@localhost:99999/db",
+        ),
+        (
+            "postgresql://bob:Hunter2-7731@localhost:5432/db?sslmode=bogus",
+            'error: DATABASE_URL has an invalid sslmode value: "bogus": '
+            "postgresql://bob:***@localhost:5432/db?sslmode=bogus",
+        ),
+        (" ", "error: DATABASE_URL is blank: unset it, or set a postgresql:// URL"),
+    ],
+)
+def test_a_value_libpq_cannot_use_is_a_settings_error(url: str, message: str) -> None:
+    """Not 'cannot connect' and exit 1, which reads as a database that is down."""
+    done = run_archivist(["status"], {"DATABASE_URL": url})
+    assert done.returncode == 2, done.stderr
+    assert lines(done) == [message]
