@@ -1136,6 +1136,32 @@ def test_a_long_list_of_tips_offers_nothing_to_choose() -> None:
     assert [i.value for i in few if i.type == "decision"] == ["Thursday at 3pm"]
 
 
+def test_what_a_place_has_and_a_list_of_steps_are_no_options_to_take() -> None:
+    """ "Santiago ... has 19 rooms" describes; "Book it" after the user's own choice books that.
+    A to-do list of different verbs is steps: "I'll take the DAG" takes a task, it does not
+    choose the first step as a decision. A list of alternatives shares its verb."""
+    described = state(
+        ("assistant", "Yes. Santiago is on a small street and has 19 rooms."),
+        ("user", "OK, Santiago de Alfama it is. Book it for three nights."),
+    )
+    assert live(described) == ["Go with Santiago de Alfama"]
+    steps = state(
+        (
+            "assistant",
+            "A first TODO list:\n- set up the Airflow DAG\n- add dbt models\n"
+            "- backfill 18 months of orders",
+        ),
+        ("user", "I'll take the DAG."),
+    )
+    assert not any("Set up the Airflow DAG" in text for text in live(steps))
+    alternatives = state(
+        ("user", "I need a flight to Denver on Friday."),
+        ("assistant", "- book the 9am United flight\n- book the 1pm Delta flight"),
+        ("user", "The Delta one please."),
+    )
+    assert [i.value for i in alternatives if i.type == "decision"] == ["Book the 1pm Delta flight"]
+
+
 def test_thinking_about_a_proposal_chooses_nothing() -> None:
     items = state(
         ("assistant", "You could use Memcached instead of Redis for caching."),

@@ -300,6 +300,25 @@ _NOT_YES = re.compile(
 )
 
 
+# A count of things ("19 rooms", "two pools"): what a place has, not an option to take.
+_COUNTED = re.compile(
+    r"(?:\d[\d,]*|two|three|four|five|six|seven|eight|nine|ten|a few|several|many)\s+\w+s",
+    re.I,
+)
+
+
+def _steps(options: Sequence[str]) -> bool:
+    """Whether listed options are steps to do: each led by a verb, and not all by the same one
+    (alternatives share theirs: "book the 9am flight" / "book the 11am one")."""
+    verbs = [o.split()[0].lower() for o in options if o.split()]
+    return (
+        len(verbs) >= 2
+        and len(verbs) == len(options)
+        and all(v in COMMON_VERBS for v in verbs)
+        and len(set(verbs)) > 1
+    )
+
+
 # What starts a clause, not an option's name: "You ...", "To pace yourself a bit".
 _NOT_AN_OPTION = re.compile(r"(?:you|i|we|they|he|she|it|to)\b", re.I)
 
@@ -321,7 +340,12 @@ class Offer:
         parts = listed or (_OPTION_SPLIT.split(found.group("what")) if found else [])
         options = [tidy(_ENUMERATOR.sub("", clause_of(_heading(p))), 10) for p in parts]
         offered = tuple(o for o in options if concrete(o) and not _NOT_AN_OPTION.match(o))
-        proposed = bool(listed) or (found is not None and not _EXISTS.match(found.group(0)))
+        exists = found is not None and _EXISTS.match(found.group(0)) is not None
+        proposed = bool(listed) or (found is not None and not exists)
+        if not listed and exists and all(_COUNTED.fullmatch(o) for o in offered):
+            return cls()  # "Santiago ... has 19 rooms": what a thing has, not an option
+        if listed and _steps(offered):
+            return cls()  # a to-do list: "I'll take the DAG" takes a task, chooses nothing
         return cls(offered, proposed) if len(offered) <= MAX_OPTIONS else cls()
 
     def accepted(self, sentence: str, said: Frame) -> Frame | None:
