@@ -120,7 +120,11 @@ def demo_result(out: Output, result: DemoResult, program: str) -> None:
     if out.quiet:
         return
     print_ = out.out.print
-    print_(f"loaded {result.loaded_sessions} sample sessions")
+    print_(
+        f"loaded {plural(result.loaded_sessions, 'sample session')}"
+        if result.loaded_sessions
+        else "the sample sessions are loaded already"
+    )
     for outcome in result.report.sessions:
         print_(session_line(outcome))
     print_(escape(summary(result.report)))
@@ -245,7 +249,9 @@ def status_result(out: Output, result: Status) -> None:
         out.out.print("last runs: none yet (archivist archive)")
     table = _table("last runs (times UTC)", "started", "finished", "counts", "failures")
     for run in result.last_runs:
-        counts = ", ".join(f"{k} {v}" for k, v in (run.counts or {}).items() if v)
+        counts = ", ".join(f"{k} {v}" for k, v in (run.counts or {}).items() if v) or (
+            "nothing to do" if run.finished_at and not run.failures else ""
+        )
         table.add_row(
             people_time(run.started_at),
             people_time(run.finished_at) if run.finished_at else "[red]never[/]",

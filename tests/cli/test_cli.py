@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import psycopg
@@ -227,6 +228,11 @@ def test_demo_loads_samples_and_archives_them(tmp_path: Path, env: dict[str, str
     again = json.loads(second.stdout)
     assert again["loaded_sessions"] == 0 and again["report"]["sessions"] == []
     assert len(again["extractions"]) == len(result["extractions"])
+    shown = run_archivist(["demo", "--data-dir", str(tmp_path / "demo")], env)
+    assert shown.stdout.startswith("the sample sessions are loaded already\n"), shown.stdout
+    demo = {k: v for k, v in env.items() if k != "DATABASE_URL"}
+    status = run_archivist(["status"], {**demo, "ARCHIVIST_DATA_DIR": str(tmp_path / "demo")})
+    assert re.search(r"│ nothing to do\s+│", status.stdout), status.stdout  # the second run
 
 
 def test_archive_search_at_its_limit_says_more_may_match(
