@@ -208,7 +208,8 @@ BEGIN
     IF v_n ? 'sums' THEN
         v_sql := v_sql || ' UNION ALL SELECT ss.{ssid}::text, ss.{sts} FROM {sums} ss '
             'LEFT JOIN jarvis_archive_sessions w ON w.session_id = ss.{ssid}::text '
-            'WHERE ss.{sts} IS NOT NULL AND (w.session_id IS NULL OR w.summary_at IS NULL '
+            'WHERE ss.{sts} IS NOT NULL AND ss.{stext} IS NOT NULL '
+            '  AND (w.session_id IS NULL OR w.summary_at IS NULL '
             '  OR ss.{sts} > w.summary_at) '
             || CASE WHEN p_active_days IS NULL THEN ''
                     ELSE 'AND ss.{sts} >= now() - make_interval(days => $1)' END;

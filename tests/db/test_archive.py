@@ -276,6 +276,15 @@ def test_summary_only_session_and_summary_updates_are_archived(
     assert text == [("Now the user decided to use Postgres.",)]
 
 
+def test_a_summary_row_without_text_is_no_work(source: SourceDB, settings: Settings) -> None:
+    """A bot's summary row whose text is NULL holds nothing to archive: it was read on every
+    run and left the session pending ("1 unchanged") for ever."""
+    source.add("s", ["hi", "hello"], start=T0)
+    source.summarize("s", None, T0 + timedelta(hours=1))  # type: ignore[arg-type]
+    assert [o.status for o in run(settings).sessions] == ["archived"]
+    assert run(settings).sessions == []
+
+
 @pytest.mark.both_transports
 def test_max_sessions_takes_the_oldest_pending_first(source: SourceDB, settings: Settings) -> None:
     for n in range(5):
