@@ -145,6 +145,7 @@ class Archiver:
         # The last sessions read: their users and new messages, whose commits the next reads
         # may not see yet (commits land beside the reads that follow them).
         self._recent_reads: deque[tuple[list[str], list[Message]]] = deque(maxlen=RECENT_READS)
+        self._embedded_in_plan = False  # a dry run's plans embedded something: it answers
 
     def run(
         self,
@@ -164,6 +165,7 @@ class Archiver:
         self._embedding = self.store.check_ready(self.embedder.model)
         self._limits = limits or LocalLimits(request.selection.limit)
         self._recent_reads.clear()  # a run reads back only its own sessions from memory
+        self._embedded_in_plan = False
         report = RunReport(
             dry_run=request.dry_run,
             embedder=self.embedder.name,
@@ -193,6 +195,8 @@ class Archiver:
             self._loop(queue, request, report, progress)
         finally:
             report.passed_over = PassedOver(held=queue.held, gone=queue.gone)
+        if request.dry_run and report.count("planned") and not self._embedded_in_plan:
+            self._probe_for_the_run(report)
         report.finished_at = datetime.now(UTC)
         if run_id is not None and not self._broken:
             log_run_end(self.store, run_id, report)
@@ -447,6 +451,15 @@ class Archiver:
             return True
         return isinstance(exc, EmbedError) and not self._embedder_answers()
 
+    def _probe_for_the_run(self, report: RunReport) -> None:
+        """A dry run embeds no chunk (only candidates, if any); the run it previews would fail
+        without the embedder, so it is asked for one vector, and the plan notes when it does
+        not answer."""
+        try:
+            probe(self.embedder)
+        except EmbedError as exc:
+            report.notes.append(f"the run would fail: {exc}")
+
     def _embedder_answers(self) -> bool:
         """Whether the embedder gives one fitting, finite vector for a probe text."""
         assert self._embedding is not None
@@ -528,6 +541,7 @@ class Archiver:
                     outcome.chunks_removed = len(plan.to_remove)
                     # The calls the real run makes: the chunks' texts go with the candidates'.
                     texts = len(plan.state.texts_embedded) + len(plan.texts_to_embed)
+                    self._embedded_in_plan |= bool(plan.state.texts_embedded)
                     outcome.embed_calls = -(-texts // self.embedder.batch_size)
                     break
                 if not read.pending:  # the last version: beside the next sessions

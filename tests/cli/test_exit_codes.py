@@ -115,6 +115,17 @@ def test_exit_1_when_ollama_goes_away_mid_run(
     assert code(["archive"], env) == 1
 
 
+def test_a_dry_run_says_the_run_would_fail_when_ollama_does_not_answer(source: SourceDB) -> None:
+    """A dry run embeds nothing, so it looked fine with Ollama down; the run it previews
+    would fail at once."""
+    PostgresStore(source.conn, Settings().sources).init(EmbeddingConfig("nomic-embed-text", 768))
+    source.add("s", ["hi there", "hello"])  # (nothing for the plan itself to embed)
+    done = run_archivist(["archive", "--dry-run"], env_for(source, ARCHIVIST_OLLAMA_RETRIES="0"))
+    assert done.returncode == 1, done.stderr
+    said = done.stdout + done.stderr
+    assert "note: the run would fail: Ollama is not reachable at http://127.0.0.1:9" in said
+
+
 @pytest.mark.parametrize(
     "case",
     [
