@@ -6,6 +6,7 @@ Lines are plain and never cut: session ids are printed whole, whatever the width
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -136,10 +137,33 @@ def session_line(s: SessionOutcome) -> str:
         f"{s.seconds:.2f}s",
     ]
     if s.clipped:
-        parts.append("clipped " + ", ".join(f"{k} {v}" for k, v in s.clipped.items()))
+        parts.append(", ".join(_repair(name, n) for name, n in s.clipped.items()))
     if s.extractor_fallback:
         parts.append(f"rules instead of the LLM: {s.extractor_fallback}")
     return f"{head}  " + escape("  ".join(parts))
+
+
+# What a run did to a session's input, as a person reads it (`SessionOutcome.clipped`).
+_REPAIRS = {
+    "max_message_chars": ("message cut at max_message_chars", "messages cut at max_message_chars"),
+    "unstorable_characters": (
+        "message with characters replaced",
+        "messages with characters replaced",
+    ),
+    "undated": ("undated message", "undated messages"),
+    "late_arrivals": ("late arrival", "late arrivals"),
+    "edited": ("edited message", "edited messages"),
+    "state_candidates": ("state candidate over the cap", "state candidates over the cap"),
+}
+
+
+# The repairs a run's summary names: what changes what the archive holds of the bot's text.
+_WORTH_SAYING = frozenset({"max_message_chars", "unstorable_characters", "undated"})
+
+
+def _repair(name: str, count: int) -> str:
+    one, many = _REPAIRS.get(name, (name, name))
+    return plural(count, one, many)
 
 
 _CHANGE_VERB = {
@@ -215,6 +239,11 @@ def summary(report: RunReport) -> str:
         )
     fallbacks = sum(1 for s in report.sessions if s.extractor_fallback)
     tail = f"; {plural(fallbacks, 'session')} fell back to the rules extractor" if fallbacks else ""
+    repaired = Counter[str]()
+    for outcome in report.sessions:
+        repaired.update({k: v for k, v in outcome.clipped.items() if k in _WORTH_SAYING})
+    if repaired:
+        tail += "; " + ", ".join(_repair(name, n) for name, n in sorted(repaired.items()))
     sessions = plural(total, "session")
     return f"{head}{sessions}: {counts} in {duration(seconds)}{rate}{chunks}{tail}"
 

@@ -113,3 +113,16 @@ def test_archived_text_cannot_send_a_terminal_its_control_sequences(source: Sour
         assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", done.stdout + done.stderr), command
     shown = run_archivist(["memory-search", "Vercel", "--json"], env_for(source))
     assert "\\u001b]0;pwned" in shown.stdout
+
+
+def test_a_run_summary_says_what_it_did_to_the_bots_text(source: SourceDB) -> None:
+    """A message cut at max_message_chars is archived in part: the run says so, not only
+    its --json report."""
+    source.add("long", ["x " * 400, "ok"], T0)
+    done = run_archivist(["archive"], {**env_for(source), "ARCHIVIST_MAX_MESSAGE_CHARS": "200"})
+    assert done.returncode == 0, done.stderr
+    summary = done.stdout.strip().splitlines()[-1]
+    assert summary.endswith("; 1 message cut at max_message_chars"), summary
+    small = {**env_for(source), "ARCHIVIST_MAX_MESSAGE_CHARS": "200"}
+    plan = run_archivist(["archive", "--dry-run", "--rebuild", "--session-id", "long"], small)
+    assert "1 message cut at max_message_chars" in plan.stdout and "clipped" not in plan.stdout
