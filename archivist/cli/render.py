@@ -72,6 +72,7 @@ def config_result(out: Output, rows: list[SettingOrigin]) -> None:
     if out.quiet:
         return
     table = _table("effective settings", "setting", "value", "from")
+    table.columns[0].no_wrap = True  # a name is what a person types: never broken
     for row in rows:
         table.add_row(escape(row.name), escape(_setting_value(row.value)), row.origin)
     out.out.print(table)

@@ -69,3 +69,13 @@ def test_config_with_an_invalid_setting_is_one_line(layered: Path) -> None:
     result = CliRunner().invoke(cli, ["config"])
     assert result.exit_code == 2
     assert "max_sessions" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_config_at_80_columns_keeps_every_setting_name_whole(
+    layered: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("ARCHIVIST_STOP_AFTER_EMBED_FAILURES", "3")
+    shown = CliRunner().invoke(cli, ["config"]).stdout
+    names = json.loads(CliRunner().invoke(cli, ["config", "--json"]).stdout)
+    assert all(f"│ {name} " in shown for name in names), shown
