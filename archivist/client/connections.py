@@ -19,6 +19,7 @@ from archivist.store import (
     Rpc,
     Store,
     database_url,
+    schema_fix,
     supabase_rpc,
 )
 
@@ -34,7 +35,7 @@ class SharedStore(Store):
         super().__init__(rpc, settings.sources, settings.max_message_chars)
         self._ready: EmbeddingConfig | None = None
         if not settings.uses_supabase:  # a direct connection can apply migrations itself
-            self.schema_fix = PostgresStore.schema_fix
+            self.schema_fix = schema_fix(settings, PostgresStore.schema_fix)
 
     def check_ready(self, model: str | None = None) -> EmbeddingConfig:
         if self._ready is None or (model is not None and self._ready.model != model):

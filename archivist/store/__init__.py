@@ -13,6 +13,7 @@ from archivist.store.embedded import (
     pgserver_module,
     reading_settings,
     record_demo_embedding,
+    schema_fix,
 )
 from archivist.store.migrate import (
     AUTHENTICATED,
@@ -93,6 +94,7 @@ __all__ = [
     "parse_vector",
     "pgserver_module",
     "reading_settings",
+    "schema_fix",
     "record_demo_embedding",
     "session_state_from_row",
     "supabase_rpc",

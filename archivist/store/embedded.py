@@ -127,6 +127,15 @@ def _hidden_demo_note(settings: Settings, cwd: Path) -> str | None:
     )
 
 
+def schema_fix(settings: Settings, default: str) -> str:
+    """How to bring the settings' database up to this version: `archivist init`, but for a
+    demo's database its own command (init with no DATABASE_URL would make a new database
+    beside it, not update it)."""
+    if settings.uses_embedded_database and settings.data_dir.name == DEMO_FOLDER:
+        return f"run: archivist demo --data-dir {settings.data_dir.parent}"
+    return default
+
+
 def record_demo_embedding(settings: Settings) -> None:
     """Note in the demo's folder (`settings.data_dir`) the embedding settings it archives with
     (the offline embedder names no model of its own)."""

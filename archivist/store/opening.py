@@ -9,7 +9,7 @@ from archivist.config import Settings
 from archivist.errors import ConfigError
 from archivist.extras import needs_extra
 from archivist.store.connection import connect
-from archivist.store.embedded import embedded_url, start_embedded
+from archivist.store.embedded import embedded_url, schema_fix, start_embedded
 from archivist.store.postgres import PostgresStore
 from archivist.store.protocol import Rpc
 from archivist.store.store import Store
@@ -48,6 +48,7 @@ def open_postgres_store(settings: Settings, create: bool = False) -> Iterator[Po
         store = PostgresStore(
             connect(url, settings), settings.sources, settings.max_message_chars, settings.timeouts
         )
+        store.schema_fix = schema_fix(settings, store.schema_fix)
         try:
             yield store
         finally:

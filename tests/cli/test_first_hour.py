@@ -200,6 +200,29 @@ def test_init_says_where_it_creates_the_database(tmp_path: Path, ollama: OllamaT
     assert (_data_folder(tmp_path) / "pgdata" / "PG_VERSION").is_file()
 
 
+def test_a_demo_of_an_older_version_names_the_command_that_updates_it(
+    checkout: Path, ollama: OllamaTestServer
+) -> None:
+    """After a `git pull` the demo's functions are another version's: `archivist init` (what
+    any other database needs) would make a new database beside the demo, not update it."""
+    import pgserver
+    import psycopg
+
+    demo = checkout / ".archivist" / "demo"
+    url = pgserver.get_server(demo / "pgdata", cleanup_mode=None).get_uri()
+    with psycopg.connect(url, autocommit=True) as conn:
+        [(kept,)] = conn.execute(
+            "SELECT value FROM archivist_meta WHERE key = 'sql_functions'"
+        ).fetchall()
+        conn.execute("UPDATE archivist_meta SET value = 'older' WHERE key = 'sql_functions'")
+        try:
+            done = run(checkout, ollama, "state", "dev-cache-memcached")
+        finally:
+            conn.execute("UPDATE archivist_meta SET value = %s WHERE key = 'sql_functions'", [kept])
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().endswith(f"run: archivist demo --data-dir {demo.parent}")
+
+
 def test_a_database_of_ones_own_says_it_hides_the_demo(
     tmp_path: Path, ollama: OllamaTestServer
 ) -> None:
