@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import signal
 import sys
 import traceback
 from importlib import metadata
@@ -26,6 +27,7 @@ from archivist.cli.common import (
 )
 from archivist.cli.output import EXIT_READER_GONE
 from archivist.config import ENV_FILE_VARIABLE, load_settings, redact
+from archivist.store import stop_embedded
 
 cli = typer.Typer(
     name="archivist",
@@ -97,7 +99,12 @@ def _main(
 
 
 def main() -> None:
-    """Console-script entry point: a usage error (unknown flag, bad value) is one line, exit 2."""
+    """Console-script entry point: a usage error (unknown flag, bad value) is one line, exit 2.
+
+    SIGTERM (what `timeout`, service managers and MCP hosts send) stops a command as Ctrl-C
+    does: committed work is kept and the embedded database is stopped on the way out, which
+    the default action (exit at once) skipped, leaving its Postgres running for good."""
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         code = cli(standalone_mode=False)
     except typer.Abort:
@@ -119,7 +126,19 @@ def main() -> None:
     except Exception as exc:  # anything else is a bug: reported, never with a secret
         _report_crash(exc)
         raise SystemExit(EXIT_FAILED) from None
+    if code == EXIT_INTERRUPTED:
+        _exit_now(code)
     raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _exit_now(code: int) -> None:
+    """Exit without waiting for threads still blocked where the interrupt left them (`mcp`
+    reading a stdin its host keeps open), which would keep the process and its embedded
+    database alive: the database is stopped first, the output flushed."""
+    stop_embedded()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 _NOT_ONE_OF = re.compile(r"Value error, (.+?) is not one of (.+?)\.?$")

@@ -14,6 +14,7 @@ from archivist.store.embedded import (
     reading_settings,
     record_demo_embedding,
     schema_fix,
+    stop_embedded,
 )
 from archivist.store.migrate import (
     AUTHENTICATED,
@@ -95,6 +96,7 @@ __all__ = [
     "pgserver_module",
     "reading_settings",
     "schema_fix",
+    "stop_embedded",
     "record_demo_embedding",
     "session_state_from_row",
     "supabase_rpc",

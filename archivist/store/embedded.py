@@ -63,6 +63,7 @@ def start_embedded(data_dir: Path, create: bool = False) -> Any:
         )
     try:
         pgdata.parent.mkdir(parents=True, exist_ok=True)
+        _forget_dead_handles(pgdata)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             server = pgserver.get_server(pgdata, cleanup_mode="stop")
@@ -72,7 +73,36 @@ def start_embedded(data_dir: Path, create: bool = False) -> Any:
             "set DATABASE_URL to use your own Postgres"
         ) from exc
     log.info("embedded Postgres at %s", pgdata)
+    _STARTED.append(server)
     return server
+
+
+# The servers this process holds a handle on (`stop_embedded`).
+_STARTED: list[Any] = []
+# Where pgserver lists the processes holding a handle on a server: the last one to exit stops
+# it. A process killed (SIGKILL, a crash) never takes itself off, and the server then ran for
+# good; ids of processes that are gone are dropped before a new handle is taken.
+_HANDLES = ".handle_pids.json"
+
+
+def _forget_dead_handles(pgdata: Path) -> None:
+    import psutil  # (pgserver's own dependency)
+
+    listed = pgdata / _HANDLES
+    try:
+        pids = json.loads(listed.read_text())
+    except (OSError, ValueError):
+        return  # no server yet, or a list pgserver will rewrite
+    alive = [p for p in pids if isinstance(p, int) and psutil.pid_exists(p)]
+    if alive != pids:
+        listed.write_text(json.dumps(alive))
+
+
+def stop_embedded() -> None:
+    """Give up this process's handles now (the server stops when it held the last one): for
+    an exit that skips the interpreter's own clean-up (`os._exit`)."""
+    while _STARTED:
+        _STARTED.pop().cleanup()
 
 
 def demo_data_dir(settings: Settings, cwd: Path) -> Path | None:

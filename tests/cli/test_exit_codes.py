@@ -239,3 +239,50 @@ def test_exit_141_the_reader_went_away(archived: SourceDB) -> None:
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (141, "")
+
+
+def _embedded(tmp_path: Path) -> dict[str, str]:
+    """The environment of an embedded database of its own, initialised (and stopped again)."""
+    env = {"HOME": str(tmp_path), "ARCHIVIST_DATA_DIR": str(tmp_path / "data")}
+    env["ARCHIVIST_EMBEDDER"] = "hash"
+    assert run_archivist(["init"], env).returncode == 0
+    return env
+
+
+def _stopped(pgdata: Path, within_s: float = 10) -> bool:
+    deadline = time.monotonic() + within_s
+    while (pgdata / "postmaster.pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return not (pgdata / "postmaster.pid").exists()
+
+
+def test_sigterm_stops_a_command_as_ctrl_c_does_and_its_embedded_database(
+    tmp_path: Path,
+) -> None:
+    """What a host or a service manager sends: the MCP server on stdio (its host keeps stdin
+    open) exits 130 at once, and the embedded Postgres it started stops with it."""
+    env = _embedded(tmp_path)
+    with subprocess.Popen(
+        [sys.executable, "-m", "archivist", "mcp"],
+        env={**os.environ, **env},
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as server:
+        assert server.stderr is not None
+        assert "read-only tools" in server.stderr.readline()  # serving
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 130
+    assert _stopped(tmp_path / "data" / "pgdata")
+
+
+def test_a_killed_process_does_not_keep_the_embedded_database_running(tmp_path: Path) -> None:
+    """pgserver stops the server when the last process holding it exits; one killed never
+    says it went, and the server then ran for good."""
+    env = _embedded(tmp_path)
+    pgdata = tmp_path / "data" / "pgdata"
+    dead = subprocess.Popen(["sleep", "0"])
+    dead.wait()
+    (pgdata / ".handle_pids.json").write_text(f"[{dead.pid}]")
+    assert run_archivist(["status"], env).returncode in (0, 2)
+    assert _stopped(pgdata)
