@@ -210,9 +210,12 @@ def plan_version(
     tail_slots: list[str] = []
     for slot, moved in ((late_slot(version), late), (edit_slot(version), edited)):
         if moved:
-            tail += window_chunks(
+            parts = window_chunks(
                 session_id, slot, moved, model, version, settings.window_chars, speakers=speakers
             )
+            if moved is edited:  # (archived cut, now whole: its pieces up to the cut are there)
+                parts = [c for c in parts if c.content_hash not in read.stored_hashes]
+            tail += parts
             tail_slots.append(slot)
     if undated:
         slot = undated_slot(version)

@@ -8,6 +8,7 @@ from typing import Any
 import psycopg
 import pytest
 from support.archiving import CountingEmbedder, run
+from support.invariants import violations
 from support.sources import T0, SourceDB
 
 from archivist.config import Settings
@@ -233,6 +234,31 @@ def test_rebuild_recomputes_from_the_first_message_and_keeps_nothing_stale(
     assert outcome.new_messages == len(DEPLOY_CHAT)
     assert {row[0] for row in chunk_rows(source, "olive")} == first
     assert embedder.calls == 0  # same content, same chunk ids: nothing re-embedded
+
+
+def test_a_cut_message_archived_whole_later_adds_only_what_was_cut(
+    source: SourceDB, settings: Settings
+) -> None:
+    """prune-check's advice for a message archived cut: raise max_message_chars and archive.
+    The whole text goes to an edit slot; its parts the archive holds already (the text up to
+    the old cut, in the window's pieces) are not stored a second time."""
+    words = [f"w{n:05d}" for n in range(1_200)]  # 7,200 characters, no two pieces alike
+    source.add("long", [" ".join(words), "ok"])
+    small = settings.model_copy(update={"max_message_chars": 5_000, "window_max_chars": 2_000})
+    [cut] = run(small).sessions
+    assert cut.clipped == {"max_message_chars": 1}
+
+    [whole] = run(small.model_copy(update={"max_message_chars": 10_000})).sessions
+
+    assert whole.status == "archived"
+    assert violations(source.conn) == []  # nothing stored twice, nothing missing
+    text = " ".join(
+        r[0]
+        for r in source.conn.execute(
+            "SELECT content FROM jarvis_memory_chunks WHERE source = 'session_turn'"
+        )
+    )
+    assert words[-1] in text  # the part that was cut is there now
 
 
 def test_null_content_odd_roles_and_huge_messages_are_archived_not_lost(
