@@ -83,16 +83,16 @@ def forget(
         dry_run=dry_run,
         report_dir=report_dir,
     )
+    if user_id and settings.sources.message_user_id is None:
+        out.note(
+            "ARCHIVIST_MESSAGE_USER_ID is unset, so archive runs record no users: only sessions "
+            "archived while it was set are found by user (forget others with --session-id)"
+        )
     with reported(out, settings):
         request.check()
         with Archivist(settings) as client:
             report = client.forget(request)
     _render(out, report)
-    if user_id and not report.sessions and settings.sources.message_user_id is None:
-        out.note(
-            f"no archived session records user {user_id}: ARCHIVIST_MESSAGE_USER_ID is unset, "
-            "so archive runs record no users (forget their sessions with --session-id)"
-        )
     raise typer.Exit(EXIT_FAILED if report.failed else EXIT_OK)
 
 

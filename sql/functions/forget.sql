@@ -82,6 +82,7 @@ DECLARE
     v_n        jsonb;
     v_sessions text[] := ARRAY(SELECT DISTINCT s FROM unnest(p_session_ids) s
                                WHERE s IS NOT NULL ORDER BY 1);
+    v_named    integer;           -- the sessions named, before a user's are added
     v_messages jsonb := '[]';     -- [{session_id, message_id}] forgotten one by one
     v_more     jsonb;
     v_found    text[];
@@ -102,7 +103,26 @@ BEGIN
         v_n := NULL;  -- the bot's tables are gone: forget what the archive holds
     END;
 
+    -- A session named that neither the archive nor the bot's tables hold is a mistake (a
+    -- typo): its tombstone would keep a later session of that id from ever being archived.
+    v_found := ARRAY(SELECT s FROM unnest(v_sessions) s
+                     WHERE NOT EXISTS (SELECT 1 FROM jarvis_archive_sessions w WHERE w.session_id = s)
+                       AND NOT EXISTS (SELECT 1 FROM jarvis_archive a WHERE a.session_id = s)
+                       AND NOT EXISTS (SELECT 1 FROM jarvis_memory_chunks c WHERE c.session_id = s));
+    IF cardinality(v_found) > 0 AND v_n IS NOT NULL THEN
+        EXECUTE archivist_source_sql(
+            'SELECT ARRAY(SELECT s FROM unnest($1) s WHERE NOT EXISTS ('
+            '  SELECT 1 FROM {msgs} m WHERE m.{sid}::text = s))', v_n)
+        INTO v_found USING v_found;
+    END IF;
+    IF cardinality(v_found) > 0 THEN
+        RAISE EXCEPTION 'archivist: nothing to forget: no session % in the archive or the source '
+            'table', array_to_string(v_found, ', ')
+            USING ERRCODE = '22023';
+    END IF;
+
     IF p_user_id IS NOT NULL THEN
+        v_named := cardinality(v_sessions);
         v_sessions := ARRAY(
             SELECT unnest(v_sessions)
             UNION SELECT s.session_id FROM jarvis_archive_sessions s WHERE s.user_id = p_user_id
@@ -123,6 +143,11 @@ BEGIN
                 '     AND bool_and(m.{uid} IS NULL OR m.{uid}::text = $1))', v_n)
             INTO v_found USING p_user_id;
             v_sessions := ARRAY(SELECT unnest(v_sessions) UNION SELECT unnest(v_found));
+        END IF;
+        IF cardinality(v_sessions) = v_named AND jsonb_array_length(v_messages) = 0 THEN
+            RAISE EXCEPTION 'archivist: nothing to forget: no session or message of user % in '
+                'the archive or the source table', p_user_id
+                USING ERRCODE = '22023';
         END IF;
     END IF;
 

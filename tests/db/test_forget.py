@@ -123,7 +123,9 @@ def test_forget_a_session_everywhere_for_good(
         f"dry run: forget 1 session: would remove {rows} rows, 1 tombstone"
     )
     nobody = invoke("forget", "--user-id", "alice", "--dry-run", "--report-dir", str(reports))
-    assert nobody.exit_code == 0 and "forget 0 sessions" in nobody.stdout
+    assert nobody.exit_code == 2 and "nothing to forget: no session or message of user alice" in (
+        nobody.stderr
+    )
     assert "ARCHIVIST_MESSAGE_USER_ID is unset" in nobody.stderr  # runs record no users
 
     done = invoke("forget", "--session-id", OLIVE, "--json", "--report-dir", str(reports))
@@ -344,6 +346,10 @@ def test_a_session_a_rest_worker_holds_is_not_forgotten_under_it(
         ([], "say what to forget"),
         (["--session-id", ""], "--session-id must not be empty"),
         (["--message-id", "999999"], "no message 999999 in the archive or the source table"),
+        (
+            ["--session-id", "does-not-exist"],  # a typo: its tombstone would block that id
+            "nothing to forget: no session does-not-exist in the archive or the source table",
+        ),
     ],
 )
 def test_a_bad_forget_is_one_line_and_exit_2(
