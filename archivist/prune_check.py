@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from archivist.errors import ConfigError
 from archivist.failures import MAX_SESSION_ID_BYTES, escaped, storable
 from archivist.models import Watermark
 from archivist.store import Store
@@ -94,6 +95,11 @@ class PruneCheck(BaseModel):
 def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> PruneCheck:
     """Check messages older than `older_than` (from now) against what the archive holds."""
     cutoff = datetime.now(UTC) - older_than
+    if older_than <= timedelta(0):  # a prune up to it would delete messages not checked yet
+        raise ConfigError(
+            f"the cutoff {cutoff:%Y-%m-%d %H:%M} UTC is not in the past: a prune job must not "
+            "delete messages that may arrive after the check"
+        )
     rows = store.messages_at_risk(cutoff, MAX_IDS_LISTED)
     # (messages without an id, or one that is not UTF-8, were never archived: no call names them)
     named = [r["session_id"] for r in rows if r["session_id"] is not None]

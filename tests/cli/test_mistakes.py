@@ -239,3 +239,15 @@ def test_a_value_libpq_cannot_use_is_a_settings_error(url: str, message: str) ->
     done = run_archivist(["status"], {"DATABASE_URL": url})
     assert done.returncode == 2, done.stderr
     assert lines(done) == [message]
+
+
+def test_a_prune_cutoff_in_the_future_is_refused(archived: SourceDB) -> None:
+    """The prune job deletes up to the cutoff it was given: one after now would delete
+    messages that arrive between the check and the delete, never checked."""
+    env = env_for(archived, ARCHIVIST_EMBEDDER="hash")
+    done = run_archivist(["prune-check", "--older-than", "2999-01-01", "--print-cutoff"], env)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert lines(done) == [
+        "error: the cutoff 2999-01-01 00:00 UTC is not in the past: a prune job must not delete "
+        "messages that may arrive after the check"
+    ]
