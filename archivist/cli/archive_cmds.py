@@ -275,6 +275,7 @@ def archive(
             Archivist(settings, create=not dry_run) as client,
         ):
             report = client.archive(request, progress, workers=settings.workers)
+    progress.close()
     reports.save(report)
     unknown = [s.reason for s in report.sessions if s.reason and s.reason.startswith(NO_MESSAGES)]
     typo = bool(session_id and unknown and len(unknown) == len(report.sessions))

@@ -66,6 +66,11 @@ def _bar(out: Output, description: str, unit: str) -> Progress:
     )
 
 
+# A dry run lists the state changes of this many sessions; a plan of hundreds would otherwise
+# run to thousands of lines.
+DETAILED_PLANS = 10
+
+
 class RunProgress:
     """The pipeline's progress hook: advances the bar and prints the lines the verbosity asks."""
 
@@ -74,6 +79,8 @@ class RunProgress:
         self.dry_run = dry_run
         self.bar = bar
         self._task = bar.add_task("archiving", total=None) if bar else None
+        self._detailed = 0  # planned sessions whose state changes were listed
+        self.not_detailed = 0  # and those whose were not (past DETAILED_PLANS)
 
     def start(self, total: int) -> None:
         if self.bar is not None and self._task is not None:
@@ -93,8 +100,20 @@ class RunProgress:
         if out.verbose or outcome.status == "failed" or planned:
             out.out.print(session_line(outcome))
             if outcome.state_changes and (out.verbose or planned):
+                if not out.verbose and self._detailed >= DETAILED_PLANS:
+                    self.not_detailed += 1
+                    return
+                self._detailed += 1
                 for line in state_change_lines(outcome.state_changes, self.dry_run):
                     out.out.print(escape(line))
+
+    def close(self) -> None:
+        """After the run: say whose state changes were left out of a long plan."""
+        if self.not_detailed:
+            self.out.out.print(
+                f"the state changes of {plural(self.not_detailed, 'more planned session')} "
+                "are not listed (-v or --json lists them)"
+            )
 
 
 @contextmanager

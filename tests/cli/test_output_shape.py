@@ -126,3 +126,23 @@ def test_a_run_summary_says_what_it_did_to_the_bots_text(source: SourceDB) -> No
     small = {**env_for(source), "ARCHIVIST_MAX_MESSAGE_CHARS": "200"}
     plan = run_archivist(["archive", "--dry-run", "--rebuild", "--session-id", "long"], small)
     assert "1 message cut at max_message_chars" in plan.stdout and "clipped" not in plan.stdout
+
+
+def test_a_long_plan_lists_the_state_changes_of_its_first_sessions_only(
+    source: SourceDB,
+) -> None:
+    """At hundreds of sessions a dry run listed every state change of every session (1,777
+    lines for 200): one line per session stays, the changes of the first ten."""
+    for n in range(12):
+        source.add(f"s{n:02d}", [f"let's use Tool{n} for the frontend", "ok"], T0)
+    plan = run_archivist(["archive", "--dry-run"], env_for(source))
+    assert plan.returncode == 0, plan.stderr
+    lines = plan.stdout.splitlines()
+    assert sum(line.startswith("planned") for line in lines) == 12
+    assert sum("would add [d_" in line for line in lines) == 10
+    assert "the state changes of 2 more planned sessions are not listed (-v or --json" in (
+        " ".join(plan.stdout.split())
+    )
+    assert lines[-1].startswith("dry run, nothing written: 12 sessions")
+    verbose = run_archivist(["archive", "--dry-run", "-v"], env_for(source))
+    assert sum("would add [d_" in line for line in verbose.stdout.splitlines()) == 12
