@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import traceback
 from importlib import metadata
 from pathlib import Path
@@ -126,14 +127,22 @@ def main() -> None:
     except Exception as exc:  # anything else is a bug: reported, never with a secret
         _report_crash(exc)
         raise SystemExit(EXIT_FAILED) from None
-    if code == EXIT_INTERRUPTED:
+    if code == EXIT_INTERRUPTED and _blocked_threads():
         _exit_now(code)
     raise SystemExit(code if isinstance(code, int) else 0)
 
 
+def _blocked_threads() -> bool:
+    """Whether threads the interpreter would wait for at exit are still running (`mcp`'s
+    reader of a stdin its host keeps open, after an interrupt)."""
+    return any(
+        t.is_alive() and not t.daemon and t is not threading.main_thread()
+        for t in threading.enumerate()
+    )
+
+
 def _exit_now(code: int) -> None:
-    """Exit without waiting for threads still blocked where the interrupt left them (`mcp`
-    reading a stdin its host keeps open), which would keep the process and its embedded
+    """Exit without waiting for those threads, which would keep the process and its embedded
     database alive: the database is stopped first, the output flushed."""
     stop_embedded()
     sys.stdout.flush()

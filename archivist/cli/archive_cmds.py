@@ -37,7 +37,7 @@ from archivist.config import Settings, database_label
 from archivist.embed.configured import configured_model
 from archivist.errors import ConfigError
 from archivist.models import RunReport
-from archivist.pipeline import NO_MESSAGES, ArchiveRequest
+from archivist.pipeline import NO_MESSAGES, ArchiveRequest, RunInterrupted
 from archivist.reports import prepare_report_dir, save_report
 from archivist.store import SessionSelection
 
@@ -120,6 +120,7 @@ class _Reports:
         self.settings: Settings | None = None
         self.ready = False
         self.unusable = False  # the folder itself failed: its error line said why
+        self.interrupted: RunReport | None = None  # the report of a run stopped by Ctrl-C
 
     def configure(self, settings: Settings) -> None:
         """Take the folder and count from the settings; create the folder before any work."""
@@ -163,6 +164,8 @@ class _Reports:
             finished_at=datetime.now(UTC),
             error=line,
         )
+        if self.interrupted is not None:
+            report = self.interrupted.model_copy(update={"error": line})
         if self.unusable:  # the one error line said why; the report follows it on stderr
             self.out.err.print(report.model_dump_json(indent=2), markup=False, soft_wrap=True)
             return
@@ -274,7 +277,11 @@ def archive(
             render_run.run_progress(out, dry_run) as progress,
             Archivist(settings, create=not dry_run) as client,
         ):
-            report = client.archive(request, progress, workers=settings.workers)
+            try:
+                report = client.archive(request, progress, workers=settings.workers)
+            except RunInterrupted as exc:
+                reports.interrupted = exc.report  # what it committed goes in its report
+                raise
     progress.close()
     reports.save(report)
     unknown = [s.reason for s in report.sessions if s.reason and s.reason.startswith(NO_MESSAGES)]

@@ -4,6 +4,6 @@ sessions of a run, failures, the loop over one session), `reading` (the one read
 loaded here: the client and the CLI name a run without loading the extractor
 (`archivist.pipeline.run.Archiver` runs one)."""
 
-from archivist.pipeline.request import NO_MESSAGES, ArchiveRequest, Progress
+from archivist.pipeline.request import NO_MESSAGES, ArchiveRequest, Progress, RunInterrupted
 
-__all__ = ["NO_MESSAGES", "ArchiveRequest", "Progress"]
+__all__ = ["NO_MESSAGES", "ArchiveRequest", "Progress", "RunInterrupted"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from archivist.models import SessionOutcome
+from archivist.models import RunReport, SessionOutcome
 from archivist.store import SessionSelection
 
 # The reason of a named session that has no messages and was never archived.
@@ -29,3 +29,12 @@ class ArchiveRequest:
     # False: the run writes no row in the run log (a worker of `archive --workers N`, whose
     # invocation writes one for the whole run: `log_run_start`, `log_run_end`)
     log_run: bool = True
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) stopped a run: `report` holds what it did before, its committed
+    sessions included, for the run's report file and log."""
+
+    def __init__(self, report: RunReport) -> None:
+        super().__init__()
+        self.report = report

@@ -22,6 +22,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import get_args
@@ -62,10 +63,17 @@ from archivist.pipeline.commit import Committer, commit
 from archivist.pipeline.earlier import earlier_user_turns
 from archivist.pipeline.planning import PlanSettings, VersionPlan, has_work, plan_version
 from archivist.pipeline.reading import SessionRead, read_session
-from archivist.pipeline.request import NO_MESSAGES, ArchiveRequest, Progress
+from archivist.pipeline.request import NO_MESSAGES, ArchiveRequest, Progress, RunInterrupted
 from archivist.state.items import StateItem
 from archivist.state.reconcile import Thresholds
-from archivist.store import CommitResult, EmbeddingConfig, LockTimeoutError, SessionSelection, Store
+from archivist.store import (
+    CommitResult,
+    DatabaseError,
+    EmbeddingConfig,
+    LockTimeoutError,
+    SessionSelection,
+    Store,
+)
 
 log = logging.getLogger(__name__)
 
@@ -193,6 +201,13 @@ class Archiver:
             progress.start(len(queue))
         try:
             self._loop(queue, request, report, progress)
+        except KeyboardInterrupt:
+            report.finished_at = datetime.now(UTC)
+            report.notes.append("interrupted: committed sessions are kept")
+            if run_id is not None and not self._broken:
+                with suppress(ArchivistError, DatabaseError):  # (a connection cut mid-call)
+                    log_run_end(self.store, run_id, report)
+            raise RunInterrupted(report) from None
         finally:
             report.passed_over = PassedOver(held=queue.held, gone=queue.gone)
         if request.dry_run and report.count("planned") and not self._embedded_in_plan:
@@ -272,6 +287,10 @@ class Archiver:
             committer.close()
             pool.shutdown(wait=True, cancel_futures=True)
             if committing is not None:  # interrupted while it committed: it is done now
+                result = committing.result
+                if result is not None and result.done() and result.exception() is None:
+                    self._count_commit(committing.outcome, result.result())
+                    report.sessions.append(committing.outcome)  # in the interrupted report
                 self._let_go(committing.outcome.session_id)
             for left in ahead:  # planned, never written: nothing lost
                 if isinstance(left, _Committing):

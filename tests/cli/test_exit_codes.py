@@ -8,6 +8,7 @@ the database records unless one is configured.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -188,7 +189,7 @@ def test_exit_3_prune_check_not_safe(archived: SourceDB) -> None:
     assert line.startswith("not safe: 2 of ")
 
 
-def test_exit_130_interrupted(source: SourceDB) -> None:
+def test_exit_130_interrupted(source: SourceDB, tmp_path: Path) -> None:
     """Ctrl-C once a session is committed, wherever it lands (a database call, the commit under
     way beside the run, planning, the pause between sessions): the run stops there (it does not
     fail every remaining session on the interrupted connection), committed sessions kept."""
@@ -198,7 +199,7 @@ def test_exit_130_interrupted(source: SourceDB) -> None:
         source.add(f"s{n:03d}", [f"message {n}", "reply"])
     env = env_for(source, ARCHIVIST_EMBEDDER="hash", ARCHIVIST_DELAY_MS="50")
     process = start_interruptible(
-        [sys.executable, "-m", "archivist", "archive", "--quiet"],
+        [sys.executable, "-m", "archivist", "archive", "--quiet", "--report-dir", str(tmp_path)],
         {**_inherited(), **env, "ARCHIVIST_CONFIG": ""},
     )
     deadline = time.monotonic() + 60
@@ -211,6 +212,16 @@ def test_exit_130_interrupted(source: SourceDB) -> None:
         "interrupted: committed sessions are kept; the rest runs next time"
     ]
     assert 1 <= source.count("jarvis_archive") < 300
+    # The report and the run log say what it committed before it stopped.
+    [written] = tmp_path.glob("archive-*.json")
+    report = json.loads(written.read_text())
+    archived = [s for s in report["sessions"] if s["status"] == "archived"]
+    assert len(archived) == source.count("jarvis_archive"), report["sessions"]
+    assert report["error"].startswith("interrupted")
+    [(finished, counts)] = source.conn.execute(
+        "SELECT finished_at, counts FROM archivist_runs"
+    ).fetchall()
+    assert finished is not None and counts["archived"] == len(archived)
 
 
 def _inherited() -> dict[str, str]:
