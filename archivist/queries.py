@@ -62,6 +62,20 @@ _STRICT = ConfigDict(extra="forbid", json_schema_extra=_describe)
 Query = TypeVar("Query", bound=BaseModel)
 
 
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+def _an_id(value: str) -> str:
+    """A session id as given: no stored id holds NUL, and one stripped of it could name
+    another session."""
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return _not_blank(value)
+
+
 class ArchiveFilters(BaseModel):
     """Structured filters over the archive; every one optional."""
 
@@ -81,15 +95,22 @@ class ArchiveFilters(BaseModel):
     # their scope (archivist.search.currency).
     as_of: Moment | None = None
 
-    @field_validator("topics", "session_ids", mode="after")
+    # A blank filter would match everything (a topic "" is in every topic list): refused, as
+    # an ignored filter would widen what is returned.
+    @field_validator("topics", mode="after")
     @classmethod
     def _storable_list(cls, values: list[str]) -> list[str]:
-        return [clean_text(v) for v in values]
+        return [_not_blank(clean_text(v)) for v in values]
+
+    @field_validator("session_ids", mode="after")
+    @classmethod
+    def _ids(cls, values: list[str]) -> list[str]:
+        return [_an_id(v) for v in values]
 
     @field_validator("decision", "entity", "action", "user_id", mode="after")
     @classmethod
     def _storable(cls, value: str | None) -> str | None:
-        return clean_text(value) if value is not None else None
+        return _not_blank(clean_text(value)) if value is not None else None
 
     @property
     def empty(self) -> bool:
@@ -195,6 +216,11 @@ class SessionQuery(BaseModel):
 
     session_id: str = Field(min_length=1, description="The session's id.")
 
+    @field_validator("session_id", mode="after")
+    @classmethod
+    def _an_id(cls, value: str) -> str:
+        return _an_id(value)
+
 
 def parse_query(model: type[Query], values: Mapping[str, Any]) -> Query:
     """Validate a read's arguments; a bad one is a `ConfigError` of one line."""
@@ -228,10 +254,10 @@ def build_query(model: type[Query], given: str | BaseModel | None = None, **valu
     validated here by `parse_query`."""
     if isinstance(given, model) and not values:
         return given
-    if isinstance(given, str):
-        values = {"query": given, **values}
-    elif given is not None:
+    if isinstance(given, BaseModel):
         values = {**given.model_dump(), **values}
+    elif given is not None:  # the query's words (anything else is refused as a query)
+        values = {"query": given, **values}
     return parse_query(model, values)
 
 

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from archivist.errors import ConfigError
-from archivist.queries import ArchiveFilters, ArchiveQuery, HybridQuery, MemoryQuery, build_query
+from archivist.queries import (
+    ArchiveFilters,
+    ArchiveQuery,
+    HybridQuery,
+    MemoryQuery,
+    SessionQuery,
+    build_query,
+    parse_query,
+)
 
 
 def test_a_model_given_alone_is_taken_as_it_is() -> None:
@@ -43,3 +51,30 @@ def test_a_one_shot_search_takes_only_its_query_by_position() -> None:
         search("refresh token", None, 5)  # type: ignore[misc]
     with pytest.raises(TypeError, match="positional"):
         archive_search(None, 5)  # type: ignore[misc]
+
+
+def test_a_blank_filter_is_refused_not_ignored() -> None:
+    """A topic "" is in every topic list and a decision "" in every decision: accepted, such a
+    filter widened the answer to every session instead of narrowing it."""
+    for values in (
+        {"topics": [""]},
+        {"topics": ["   "]},
+        {"decision": ""},
+        {"entity": " "},
+        {"action": ""},
+        {"session_ids": [" "]},
+    ):
+        with pytest.raises(ConfigError, match="must not be blank"):
+            parse_query(ArchiveQuery, values)
+
+
+def test_a_session_id_with_nul_is_refused_not_stripped_into_another_id() -> None:
+    with pytest.raises(ConfigError, match="session_id: must not contain NUL"):
+        parse_query(SessionQuery, {"session_id": "a\x00b"})
+    with pytest.raises(ConfigError, match="session_ids: must not contain NUL"):
+        parse_query(ArchiveQuery, {"session_ids": ["a\x00b"]})
+
+
+def test_a_query_that_is_no_text_is_a_one_line_error() -> None:
+    with pytest.raises(ConfigError, match="invalid argument query: must be a valid string"):
+        build_query(MemoryQuery, 5)  # type: ignore[arg-type]
