@@ -31,12 +31,13 @@ class BearerToken:
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            given = dict(scope["headers"]).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
+            scheme, _, given = dict(scope["headers"]).get(b"authorization", b"").partition(b" ")
+            # (the scheme's name is case-insensitive, RFC 9110 11.1; the token is not)
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(given, self._expected):
                 await _unauthorized(send)
                 return
         await self.app(scope, receive, send)

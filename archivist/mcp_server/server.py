@@ -37,7 +37,8 @@ INSTRUCTIONS = (
     "Memory of past chat-bot conversations, archived per session as versioned structured "
     "extractions and embedded chunks. memory_search finds conversation by meaning, "
     "archive_search by structured fact, search combines both; session_state and "
-    "session_history show one session. Everything is read-only."
+    "session_history show one session; current_state is what is true now across sessions "
+    "(or as of a date), with how one subject changed. Everything is read-only."
 )
 
 

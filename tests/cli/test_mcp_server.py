@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import subprocess
 import sys
 import time
@@ -303,9 +304,18 @@ def test_http_with_a_token_requires_it(
     token = "t0ken-" + "x" * 20
     with http_server(archived, tmp_path / "http", ARCHIVIST_MCP_TOKEN=token) as url:
         assert "bearer token required" in (tmp_path / "http").read_text()
-        for sent in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": token}):
+        for sent in (
+            {},
+            {"Authorization": "Bearer wrong"},
+            {"Authorization": token},
+            {"Authorization": f"Basic {token}"},
+            {"Authorization": f"Bearer {token.upper()}"},
+        ):
             answer = httpx.post(url, json={}, headers=sent, timeout=10)
             assert answer.status_code == 401
+        # the scheme's name is case-insensitive (RFC 9110): a client sending "bearer" gets in
+        lower = httpx.post(url, json={}, headers={"Authorization": f"bearer {token}"}, timeout=10)
+        assert lower.status_code != 401
 
         async def scenario(session: ClientSession) -> None:
             found = await call(session, "archive_search", session_ids=["oauth"])
@@ -363,3 +373,22 @@ def test_without_the_extra_it_says_what_to_install(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "pip install 'archivist[mcp]'" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_documented_tools_table_lists_each_tools_arguments() -> None:
+    """docs/mcp-and-python.md's table is what a host developer reads; the published schema is
+    what the server takes."""
+    from archivist.mcp_server.tools import TOOLS
+    from archivist.queries import ArchiveFilters
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "mcp-and-python.md").read_text()
+    rows = {
+        m.group(1): set(re.findall(r"`(\w+)`", m.group(2)))
+        for m in re.finditer(r"^\| `(\w+)` \| ([^|]*) \|", doc, re.M)
+    }
+    published = {spec.name: set(spec.arguments.model_json_schema()["properties"]) for spec in TOOLS}
+    assert set(rows) == set(published)
+    filters = set(ArchiveFilters.model_fields)  # "and the `archive_search` filters"
+    for name, arguments in published.items():
+        listed = rows[name] - {"archive_search"} | (filters if name == "search" else set())
+        assert arguments == listed, name
