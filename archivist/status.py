@@ -27,6 +27,11 @@ class Status(BaseModel):
     sessions_pending: int
     messages_unarchived: int
     oldest_unarchived: datetime | None
+    messages_cut: int = Field(
+        0,
+        description="messages archived cut at max_message_chars: no run archives more of them "
+        "until the setting is raised (prune-check names them)",
+    )
     last_runs: list[RunRecord]
     failed_sessions: list[FailedSession] = Field(
         default_factory=list, description="sessions with failed runs in a row, quarantined first"
@@ -39,14 +44,17 @@ class Status(BaseModel):
 
 def archive_status(store: Store, runs: int = 5) -> Status:
     """Sessions archived, sessions and messages whose current text the archive lacks (not
-    archived, edited since, or cut), recent runs."""
+    archived, or edited since), messages archived cut, recent runs."""
     at_risk = store.messages_at_risk(_FAR_FUTURE, 0)
+    # (a message archived cut is no run's work: apart, or status and archive disagree)
+    waiting = [r for r in at_risk if int(r["count"]) > int(r["truncated"])]
     failed = store.failed_sessions()
     return Status(
         sessions_archived=store.archived_session_count(),
-        sessions_pending=len(at_risk),
-        messages_unarchived=sum(int(r["count"]) for r in at_risk),
-        oldest_unarchived=min((r["oldest"] for r in at_risk), default=None),
+        sessions_pending=len(waiting),
+        messages_unarchived=sum(int(r["count"]) - int(r["truncated"]) for r in waiting),
+        oldest_unarchived=min((r["oldest"] for r in waiting), default=None),
+        messages_cut=sum(int(r["truncated"]) for r in at_risk),
         last_runs=[RunRecord.model_validate(r) for r in store.recent_runs(runs)],
         failed_sessions=failed,
         sessions_quarantined=sum(f.quarantined for f in failed),

@@ -244,6 +244,11 @@ def status_result(out: Output, result: Status) -> None:
         f"sessions with messages not archived: {result.sessions_pending}\n"
         f"messages not archived: {result.messages_unarchived} (oldest: {oldest})"
     )
+    if result.messages_cut:
+        out.out.print(
+            f"messages archived cut at max_message_chars: {result.messages_cut} "
+            "(archivist prune-check names them)"
+        )
     if result.open_conflicts:
         out.out.print(f"open conflicts: {result.open_conflicts} (archivist conflicts)")
     if not result.last_runs:

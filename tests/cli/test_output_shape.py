@@ -126,6 +126,12 @@ def test_a_run_summary_says_what_it_did_to_the_bots_text(source: SourceDB) -> No
     small = {**env_for(source), "ARCHIVIST_MAX_MESSAGE_CHARS": "200"}
     plan = run_archivist(["archive", "--dry-run", "--rebuild", "--session-id", "long"], small)
     assert "1 message cut at max_message_chars" in plan.stdout and "clipped" not in plan.stdout
+    # status and archive agree: a message archived cut is no run's work, and is shown apart
+    again = run_archivist(["archive"], small)
+    assert again.stdout.startswith("nothing to archive"), again.stdout
+    status = run_archivist(["status"], small).stdout
+    assert "messages not archived: 0" in status, status
+    assert "messages archived cut at max_message_chars: 1" in status, status
 
 
 def test_a_long_plan_lists_the_state_changes_of_its_first_sessions_only(
