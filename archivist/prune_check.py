@@ -122,14 +122,7 @@ def prune_check(store: Store, older_than: timedelta, max_message_chars: int) -> 
         messages_truncated=totals["truncated"],
         forgotten_messages=forgotten_messages,
         forgotten_sessions=forgotten_sessions,
-        reasons=_advice(
-            totals,
-            undated,
-            max_message_chars,
-            sum(s.id_too_long for s in at_risk),
-            sum(s.id_not_utf8 for s in at_risk),
-            sum(s.messages_at_risk for s in at_risk if s.id_missing),
-        ),
+        reasons=_advice(totals, undated, max_message_chars, at_risk),
     )
 
 
@@ -184,10 +177,13 @@ def _advice(
     totals: dict[Reason, int],
     undated: int,
     max_message_chars: int,
-    too_long: int,
-    not_utf8: int,
-    without_id: int,
+    at_risk: list[SessionAtRisk],
 ) -> list[str]:
+    too_long = sum(s.id_too_long for s in at_risk)
+    not_utf8 = sum(s.id_not_utf8 for s in at_risk)
+    without_id = sum(s.messages_at_risk for s in at_risk if s.id_missing)
+    # (messages of sessions the archive cannot hold: no run archives them)
+    never = sum(s.unarchived for s in at_risk if s.id_too_long or s.id_not_utf8 or s.id_missing)
     lines = []
     if without_id:
         lines.append(
@@ -208,7 +204,7 @@ def _advice(
             f"{'is' if not_utf8 == 1 else 'are'} not UTF-8, which the archive cannot hold: "
             "their messages are never archived; keep them, or fix the ids in the bot"
         )
-    if (archivable := totals["unarchived"] - without_id) > 0:
+    if (archivable := totals["unarchived"] - never) > 0:
         lines.append(
             f"{plural(archivable, 'message is', 'messages are')} not archived: run "
             "archivist archive"

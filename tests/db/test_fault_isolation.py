@@ -195,6 +195,7 @@ def test_a_session_id_too_long_is_refused_and_never_echoed(
     assert [(s["session_id"], s["id_too_long"]) for s in verdict["sessions"]] == [(SHORT_ID, True)]
     assert verdict["sessions"][0]["reason"].startswith("session id over 1024 bytes")
     assert any("1 session has an id over 1024 bytes" in r for r in verdict["reasons"])
+    assert not any("run archivist archive" in r for r in verdict["reasons"])  # it cannot help
     for read in shown:
         assert read.returncode == 1 and SHORT_ID in read.stderr, read.stderr
     for output in (done, cron, refused, check, *shown):
