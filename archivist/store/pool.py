@@ -28,6 +28,7 @@ from archivist.store.protocol import QueryTimeoutError
 from archivist.store.psycopg_rpc import PsycopgRpc
 
 WAIT_FOR_CONNECTION_S = 30.0  # a call that is not bounded by its own deadline
+FIRST_WAIT_S = 1.0  # then the database is tried directly: is it there at all?
 
 
 class PooledRpc:
@@ -51,17 +52,36 @@ class PooledRpc:
             raise StoreError("the database accepted one connection but not the pool's") from None
         self._returns_set: dict[str, bool] = {}
         self._timeouts = settings.timeouts
+        self._url, self._settings = url, settings
 
     @contextmanager
     def connection(self, timeout_s: float = WAIT_FOR_CONNECTION_S) -> Iterator[Conn]:
         """A connection of the pool, returned to it when the body ends."""
+        conn = self._take(timeout_s)
         try:
-            with self._pool.connection(timeout=timeout_s) as conn:
-                yield conn
+            yield conn
+        finally:
+            self._pool.putconn(conn)
+
+    def _take(self, timeout_s: float) -> Conn:
+        """A connection within `timeout_s`. When none comes at once, the database is tried
+        directly first: one that went away (a restart, a network cut) is said at once as
+        `connect` says it, not after the whole wait as a pool too busy."""
+        first = min(timeout_s, FIRST_WAIT_S)
+        try:
+            return self._pool.getconn(timeout=first)
         except PoolTimeout:
-            raise QueryTimeoutError(
-                f"no database connection became free within {timeout_s:g} s"
-            ) from None
+            if timeout_s <= first:
+                raise self._busy(timeout_s) from None
+        connect(self._url, self._settings).close()  # StoreError: cannot connect ...
+        try:
+            return self._pool.getconn(timeout=timeout_s - first)
+        except PoolTimeout:
+            raise self._busy(timeout_s) from None
+
+    @staticmethod
+    def _busy(timeout_s: float) -> QueryTimeoutError:
+        return QueryTimeoutError(f"no database connection became free within {timeout_s:g} s")
 
     def call(self, function: str, args: Mapping[str, Any], timeout_ms: int | None = None) -> Any:
         wait_s = WAIT_FOR_CONNECTION_S if timeout_ms is None else timeout_ms / 1000

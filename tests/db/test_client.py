@@ -114,6 +114,33 @@ def test_a_dropped_connection_is_replaced(
         assert old not in backends(admin, dbname)
 
 
+def test_a_database_gone_is_said_at_once_not_as_a_timeout(
+    archived: Settings, source: SourceDB, admin: psycopg.Connection[tuple[int]]
+) -> None:
+    """A long-lived client (a bot, the MCP server) whose database goes away: a call waited
+    15-30 s for a pool connection and then blamed slowness. It says it cannot connect."""
+    dbname = source.conn.info.dbname
+    with Archivist(archived) as client:
+        assert client.archive_search(session_ids=["oauth"]).hits
+        admin.execute(f'ALTER DATABASE "{dbname}" WITH ALLOW_CONNECTIONS false')
+        try:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                [dbname],
+            )
+            started = time.monotonic()
+            for _ in range(2):  # (the first may meet the connection just terminated)
+                try:
+                    client.archive_search(session_ids=["oauth"])
+                except StoreError as exc:
+                    last = exc
+            assert "cannot connect to the database" in str(last), last
+            assert time.monotonic() - started < 12
+        finally:
+            admin.execute(f'ALTER DATABASE "{dbname}" WITH ALLOW_CONNECTIONS true')
+        assert eventually(lambda: bool(client.archive_search(session_ids=["oauth"]).hits))
+
+
 def test_module_functions_leave_no_connection_behind(
     archived: Settings, source: SourceDB, admin: psycopg.Connection[tuple[int]]
 ) -> None:
