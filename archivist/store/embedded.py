@@ -87,15 +87,20 @@ _HANDLES = ".handle_pids.json"
 
 def _forget_dead_handles(pgdata: Path) -> None:
     import psutil  # (pgserver's own dependency)
+    from pgserver.postgres_server import PostgresServer
 
     listed = pgdata / _HANDLES
-    try:
-        pids = json.loads(listed.read_text())
-    except (OSError, ValueError):
-        return  # no server yet, or a list pgserver will rewrite
-    alive = [p for p in pids if isinstance(p, int) and psutil.pid_exists(p)]
-    if alive != pids:
-        listed.write_text(json.dumps(alive))
+    # under pgserver's own lock: a process taking or giving up a handle meanwhile is not lost
+    with PostgresServer._lock:
+        try:
+            pids = json.loads(listed.read_text())
+        except (OSError, ValueError):
+            return  # no server yet, or a list pgserver will rewrite
+        if not isinstance(pids, list):
+            return
+        alive = [p for p in pids if isinstance(p, int) and psutil.pid_exists(p)]
+        if alive != pids:
+            listed.write_text(json.dumps(alive))
 
 
 def stop_embedded() -> None:
