@@ -119,6 +119,12 @@ def demo_data_dir(settings: Settings, cwd: Path) -> Path | None:
     """
     if not settings.uses_embedded_database or embedded_exists(settings.data_dir):
         return None
+    return _demo_beside(settings, cwd)
+
+
+def _demo_beside(settings: Settings, cwd: Path) -> Path | None:
+    """The demo's database under `data_dir`, or, when `data_dir` is not set, first the one
+    `make demo` leaves in `./.archivist`."""
     candidates = [settings.data_dir / DEMO_FOLDER]
     if "data_dir" not in settings.model_fields_set:
         candidates.insert(0, cwd / MAKE_DEMO_DATA_DIR / DEMO_FOLDER)
@@ -148,12 +154,7 @@ def _hidden_demo_note(settings: Settings, cwd: Path) -> str | None:
     """A note when the user's own embedded database is read while a demo's sits beside it:
     after `make demo` and a bare `archivist init`, every command would read the new, empty
     database without a word about the demo."""
-    if not settings.uses_embedded_database:
-        return None
-    candidates = [settings.data_dir / DEMO_FOLDER]
-    if "data_dir" not in settings.model_fields_set:
-        candidates.insert(0, cwd / MAKE_DEMO_DATA_DIR / DEMO_FOLDER)
-    demo = next((c for c in candidates if embedded_exists(c)), None)
+    demo = _demo_beside(settings, cwd) if settings.uses_embedded_database else None
     if demo is None:
         return None
     return (
