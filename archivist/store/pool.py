@@ -4,7 +4,8 @@ A client that searches in a loop (a bot, the MCP server) must not pay a connecti
 call. `PooledRpc` borrows a connection for each function call and gives it back, so one store
 serves any number of calls, from any number of threads, on at most `pool_max_size`
 connections. A connection the database dropped is discarded when it comes back and replaced
-in the background.
+in the background; one that sat idle is pinged before it is lent, since the database may have
+closed it meanwhile (a restart, a failover, a pooler's idle timeout), which would fail the call.
 
 The pool is opened only after one direct connection succeeded: a bad URL or an unreachable
 database then fails at once, with the same one-line error as every command, instead of the
@@ -16,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
+from time import monotonic
 from typing import Any
 
 from psycopg_pool import ConnectionPool, PoolTimeout
@@ -29,6 +31,8 @@ from archivist.store.psycopg_rpc import PsycopgRpc
 
 WAIT_FOR_CONNECTION_S = 30.0  # a call that is not bounded by its own deadline
 FIRST_WAIT_S = 1.0  # then the database is tried directly: is it there at all?
+# A connection idle this long is pinged before use (one round trip); one in steady use is not.
+IDLE_CHECK_S = 5.0
 
 
 class PooledRpc:
@@ -36,10 +40,12 @@ class PooledRpc:
 
     def __init__(self, url: str, settings: Settings) -> None:
         connect(url, settings).close()
+        self._idle_since: dict[int, float] = {}
         self._pool: ConnectionPool[Conn] = ConnectionPool(
             url,
             kwargs=CONNECT_OPTIONS,
             configure=partial(prepare, url=url, settings=settings),
+            check=self._check_idle,
             min_size=1,
             max_size=settings.pool_max_size,
             name="archivist",
@@ -61,7 +67,15 @@ class PooledRpc:
         try:
             yield conn
         finally:
+            self._idle_since[id(conn)] = monotonic()
             self._pool.putconn(conn)
+
+    def _check_idle(self, conn: Conn) -> None:
+        """Raise if a connection that sat idle for IDLE_CHECK_S or more no longer answers: the
+        pool then discards it and lends another."""
+        since = self._idle_since.pop(id(conn), None)
+        if since is None or monotonic() - since >= IDLE_CHECK_S:
+            ConnectionPool.check_connection(conn)
 
     def _take(self, timeout_s: float) -> Conn:
         """A connection within `timeout_s`. When none comes at once, the database is tried

@@ -114,6 +114,26 @@ def test_a_dropped_connection_is_replaced(
         assert old not in backends(admin, dbname)
 
 
+def test_a_connection_closed_while_idle_does_not_fail_the_next_call(
+    archived: Settings,
+    source: SourceDB,
+    admin: psycopg.Connection[tuple[int]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server that sat idle (an MCP host between questions) while the database closed its
+    connection (a restart, a failover, a pooler's idle timeout): the next call is served, not
+    failed with "terminating connection due to administrator command"."""
+    monkeypatch.setattr("archivist.store.pool.IDLE_CHECK_S", 0.0)  # idle long enough at once
+    dbname = source.conn.info.dbname
+    with Archivist(archived) as client:
+        assert client.memory_search("refresh token").hits
+        (old,) = backends(admin, dbname)
+        admin.execute("SELECT pg_terminate_backend(%s)", [old])
+        assert eventually(lambda: old not in backends(admin, dbname))
+        for _ in range(3):
+            assert client.memory_search("refresh token").hits[0].session_id == "oauth"
+
+
 def test_a_database_gone_is_said_at_once_not_as_a_timeout(
     archived: Settings, source: SourceDB, admin: psycopg.Connection[tuple[int]]
 ) -> None:
