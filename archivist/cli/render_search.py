@@ -8,7 +8,6 @@ result models, so fields the search adds (score parts) appear with -v without ch
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -68,11 +67,6 @@ def _number(value: Any) -> str:
     return f"{value:.4f}" if isinstance(value, float) else str(value)
 
 
-def _when(hit: MemoryHit) -> str:
-    last = hit.metadata.get("last_at")
-    return people_time(datetime.fromisoformat(last) if last else hit.created_at)
-
-
 def _memory_hit(
     out: Output,
     n: int,
@@ -87,7 +81,7 @@ def _memory_hit(
     if hit.relevance is not None:
         head.append(f"relevance {hit.relevance:.2f}{' (weak)' if hit.weak else ''}  ")
     head.append(hit.session_id, style="bold")
-    head.append(f"  {hit.source}  {_when(hit)}")
+    head.append(f"  {hit.source}  {people_time(hit.said_at)}")
     if hit.superseded_by in places:
         head.append(f"  (older than #{places[hit.superseded_by]}, on the same words)")
     out.out.print(head)

@@ -36,11 +36,15 @@ def _clamped(clamped: dict[str, Clamp]) -> str:
     return f" (clamped: {', '.join(parts)})"
 
 
+def _relevance(hit: MemoryHit) -> str:
+    """What `min_score` is compared with, and whether it is a weak match."""
+    return f"relevance {hit.relevance or 0:.2f}" + (", weak" if hit.weak else "")
+
+
 def _hit(n: int, hit: MemoryHit) -> str:
-    score = f"{hit.score:.4f}" if hit.score is not None else f"{hit.similarity or 0:.2f}"
     return (
-        f"{n}. [{hit.session_id} · {hit.source} · {score} · {hit.created_at:%Y-%m-%d}] "
-        f"{_excerpt(hit.content)}"
+        f"{n}. [{hit.session_id} · {hit.source} · {_relevance(hit)} · "
+        f"{hit.said_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC] {_excerpt(hit.content)}"
     )
 
 
@@ -58,11 +62,20 @@ def _facts(hit: ArchiveHit) -> list[str]:
 
 
 def memory_text(result: MemorySearchResult) -> str:
+    """The hits, or, when none reached `weak_below`, one line that says so (as the CLI does):
+    a host that shows the model the text only must not pass noise off as memory."""
     when = f" as of {result.as_of.astimezone(UTC):%Y-%m-%d %H:%M} UTC" if result.as_of else ""
-    head = (
-        f"{_count(len(result.hits), 'chunk')} for {_excerpt(result.query, 80)!r}{when} "
-        f"({result.mode})"
-    )
+    query = _excerpt(result.query, 80)
+    if result.no_good_match and result.hits and result.min_score is None:
+        best = max(h.relevance or 0.0 for h in result.hits)
+        return (
+            f"No good match for {query!r}{when} (best relevance {best:.2f}, weak below "
+            f"{result.weak_below:g}); min_score 0 lists the {_count(len(result.hits), 'weak hit')}"
+            + _clamped(result.clamped)
+        )
+    head = f"{_count(len(result.hits), 'chunk')} for {query!r}{when} ({result.mode})"
+    if result.dropped_below:
+        head += f", {_count(result.dropped_below, 'hit')} under min_score left out"
     return "\n".join(
         [head + _clamped(result.clamped), *(_hit(n, h) for n, h in enumerate(result.hits, 1))]
     )
@@ -80,6 +93,9 @@ def archive_text(result: ArchiveSearchResult) -> str:
 
 def search_text(result: SearchResult) -> str:
     lines = [f"{_count(len(result.sessions), 'session')} for {_excerpt(result.query, 80)!r}"]
+    chunks = [h for m in result.sessions for h in m.chunks]
+    if chunks and all(h.weak for h in chunks):
+        lines[0] += " (no good match: every chunk is weak)"
     lines[0] += _clamped(result.clamped)
     for match in result.sessions:
         best = "-" if match.best_similarity is None else f"{match.best_similarity:.2f}"
@@ -87,7 +103,10 @@ def search_text(result: SearchResult) -> str:
         if match.latest is not None:
             lines.append(f"  summary (v{match.latest.version}): {_excerpt(match.latest.summary)}")
             lines += _facts(match.latest)
-        lines += [f"  {n}. {_excerpt(h.content, 200)}" for n, h in enumerate(match.chunks, 1)]
+        lines += [
+            f"  {n}. ({_relevance(h)}) {_excerpt(h.content, 200)}"
+            for n, h in enumerate(match.chunks, 1)
+        ]
     return "\n".join(lines)
 
 

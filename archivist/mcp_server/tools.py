@@ -31,7 +31,7 @@ from archivist.mcp_server.text import (
 )
 from archivist.queries import ArchiveQuery, HybridQuery, MemoryQuery, SessionQuery
 from archivist.search import ArchiveSearchResult, MemorySearchResult, SearchResult
-from archivist.state.current import CurrentState, CurrentStateQuery
+from archivist.state.current import CURRENT_MAX_ITEMS, CurrentState, CurrentStateQuery
 from archivist.state.history import History
 from archivist.state.view import StateView
 from archivist.words import plural
@@ -40,12 +40,23 @@ Q = TypeVar("Q", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 
 _DEFAULTS = Settings.model_fields
-_LIMITS = (
-    f" At most {MEMORY_MAX_RESULTS} chunks and {ARCHIVE_MAX_ROWS} archive rows, the query cut at"
-    f" {SEARCH_QUERY_MAX_CHARS:,} characters and"
-    f" {_DEFAULTS['search_timeout_s'].default:g} s per call; a request over a limit is clamped"
-    " and the result says so in `clamped`."
+_CHUNKS = f"{MEMORY_MAX_RESULTS} chunks, the query cut at {SEARCH_QUERY_MAX_CHARS:,} characters"
+_ROWS = f"{ARCHIVE_MAX_ROWS} archive rows"
+_WEAK = (
+    " Each hit's relevance (0 to about 1) says how well its words match the query; a hit under"
+    f" {_DEFAULTS['search_weak_below'].default:g} is weak (`weak`)."
 )
+_NO_GOOD_MATCH = (
+    " When no hit reaches it, the result says `no_good_match`: nothing archived answers well."
+    " min_score leaves out the hits under it."
+)
+
+
+def _limits(*bounds: str) -> str:
+    return (
+        f" At most {' and '.join(bounds)}, and {_DEFAULTS['search_timeout_s'].default:g} s per"
+        " call; a request over a limit is clamped and the result says so in `clamped`."
+    )
 
 
 @dataclass(frozen=True)
@@ -97,6 +108,8 @@ def _current(client: Archivist, q: CurrentStateQuery) -> CurrentState:
 def _current_text(result: CurrentState) -> str:
     head = f"How {result.subject!r} changed" if result.subject else "Current state"
     lines = [f"{head}: {plural(result.total, 'item')}"]
+    if result.clipped:
+        lines[0] += f" (showing {len(result.items)}; raise limit, at most {CURRENT_MAX_ITEMS})"
     for i in result.items:
         stopped = f", stopped {i.stopped_at:%Y-%m-%d} ({i.trigger})" if i.stopped_at else ""
         conflict = " CONFLICT" if i.conflict else ""
@@ -112,7 +125,10 @@ TOOLS: list[ToolSpec[Any, Any]] = [
         "memory_search",
         "Search memory by meaning",
         "Find conversation by meaning: the archived chunks (turns, summaries, extractions, "
-        "state items) that best answer the query, best first." + _LIMITS,
+        "state items) that best answer the query, best first."
+        + _WEAK
+        + _NO_GOOD_MATCH
+        + _limits(_CHUNKS),
         MemoryQuery,
         MemorySearchResult,
         _memory,
@@ -122,7 +138,7 @@ TOOLS: list[ToolSpec[Any, Any]] = [
         "archive_search",
         "Search the archive by fact",
         "Find sessions by structured fact: topics, decisions, entities, actions, state items "
-        "and time; the latest version of each session, newest first." + _LIMITS,
+        "and time; the latest version of each session, newest first." + _limits(_ROWS),
         ArchiveQuery,
         ArchiveSearchResult,
         _archive,
@@ -132,7 +148,8 @@ TOOLS: list[ToolSpec[Any, Any]] = [
         "search",
         "Search by meaning and fact",
         "Meaning first, then structured facts: chunks grouped by session, each session with "
-        "its latest version, kept only if it matches the filters." + _LIMITS,
+        "its latest version, kept only if it matches the filters (sessions resolved from "
+        f"them: at most {ARCHIVE_MAX_ROWS}, the newest)." + _WEAK + _limits(_CHUNKS),
         HybridQuery,
         SearchResult,
         _hybrid,

@@ -78,6 +78,13 @@ class MemoryHit(BaseModel):
         "above it",
     )
 
+    @property
+    def said_at(self) -> datetime:
+        """When what the hit shows was said: its last message's time, else when it was archived
+        (a bot summary or an extraction piece of an archive without message times)."""
+        last = self.metadata.get("last_at")
+        return datetime.fromisoformat(last) if isinstance(last, str) else self.created_at
+
 
 class MemorySearchResult(BaseModel):
     """What `memory_search` returns; `--json` prints exactly this."""

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -154,8 +154,13 @@ async def check_answers(session: ClientSession, ollama: OllamaTestServer) -> dic
         assert answer.structured_content is not None and text(answer)
         TOOLS[name][1].model_validate(answer.structured_content)
         structured[name] = answer.structured_content
-    assert structured["memory_search"]["hits"][0]["session_id"] == "deploy"
-    assert "deploy" in text(answers["memory_search"])
+    first = structured["memory_search"]["hits"][0]
+    assert first["session_id"] == "deploy"
+    said = datetime.fromisoformat(first["metadata"]["last_at"]).astimezone(UTC)
+    # when it was said (not when it was archived) and the relevance min_score is compared with
+    assert f"relevance {first['relevance']:.2f} · {said:%Y-%m-%d %H:%M} UTC]" in text(
+        answers["memory_search"]
+    )
     assert [h["session_id"] for h in structured["archive_search"]["hits"]] == ["oauth"]
     assert [s["session_id"] for s in structured["search"]["sessions"]] == ["oauth"]
     assert structured["session_state"]["text"] == text(answers["session_state"])
@@ -194,6 +199,13 @@ def test_limits_are_clamped_and_bad_calls_are_tool_errors(
         rows = await call(session, "archive_search", limit=99)
         assert rows.structured_content is not None
         assert rows.structured_content["clamped"]["limit"] == {"requested": 99, "applied": 20}
+        noise = await call(session, "memory_search", query="quantum zebra accordion")
+        assert noise.structured_content is not None and noise.structured_content["no_good_match"]
+        assert text(noise).startswith("No good match for 'quantum zebra accordion'"), text(noise)
+        assert "\n" not in text(noise)  # no weak hit passed off as memory
+        one = await call(session, "current_state", limit=1)
+        assert one.structured_content is not None and one.structured_content["total"] > 1
+        assert "(showing 1; raise limit" in text(one).splitlines()[0], text(one)
         long = await call(session, "memory_search", query="token " * 2000)
         assert long.structured_content is not None
         assert long.structured_content["clamped"]["query_chars"]["applied"] == 8000
