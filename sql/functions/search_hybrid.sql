@@ -112,6 +112,21 @@ BEGIN
 END;
 $$;
 
+-- Whether a chunk is a state item that is not current now: a later session of its scope
+-- replaced it, or a resolution dropped it (jarvis_state_items.current, kept at commit time).
+-- Such an item is what was true, not what is: a search "now" does not serve it as context, as
+-- an item its own session replaced has no chunk at all (the turns that said it are still found).
+-- `now` false (a search as of a time) keeps it: it may have been current then.
+CREATE OR REPLACE FUNCTION archivist_stale_item(
+    p_session_id text, p_source text, p_metadata jsonb, p_now boolean
+) RETURNS boolean
+LANGUAGE sql STABLE
+AS $$
+    SELECT p_now AND p_source = 'state_item' AND EXISTS (
+        SELECT 1 FROM jarvis_state_items i
+        WHERE i.session_id = p_session_id AND i.uid = p_metadata ->> 'uid' AND NOT i.current)
+$$;
+
 -- Ranks chunks for a query and picks match_count (at most 10) of them: the evidence first.
 -- Candidates: the 50 nearest turn windows and the 20 nearest chunks of any source
 -- (archivist_vector_candidates; if vector_weight > 0 and a query vector is given) and the 50
@@ -138,6 +153,8 @@ $$;
 --     were taken already (a state item whose source message is in a turn window already
 --     there); the ids of other hits do not count, as they name the messages they were built
 --     from without showing them (a summary piece's would hide the turns it sums up);
+--   * it is a state item that is no longer current (archivist_stale_item): a later session
+--     replaced it, or a resolution dropped it; not so as of a time (`as_of`, `until`);
 --   * it is a whole-session chunk (summary, extraction, state item) and 2 of every 10 places
 --     are taken by such chunks already, or one of its session is: these are context, the turns
 --     are the evidence. Not so when the query asks about sessions as wholes
@@ -194,6 +211,7 @@ DECLARE
                            AND archivist_whole_session_query(query_text);
     v_open      boolean := v_filter ->> 'source' IS NOT NULL OR v_whole;
     v_context   integer := greatest(1, v_k / 5);
+    v_now       boolean := v_filter ->> 'as_of' IS NULL AND v_filter ->> 'until' IS NULL;
     v_taken     integer := 0;
     v_fill      boolean;
     v_wholes    integer;
@@ -216,7 +234,8 @@ BEGIN
         INTO v_rule, v_rule_rank, v_rule_key, v_rule_ids
         FROM archivist_standing_rule(query_text, v_filter) s
         JOIN jarvis_memory_chunks c ON c.id = s.id
-        WHERE s.rank >= 0.15;
+        WHERE s.rank >= 0.15
+          AND NOT archivist_stale_item(c.session_id, c.source, c.metadata, v_now);
     END IF;
     FOR r IN
         WITH by_vector AS (
@@ -273,19 +292,22 @@ BEGIN
                    extract(epoch FROM now() - coalesce((c.metadata ->> 'last_at')::timestamptz,
                                                        c.created_at)) / 86400)
                    / greatest(half_life_days, 0.001))) AS score,
-               false AS reserved, w.r AS whole
+               false AS reserved, w.r AS whole,
+               archivist_stale_item(c.session_id, c.source, c.metadata, v_now) AS stale
         FROM fused f FULL JOIN (SELECT * FROM by_whole WHERE r <= v_k / 2) w ON w.id = f.id
         JOIN jarvis_memory_chunks c ON c.id = coalesce(f.id, w.id)
         WHERE f.fused IS NOT NULL OR w.id IS NOT NULL
         UNION ALL
         -- The standing rule, after every candidate: it takes the place held for it.
         SELECT c.id, c.session_id, c.source, c.content, c.metadata, c.content_hash, 0, 0,
-               1 - (c.embedding <=> query_embedding), c.created_at, v_rule_rank, 0, true, NULL
+               1 - (c.embedding <=> query_embedding), c.created_at, v_rule_rank, 0, true, NULL,
+               false
         FROM jarvis_memory_chunks c WHERE c.id = v_rule
         ORDER BY reserved, score DESC, id
     LOOP
         -- The sessions' pieces a whole-session query holds places for, this one and those below.
         v_wholes := coalesce(v_wholes, r.wholes::integer) - (r.whole IS NOT NULL)::integer;
+        CONTINUE WHEN r.stale;
         v_ids := ARRAY(SELECT jsonb_array_elements_text(
                            CASE WHEN jsonb_typeof(r.metadata -> 'message_ids') = 'array'
                                 THEN r.metadata -> 'message_ids' ELSE '[]' END));

@@ -75,6 +75,26 @@ def test_a_later_sessions_change_supersedes_the_earlier_item_linked_both_ways(
     assert "Use Redis for the session cache" in as_json("state", "s1")["text"]
 
 
+def test_memory_search_serves_no_item_a_later_session_replaced_but_does_as_of_then(
+    changed: dict[str, list[Any]],
+) -> None:
+    """A bot asking memory "now" got the replaced decision as a state-item hit, unmarked:
+    what was true, served as what is. The turn that said it is still found."""
+
+    def hits(*args: str) -> dict[str, str]:
+        found = as_json("memory-search", "session cache", "--min-score", "0", *args)["hits"]
+        return {h["content"]: h["source"] for h in found}
+
+    items = hits("--source", "state_item")
+    assert "Use Memcached for session cache instead of Redis" in items
+    assert "Use Redis for the session cache" not in items
+    assert "Use Redis for the session cache" not in hits().keys()
+    said = hits("--source", "session_turn")
+    assert any("Let's use Redis for the session cache." in text for text in said)
+    then = hits("--source", "state_item", "--as-of", (T0 + DAY / 2).isoformat())
+    assert "Use Redis for the session cache" in then
+
+
 def test_as_of_gives_the_state_as_it_stood_then(changed: dict[str, list[Any]]) -> None:
     then = as_json("state", "--current", "--as-of", (T0 + DAY / 2).isoformat())
     assert [i["text"] for i in then["items"]] == ["Use Redis for the session cache"]
