@@ -13,18 +13,49 @@ def _when(at: datetime | None) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if at else "?"
 
 
+# How an item stopped being true (its `trigger`), as a person reads it before "by <uid>".
+_STOPPED = {
+    "replace": "replaced",
+    "update": "updated",
+    "cancel": "cancelled",
+    "reverse": "reversed",
+    "restated": "restated",
+    "in session": "replaced in its session",
+}
+
+
+def _status(item: CurrentItem) -> str:
+    """What the item is now in its scope: its session's status while it is current, else why
+    it is not (a later session replaced it, or a person's resolution)."""
+    if item.type == "fact" and item.value:
+        return item.value  # a fact's status is always active: "never" or "yes" is what it says
+    if item.current:
+        return item.status
+    if item.resolution == "drop":
+        return "dropped"
+    return "superseded" if item.stopped_at is not None else "taken out"
+
+
+def _until(item: CurrentItem) -> str:
+    """When (and how) an item stopped being true, for a subject's history."""
+    if item.stopped_at is not None:
+        how = _STOPPED.get(item.trigger or "", item.trigger or "replaced")
+        return f" .. {_when(item.stopped_at)}, {how} by {item.superseded_by}"
+    if item.current:
+        return " .. now"
+    if item.resolution == "drop":
+        return ", dropped by a resolution"
+    return ", taken out: a resolution kept what it conflicted with"
+
+
 def _line(item: CurrentItem, history: bool, shown: frozenset[str] = frozenset()) -> str:
     """One item; a conflict names those it conflicts with that are not `shown` beside it."""
     refs = ",".join(item.refs[:3]) + ("..." if len(item.refs) > 3 else "")
     where = f"{item.session_id} msg {refs}"
-    # a fact's status is always active: "never" or "yes" is what it says
-    status = item.value if item.type == "fact" and item.value else item.status
-    line = f"[{item.uid}] {item.type.upper()} ({status}) {item.text}"
+    line = f"[{item.uid}] {item.type.upper()} ({_status(item)}) {item.text}"
     line += f"  ({where}, {_when(item.became_at)}"
-    if history and item.stopped_at is not None:
-        line += f" .. {_when(item.stopped_at)}, {item.trigger} by {item.superseded_by}"
-    elif history:
-        line += " .. now"
+    if history:
+        line += _until(item)
     line += ")"
     if item.conflict and not shown:
         line += " CONFLICT with " + ", ".join(item.conflict_with or ["(its session)"])

@@ -210,7 +210,7 @@ BEGIN
     -- every item with every other: A's subject is within B's exactly when B has all of A's
     -- stems, so B has A's first stem (keys are sorted); the join on it gives the candidates.
     WITH resolved AS (
-        SELECT DISTINCT ON (r.uid, r.user_id) r.uid, r.user_id, r.action
+        SELECT DISTINCT ON (r.uid, r.user_id) r.uid, r.user_id, r.action, r.resolved_at
         FROM jarvis_state_resolutions r
         WHERE (p_user_id IS NULL OR r.user_id = p_user_id)
         ORDER BY r.uid, r.user_id, r.resolved_at DESC, r.id DESC
@@ -218,7 +218,7 @@ BEGIN
         SELECT s.id AS rid, s.session_id, s.user_id, s.uid, s.type, s.text, s.status, s.subject,
                s.subject_key, s.value, s.value_key, s.change, s.old_key, s.replaced_by,
                s.conflict, s.session_conflicts, s.refs, s.became_at, s.last_seen_at,
-               rs.action AS resolution,
+               rs.action AS resolution, rs.resolved_at,
                coalesce(s.user_id, '') AS scope_key, s.known, s.stopped_at AS known_stop,
                archivist_value_side(s.value) AS value_side
         FROM (SELECT a.*, false AS known FROM jarvis_state_items a
@@ -362,13 +362,21 @@ BEGIN
                         WHEN x.status = 'superseded' AND p_as_of IS NULL
                         THEN coalesce(x.last_seen_at, x.became_at) END AS own_stop) t
     ), disagree AS MATERIALIZED (
-        -- live items of different sessions on the same subject whose values differ
-        SELECT r.x, o.uid, o.session_id, o.became_at, o.resolution
+        -- live items of different sessions on the same subject whose values differ, and how
+        -- the pair stands: a resolution settles the disagreements said by the time it was made
+        -- (`by_other`: the other item's, `by_self`: this one's); a later statement that
+        -- disagrees with an item a person kept or dropped is a disagreement anew.
+        SELECT r.x, r.y, o.uid, o.session_id, o.became_at, o.resolution,
+               o.resolution IS NOT NULL AND NOT l.became_at > o.resolved_at AS by_other,
+               l.resolution IS NOT NULL AND NOT o.became_at > l.resolved_at AS by_self
         FROM related r JOIN live l ON l.rid = r.x JOIN live o ON o.rid = r.y
         WHERE l.stop IS NULL AND o.stop IS NULL AND o.session_id <> l.session_id
           AND cardinality(l.value_key) > 0 AND cardinality(o.value_key) > 0
           AND NOT archivist_same_key(l.value_key, o.value_key)
           AND coalesce(l.value_side = o.value_side, true)
+    ), away AS MATERIALIZED (
+        -- the items a kept item takes out: those it disagreed with when it was kept
+        SELECT d.x FROM disagree d WHERE d.resolution = 'keep' AND d.by_other GROUP BY d.x
     ), judged AS (
         -- An item of its session it conflicts with (session_conflicts) that a person kept takes
         -- it out, as one of another session does; the conflict is open while one of them is
@@ -396,8 +404,11 @@ BEGIN
         FROM live l
         LEFT JOIN (SELECT d.x,
                           array_agg(d.uid ORDER BY d.became_at DESC, d.session_id, d.uid)
-                              FILTER (WHERE d.resolution IS NULL) AS uids,
-                          bool_or(d.resolution = 'keep') AS kept_away
+                              FILTER (WHERE NOT d.by_other AND NOT d.by_self
+                                        AND d.resolution IS DISTINCT FROM 'drop'
+                                        AND NOT EXISTS (SELECT 1 FROM away a WHERE a.x = d.y))
+                              AS uids,
+                          EXISTS (SELECT 1 FROM away a WHERE a.x = d.x) AS kept_away
                    FROM disagree d GROUP BY d.x) d ON d.x = l.rid
     )
     SELECT j.rid, j.session_id, j.user_id, j.uid, j.type, j.text, j.status, j.subject, j.value,
@@ -411,9 +422,9 @@ BEGIN
            j.resolution,
            j.conflict_uids || ARRAY(SELECT u FROM unnest(j.partners) u
                                     WHERE j.stop IS NULL AND u <> ALL (j.conflict_uids)),
-           j.stop IS NULL AND j.resolution IS NULL AND NOT j.kept_away
-               AND ((j.conflict AND (cardinality(j.session_conflicts) = 0
-                                     OR cardinality(j.partners) > 0))
+           j.stop IS NULL AND j.resolution IS DISTINCT FROM 'drop' AND NOT j.kept_away
+               AND ((j.resolution IS NULL AND j.conflict
+                     AND (cardinality(j.session_conflicts) = 0 OR cardinality(j.partners) > 0))
                     OR cardinality(j.conflict_uids) > 0),
            j.stop IS NULL AND j.resolution IS DISTINCT FROM 'drop' AND NOT j.kept_away
     FROM judged j

@@ -4,7 +4,7 @@ a subject changed, conflicts and their resolution."""
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -27,6 +27,13 @@ def as_json(*args: str) -> dict[str, Any]:
     assert result.exit_code == 0, result.output
     document: dict[str, Any] = json.loads(result.stdout)
     return document
+
+
+def invoke_lines(*args: str) -> list[str]:
+    """The item lines `state --current` prints (with `args`)."""
+    result = invoke("state", "--current", *args)
+    assert result.exit_code == 0, result.output
+    return [line for line in result.stdout.splitlines() if line.startswith("[")]
 
 
 def by_text(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -69,6 +76,9 @@ def test_a_later_sessions_change_supersedes_the_earlier_item_linked_both_ways(
     assert old["superseded_by_session"] == "s2" and old["trigger"] == "replace"
     assert old["stopped_at"] == new["became_at"]
     assert history[1]["supersedes"] == [old["uid"]]
+    first, second = invoke_lines("--subject", "session cache")
+    assert "(superseded)" in first and f", replaced by {new['uid']})" in first
+    assert "(active)" in second and second.endswith(" .. now)")
     # Precision: the job queue is another subject, whatever the values share.
     assert current["Use Redis for job queue"]["superseded_by"] is None
     # The session's own state is as it was: its prompt still shows its decision.
@@ -621,6 +631,21 @@ def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
     # Nothing was deleted: the dropped side is still in the subject's history.
     history = as_json("state", "--current", "--subject", "marketing site")["items"]
     assert {i["uid"] for i in history} == {netlify["uid"], vercel["uid"]}
+    shown = {line.split("]")[0] + "]": line for line in invoke_lines("--subject", "marketing site")}
+    assert "(taken out)" in shown[f"[{netlify['uid']}]"]
+    assert "a resolution kept what it conflicted with" in shown[f"[{netlify['uid']}]"]
+    assert "(active)" in shown[f"[{vercel['uid']}]"] and " .. now)" in shown[f"[{vercel['uid']}]"]
+
+    # A resolution settles what was said by then. A later statement that disagrees with the
+    # kept side is a disagreement anew: listed, current, never hidden by the old resolution.
+    later = datetime.now(UTC) + timedelta(seconds=1)
+    source.add("c", ["The marketing site is deployed on Cloudflare Pages.", "Ok."], start=later)
+    assert invoke("archive").exit_code == 0
+    listed = as_json("conflicts")["items"]
+    assert [i["session_id"] for i in listed] == ["c", "b"]
+    assert listed[0]["conflict_with"] == [vercel["uid"]]
+    current = as_json("state", "--current")["items"]
+    assert {i["session_id"] for i in current if i["type"] == "decision"} == {"b", "c"}
 
 
 @pytest.mark.parametrize(
