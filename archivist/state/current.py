@@ -98,6 +98,11 @@ class CurrentStateQuery(BaseModel):
     )
     limit: int = Field(200, ge=1, le=CURRENT_MAX_ITEMS, description="Items wanted, at most 1000.")
 
+    @field_validator("user_id")
+    @classmethod
+    def _a_user(cls, user_id: str | None) -> str | None:
+        return _not_blank(user_id)
+
     def arguments(self, conflicts: bool = False) -> dict[str, Any]:
         return {
             "p_user_id": self.user_id,
@@ -111,6 +116,13 @@ class CurrentStateQuery(BaseModel):
 _UID = re.compile(r"[a-z]_[0-9a-f]{1,62}")
 
 
+def _not_blank(user_id: str | None) -> str | None:
+    """A user id as given: a blank one names no user (and read as none, the whole archive)."""
+    if user_id is not None and not user_id.strip():
+        raise ValueError("must not be blank")
+    return user_id
+
+
 class ResolveQuery(BaseModel):
     """Settle a conflict: keep an item (the others on its subject stop) or drop it."""
 
@@ -119,6 +131,11 @@ class ResolveQuery(BaseModel):
     uid: str
     action: Literal["keep", "drop"]
     user_id: str | None = None
+
+    @field_validator("user_id")
+    @classmethod
+    def _a_user(cls, user_id: str | None) -> str | None:
+        return _not_blank(user_id)
 
     @field_validator("uid")
     @classmethod

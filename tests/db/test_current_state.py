@@ -658,6 +658,10 @@ def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
         ["resolve", "d_0123456789ab", "--keep", "--drop"],
         ["resolve", "not-a-uid", "--keep"],
         ["resolve", "d_0123456789ab", "--drop"],
+        # a blank user id named no user and was read as none: the whole archive, 0 items
+        ["state", "--current", "--user-id", ""],
+        ["conflicts", "--user-id", " "],
+        ["resolve", "d_0123456789ab", "--keep", "--user-id", ""],
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(
@@ -670,6 +674,8 @@ def test_bad_arguments_are_one_line_and_exit_2(
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     if "not-a-uid" in args:
         assert "a state item's uid looks like d_1a2b3c4d5e6f" in done.stderr, done.stderr
+    if "--user-id" in args:
+        assert "invalid argument user_id: must not be blank" in done.stderr, done.stderr
     if "yesterday-ish" in args:  # worded as every command's --as-of
         assert "Invalid value for '--as-of': 'yesterday-ish' is not a duration" in done.stderr
 
