@@ -156,7 +156,7 @@ def prune_check(
 
       cutoff=$(archivist prune-check --older-than 30d --print-cutoff) &&
         psql "$DATABASE_URL" -qc \\
-        "DELETE FROM session_messages WHERE created_at < '$cutoff'"
+        "DELETE FROM session_messages WHERE created_at < '$cutoff'::timestamptz"
     """
     out = begin(json_output, quiet or print_cutoff, verbose)
     settings = settings_for(out, {}, reading=True)

@@ -291,3 +291,28 @@ def test_the_prune_line_is_silent_when_safe_and_deletes_up_to_the_checked_cutoff
     assert "never archived: 1 not archived (id " in " ".join(unsafe.stderr.split())
     assert max(len(line) for line in unsafe.stderr.splitlines()) <= 80, unsafe.stderr
     assert corpus.count("session_messages") == 2  # nothing deleted
+
+
+def test_the_prune_line_deletes_no_later_message_from_a_local_time_column(
+    corpus: SourceDB, ollama_server: OllamaTestServer, tmp_path: Path
+) -> None:
+    """A bot's `created_at` as `timestamp` (no time zone) in a database west of UTC: the line
+    compared it with the cutoff's "...Z" read as a local time, and deleted up to five hours of
+    messages prune-check had not checked, one never archived among them."""
+    dbname = corpus.conn.info.dbname
+    corpus.conn.execute(f"ALTER DATABASE \"{dbname}\" SET TimeZone = 'America/New_York'")
+    corpus.conn.execute("SET TimeZone = 'America/New_York'")
+    corpus.conn.execute(
+        "ALTER TABLE session_messages ALTER COLUMN created_at TYPE timestamp"
+        " USING created_at AT TIME ZONE 'America/New_York'"
+    )
+    env_file = write_env_file(tmp_path / "archivist.env", corpus, ollama_server)
+    assert cron(readme_crontab_command(), env_file, tmp_path / "log").returncode == 0
+    # two hours inside the 30 days: not checked, and not archived
+    corpus.add("late", ["said after the last run"], datetime.now(UTC) - timedelta(days=30, hours=-2))
+
+    done = prune_job(env_file)
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert corpus.count("session_messages") == 1  # the archived old ones went, "late" stayed
+
