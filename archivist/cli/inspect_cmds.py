@@ -156,7 +156,8 @@ def prune_check(
 
       cutoff=$(archivist prune-check --older-than 30d --print-cutoff) &&
         psql "$DATABASE_URL" -qc \\
-        "DELETE FROM session_messages WHERE created_at < '$cutoff'::timestamptz"
+        "DELETE FROM session_messages WHERE created_at < '$cutoff'::timestamptz
+        AND archivist_prunable(session_id::text, id::text, content::text)"
     """
     out = begin(json_output, quiet or print_cutoff, verbose)
     settings = settings_for(out, {}, reading=True)

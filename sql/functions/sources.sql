@@ -306,6 +306,28 @@ BEGIN
 END;
 $$;
 
+-- Whether the prune job may delete a message: the archive holds its current text whole (as
+-- {current} says), or `archivist forget` erased it or its session. The prune job's DELETE asks
+-- it of every row it deletes (docs/operations.md), so a message edited, or inserted with an old
+-- date, after prune-check found the cutoff safe is kept: nothing can slip in between the check
+-- and the delete. The arguments are the row's session id, id and content, as text.
+CREATE OR REPLACE FUNCTION archivist_prunable(
+    p_session_id text, p_message_id text, p_content text
+) RETURNS boolean
+LANGUAGE sql STABLE
+AS $$
+    SELECT EXISTS (SELECT 1 FROM archivist_message_hashes x
+                   WHERE x.session_id = p_session_id AND x.message_id = p_message_id
+                     AND x.content_md5 = md5(coalesce(p_content, ''))
+                     AND x.archived_chars >= length(coalesce(p_content, '')))
+        OR EXISTS (SELECT 1 FROM archivist_forgotten f
+                   WHERE (f.kind = 'session'
+                          AND f.key = encode(sha256(convert_to(p_session_id, 'UTF8')), 'hex'))
+                      OR (f.kind = 'message'
+                          AND f.key = encode(sha256(convert_to(
+                                  p_session_id || chr(31) || p_message_id, 'UTF8')), 'hex')))
+$$;
+
 -- Per session, the dated messages older than the cutoff whose current text the archive does not
 -- hold whole, and why: `unarchived` (no version archived it), `edited` (archived, but its text
 -- changed since: edited, or deleted and inserted again with the same id) or `truncated`

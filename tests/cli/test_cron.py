@@ -309,10 +309,64 @@ def test_the_prune_line_deletes_no_later_message_from_a_local_time_column(
     env_file = write_env_file(tmp_path / "archivist.env", corpus, ollama_server)
     assert cron(readme_crontab_command(), env_file, tmp_path / "log").returncode == 0
     # two hours inside the 30 days: not checked, and not archived
-    corpus.add("late", ["said after the last run"], datetime.now(UTC) - timedelta(days=30, hours=-2))
+    corpus.add(
+        "late", ["said after the last run"], datetime.now(UTC) - timedelta(days=30, hours=-2)
+    )
 
     done = prune_job(env_file)
 
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     assert corpus.count("session_messages") == 1  # the archived old ones went, "late" stayed
 
+
+def test_the_prune_line_keeps_what_changed_between_the_check_and_the_delete(
+    corpus: SourceDB, ollama_server: OllamaTestServer, tmp_path: Path
+) -> None:
+    """prune-check found the cutoff safe; then, before the DELETE ran, an old message was
+    edited and another inserted with an old date. The line's DELETE deleted both, neither in
+    the archive. Each row is checked again as it is deleted (archivist_prunable)."""
+    env_file = write_env_file(tmp_path / "archivist.env", corpus, ollama_server)
+    assert cron(readme_crontab_command(), env_file, tmp_path / "log").returncode == 0
+    line = operations_prune_line().replace("/etc/archivist.env", str(env_file))
+    check, delete = line.split(" && ", 1)
+    cutoff = subprocess.run(
+        [
+            "env",
+            "-i",
+            f"PATH={ENTRY_POINT.parent}:/usr/bin:/bin",
+            "sh",
+            "-c",
+            f"{check} && echo $cutoff",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout.strip()
+    assert cutoff.endswith("Z")
+    corpus.conn.execute(
+        "UPDATE session_messages SET content = 'edited after the check' WHERE session_id = %s"
+        " AND id = (SELECT min(id) FROM session_messages WHERE session_id = %s)",
+        [SESSIONS[0], SESSIONS[0]],
+    )
+    corpus.add("late-import", ["an old message imported after the check"], T0)
+    done = subprocess.run(
+        [
+            "env",
+            "-i",
+            f"PATH={ENTRY_POINT.parent}:/usr/bin:/bin",
+            f"cutoff={cutoff}",
+            "sh",
+            "-c",
+            delete,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    left = corpus.conn.execute("SELECT content FROM session_messages ORDER BY content").fetchall()
+    assert [r[0] for r in left] == [
+        "an old message imported after the check",
+        "edited after the check",
+    ]

@@ -159,6 +159,17 @@ def test_forget_a_session_everywhere_for_good(
     assert verdict["forgotten_sessions"] == 1
     people = invoke("prune-check", "--older-than", "1h")
     assert "4 more (1 session) were forgotten on request" in " ".join(people.output.split())
+    prunable = source.conn.execute(
+        "SELECT session_id, bool_and(archivist_prunable(session_id::text, id::text,"
+        " content::text)) FROM session_messages GROUP BY session_id ORDER BY session_id"
+    ).fetchall()
+    assert prunable == sorted([(OLIVE, True), (PINE, True)])  # forgotten; archived whole
+    source.add(PINE, ["A late word, not archived yet."], start=T0 + timedelta(hours=2))
+    late = source.conn.execute(
+        "SELECT archivist_prunable(session_id::text, id::text, content::text)"
+        " FROM session_messages WHERE content = 'A late word, not archived yet.'"
+    ).fetchone()
+    assert late == (False,)
 
     # The run that named it after the forget logged its id again; forgetting again scrubs that.
     twice = invoke("forget", "--session-id", OLIVE, "--json")
@@ -293,6 +304,12 @@ def test_forget_one_message_and_the_session_is_archived_again_without_it(
     check = invoke("prune-check", "--older-than", "1h", "--json")
     assert check.exit_code == 0, check.output
     assert json.loads(check.stdout)["forgotten_messages"] == 1
+    # the prune job's DELETE may take all three: two archived whole, one forgotten
+    prunable = source.conn.execute(
+        "SELECT id, archivist_prunable(session_id::text, id::text, content::text)"
+        " FROM session_messages WHERE session_id = 's-msg' ORDER BY id"
+    ).fetchall()
+    assert prunable == [(i, True) for i in ids]
 
     # A session whose other messages the bot pruned cannot be archived again without them.
     source.conn.execute("DELETE FROM session_messages WHERE id = %s", [ids[0]])
