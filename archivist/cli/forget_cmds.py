@@ -93,6 +93,13 @@ def forget(
         with Archivist(settings) as client:
             report = client.forget(request)
     _render(out, report)
+    if report_dir is None and settings.report_dir is None and (report.sessions or report.messages):
+        # The cron line names its folder as a flag: a forget run by hand would leave the ids
+        # in the reports it wrote and say nothing of it.
+        out.note(
+            "no run reports were cleaned: no folder was given; if archive runs write reports "
+            "(--report-dir), run this again with --report-dir DIR"
+        )
     raise typer.Exit(EXIT_FAILED if report.failed else EXIT_OK)
 
 
