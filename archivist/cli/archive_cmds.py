@@ -216,7 +216,11 @@ def archive(
     ] = False,
     rebuild: Annotated[
         bool,
-        typer.Option("--rebuild", help="Recompute versions from each session's start."),
+        typer.Option(
+            "--rebuild",
+            help="Recompute the sessions this run takes (those with new messages, or those "
+            "named with --session-id) from each session's start.",
+        ),
     ] = False,
     report_dir: Annotated[
         Path | None,
