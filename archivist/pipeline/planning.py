@@ -38,13 +38,21 @@ from archivist.chunking import (
 )
 from archivist.embed.base import Vector
 from archivist.extract.base import Extractor, ExtractorRecord
-from archivist.extract.rules import earlier_contradictions
-from archivist.models import Chunk, Extraction, Message, SessionSummary, StateChange, Watermark
+from archivist.extract.rules import earlier_contradictions, without_decisions
+from archivist.models import (
+    Chunk,
+    Decision,
+    Extraction,
+    Message,
+    SessionSummary,
+    StateChange,
+    Watermark,
+)
 from archivist.pipeline.reading import SessionRead
 from archivist.sanitize import clean_message
 from archivist.state.items import CandidateItem, StateItem
 from archivist.state.reconcile import Admitted, Reconciliation, Thresholds, admit, reconcile
-from archivist.words import identity
+from archivist.words import content_stems, identity
 
 # Embeds texts (in order) and returns their vectors; the planner's one outside call.
 Vectors = Callable[[list[str]], list[Vector]]
@@ -203,9 +211,9 @@ def plan_version(
 
     # Every chunk but the state items' (reconciliation decides those), in the order written.
     model, size, speakers = settings.model, settings.chunk_chars, settings.speaker_labels
-    head = extraction_chunks(session_id, extraction, model, version, size)
+    made = extraction_chunks(session_id, extraction, model, version, size)
     windows, window_slots = _window_chunks(read, messages, settings, version)
-    head += windows
+    head = made + windows
     tail: list[Chunk] = []
     tail_slots: list[str] = []
     for slot, moved in ((late_slot(version), late), (edit_slot(version), edited)):
@@ -241,6 +249,11 @@ def plan_version(
     _cite_earlier(state.result.items, contradicting, {m.id for m in batch})
     phase("reconcile", f"{len(result.candidates)} candidates")
     extraction.state_items = state.result.items
+    if replaced := replaced_decisions(extraction.decisions, extraction.state_items):
+        extraction = without_decisions(
+            extraction, replaced, base.extraction if base else None, batch, read.summary
+        )
+        head = extraction_chunks(session_id, extraction, model, version, size) + windows
     chunks = head + state_item_chunks(session_id, extraction.state_items, model, version) + tail
     slots = [EXTRACTION_SLOT, *window_slots, STATE_SLOT, *tail_slots]
     if summary_changed(read):
@@ -273,6 +286,28 @@ def plan_version(
         users=read.users,
         speakers=settings.speaker_labels,
     )
+
+
+def replaced_decisions(decisions: Sequence[Decision], items: Sequence[StateItem]) -> list[Decision]:
+    """The decisions (of the rules extractor, which cites the message that stated each) that
+    the session's state replaced: their message stated a decision item the session superseded
+    and that names what the decision names, and no live item of that message does ("Go with
+    Grafana" after "scratch that, keep Kibana"). Without this, archive-search --decision and the
+    summary ("Decided: Go with Grafana") kept serving a choice taken back."""
+    replaced = []
+    for decision in decisions:
+        words = content_stems(decision.text)
+        said = [
+            i
+            for i in items
+            if i.type == "decision"
+            and i.value
+            and set(i.refs) & set(decision.refs)
+            and content_stems(i.value) & words
+        ]
+        if said and all(i.status == "superseded" for i in said):
+            replaced.append(decision)
+    return replaced
 
 
 def plan_state(

@@ -64,6 +64,7 @@ AS $$
         'archivist_query_words', 'archivist_word_stats', 'archivist_bm25',
         'archivist_text_matches', 'archivist_whole_session_query', 'archivist_standing_rule',
         'archivist_current_values', 'archivist_turn_neighbours', 'archivist_stale_item',
+        'archivist_decisions_said',
         'archivist_like_escape',
         'archivist_check_filter', 'archivist_is_timestamp', 'archivist_check_weights',
         'archivist_require_search_caller')

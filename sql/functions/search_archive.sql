@@ -7,11 +7,33 @@ CREATE OR REPLACE FUNCTION archivist_like_escape(p_text text) RETURNS text
 LANGUAGE sql IMMUTABLE
 AS $$ SELECT replace(replace(replace(p_text, '\', '\\'), '%', '\%'), '_', '\_') $$;
 
+-- A version's decisions (as its extraction stores them), then its decision state items not
+-- superseded in it whose text none of those has (case aside), as {text, refs}; n orders them.
+CREATE OR REPLACE FUNCTION archivist_decisions_said(p_extraction jsonb)
+RETURNS TABLE (o jsonb, n bigint)
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT d, k FROM jsonb_array_elements(coalesce(p_extraction -> 'decisions', '[]'))
+                     WITH ORDINALITY AS e(d, k)
+    UNION ALL
+    SELECT jsonb_build_object('text', i ->> 'text', 'refs', coalesce(i -> 'refs', '[]')),
+           1000000 + k
+    FROM jsonb_array_elements(coalesce(p_extraction -> 'state_items', '[]'))
+         WITH ORDINALITY AS e(i, k)
+    WHERE i ->> 'type' = 'decision' AND i ->> 'status' IS DISTINCT FROM 'superseded'
+      AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(p_extraction -> 'decisions') d
+                      WHERE lower(d ->> 'text') = lower(i ->> 'text'))
+$$;
+
 -- p_item_types / p_item_statuses: a version matches when one of its state items has one of
 -- the types (if given) and one of the statuses (if given); each row carries the state items
 -- that matched (all of them without these filters). Likewise decisions, entities and actions:
 -- the matching ones under their filter, else the stored array as it is (expanding and
 -- re-aggregating four arrays per row cost more than the rest of a topic search).
+-- p_decision also matches the version's decision state items that are not superseded in it
+-- (extraction's `decisions` are the rules' first reading of each message; its state holds the
+-- choices said otherwise, "keep Kibana for dashboards", and those changes made): a row carries
+-- the matching decisions, then the matching items of those that no decision of it says.
 -- p_user_id: only that user's versions.
 -- A filter not given is NULL in its variable, and its predicate and CASE branch fold away in
 -- the plan of that call (see "Plans" in search_filters.sql). Whatever is left, the planner picks by the
@@ -84,9 +106,9 @@ BEGIN
     SELECT a.session_id, a.version, a.version_at, a.span, a.extraction ->> 'summary',
            a.extraction -> 'topics',
            CASE WHEN v_decision IS NULL THEN coalesce(a.extraction -> 'decisions', '[]')
-                ELSE coalesce((SELECT jsonb_agg(d)
-                               FROM jsonb_array_elements(a.extraction -> 'decisions') d
-                               WHERE d ->> 'text' ILIKE v_decision), '[]') END,
+                ELSE coalesce((SELECT jsonb_agg(d.o ORDER BY d.n)
+                               FROM archivist_decisions_said(a.extraction) d
+                               WHERE d.o ->> 'text' ILIKE v_decision), '[]') END,
            CASE WHEN v_entity IS NULL THEN coalesce(a.extraction -> 'entities', '[]')
                 ELSE coalesce((SELECT jsonb_agg(e)
                                FROM jsonb_array_elements(a.extraction -> 'entities') e
@@ -113,8 +135,8 @@ BEGIN
                                      FROM jsonb_array_elements(a.extraction -> 'entities') e
                                      WHERE lower(e ->> 'name') = v_name))
       AND (v_decision IS NULL OR EXISTS (SELECT 1
-                                         FROM jsonb_array_elements(a.extraction -> 'decisions') d
-                                         WHERE d ->> 'text' ILIKE v_decision))
+                                         FROM archivist_decisions_said(a.extraction) d
+                                         WHERE d.o ->> 'text' ILIKE v_decision))
       AND (v_action IS NULL OR EXISTS (SELECT 1
                                        FROM jsonb_array_elements(a.extraction -> 'actions') x
                                        WHERE x ->> 'description' ILIKE v_action))

@@ -105,13 +105,38 @@ def test_memory_search_serves_no_item_a_later_session_replaced_but_does_as_of_th
     assert "Use Redis for the session cache" in then
 
 
+def test_a_choice_taken_back_leaves_the_decisions_and_the_summary_for_the_new_one(
+    source: SourceDB, env: dict[str, str]
+) -> None:
+    """The state said Kibana, superseding Grafana, while the version's decisions and summary
+    kept "Go with Grafana": archive-search --decision grafana found it, kibana nothing."""
+    source.add(
+        "dash",
+        [
+            "Let's go with Grafana for dashboards.",
+            "Ok.",
+            "Actually, scratch that, keep Kibana for dashboards.",
+            "Sure.",
+        ],
+    )
+    assert invoke("archive").exit_code == 0
+    assert as_json("archive-search", "--decision", "grafana")["hits"] == []
+    (hit,) = as_json("archive-search", "--decision", "kibana")["hits"]
+    assert [d["text"] for d in hit["decisions"]] == ["Use Kibana for dashboards"]
+    assert "Decided: Go with Grafana" not in hit["summary"], hit["summary"]
+    assert (
+        "decision: Use Kibana for dashboards"
+        in invoke("archive-search", "--decision", "kibana").output
+    )
+
+
 def test_as_of_gives_the_state_as_it_stood_then(changed: dict[str, list[Any]]) -> None:
     then = as_json("state", "--current", "--as-of", (T0 + DAY / 2).isoformat())
     assert [i["text"] for i in then["items"]] == ["Use Redis for the session cache"]
     assert then["items"][0]["current"] is True and then["items"][0]["stopped_at"] is None
     human = invoke("state", "--current", "--subject", "session cache")
     assert human.exit_code == 0
-    assert "replace by d_" in human.output and ".. now" in human.output
+    assert "replaced by d_" in human.output and ".. now" in human.output
 
 
 def test_as_of_shows_an_item_its_session_replaced_later_as_it_stood(

@@ -20,6 +20,7 @@ from archivist.extract.rules.extraction import (
     MAX_SUMMARY_CHARS,
     extend_extraction,
     extend_span,
+    without_decisions,
 )
 from archivist.extract.rules.topics import MAX_TOPICS
 
@@ -37,4 +38,5 @@ __all__ = [
     "extend_extraction",
     "extend_span",
     "rules_candidates",
+    "without_decisions",
 ]

@@ -317,6 +317,29 @@ def _summary(
     return _Summary(clipped, list(dict.fromkeys(refs)), lead.ref if lead else None)
 
 
+def without_decisions(
+    extraction: Extraction,
+    replaced: Sequence[Decision],
+    previous: Extraction | None,
+    messages: Sequence[Message],
+    summary: SessionSummary | None,
+) -> Extraction:
+    """The extraction without the decisions its session's state replaced ("scratch that, keep
+    Kibana" after "we picked Grafana"), its summary written again from what is left, as
+    `extend_extraction` wrote it from the same `previous`, `messages` and `summary`."""
+    decisions = [d for d in extraction.decisions if d not in replaced]
+    facts = _Facts.of(extraction.model_copy(update={"decisions": decisions}))
+    written = _summary(previous, messages, summary, facts)
+    return extraction.model_copy(
+        update={
+            "decisions": decisions,
+            "summary": written.text,
+            "summary_refs": written.refs,
+            "opening_ref": written.opening_ref,
+        }
+    )
+
+
 def extend_extraction(
     previous: Extraction | None,
     session_id: str,
