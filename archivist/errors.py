@@ -3,7 +3,8 @@
     ArchivistError
     ├── ConfigError      bad settings or flags (exit code 2); stops a whole run
     │   ├── DimensionMismatchError  the model's vectors do not fit the database's column
-    │   └── ModelNotFoundError      the embedding model is not pulled (also an EmbedError)
+    │   ├── ModelNotFoundError      the embedding model is not pulled (also an EmbedError)
+    │   └── SessionNotArchivedError a session asked for by id has no archived version
     ├── StoreError       database unreachable, not initialised, dimension or model mismatch
     │   └── ConcurrentUpdateError  another worker committed the session first
     ├── EmbedError       Ollama unreachable, model not pulled, bad answer
@@ -29,6 +30,11 @@ class ConfigError(ArchivistError):
 
 class DimensionMismatchError(ConfigError):
     """The embedder's vectors do not have the dimension the database stores."""
+
+
+class SessionNotArchivedError(ConfigError):
+    """A session asked for by id (`state`, `history`) has no archived version: a typo, or one
+    not archived yet."""
 
 
 class StoreError(ArchivistError):

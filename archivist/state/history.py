@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from archivist.errors import SessionNotArchivedError
 from archivist.failures import shortened
 from archivist.models import ArchivedVersion, Extraction, Span
 from archivist.state.items import StateItem
-from archivist.state.view import SessionNotArchivedError
 
 
 class ItemRef(BaseModel):

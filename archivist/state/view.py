@@ -17,17 +17,13 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
-from archivist.errors import ArchivistError
+from archivist.errors import SessionNotArchivedError
 from archivist.failures import shortened
 from archivist.models import ArchivedVersion
 from archivist.state.items import StateItem
 
 TYPE_PRIORITY = ("decision", "constraint", "action", "risk", "fact", "question")
 _CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
-
-
-class SessionNotArchivedError(ArchivistError):
-    exit_code = 1
 
 
 class StateView(BaseModel):

@@ -20,7 +20,7 @@ from functools import partial
 from time import monotonic
 from typing import Any
 
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from archivist.config import Settings
 from archivist.errors import StoreError
@@ -84,6 +84,8 @@ class PooledRpc:
         first = min(timeout_s, FIRST_WAIT_S)
         try:
             return self._pool.getconn(timeout=first)
+        except PoolClosed:
+            raise StoreError("this client is closed: open a new Archivist") from None
         except PoolTimeout:
             if timeout_s <= first:
                 raise self._busy(timeout_s) from None

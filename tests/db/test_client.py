@@ -14,7 +14,7 @@ from support.sources import T0, SourceDB
 from archivist import memory_search
 from archivist.client import Archivist
 from archivist.config import Settings
-from archivist.errors import ConfigError, StoreError
+from archivist.errors import ConfigError, SessionNotArchivedError, StoreError
 
 CHAT = [
     "Users get logged out: the OAuth refresh token flow fails after an hour.",
@@ -132,6 +132,22 @@ def test_a_connection_closed_while_idle_does_not_fail_the_next_call(
         assert eventually(lambda: old not in backends(admin, dbname))
         for _ in range(3):
             assert client.memory_search("refresh token").hits[0].session_id == "oauth"
+
+
+def test_a_closed_client_says_so(archived: Settings) -> None:
+    client = Archivist(archived)
+    assert client.archive_search(session_ids=["oauth"]).hits
+    client.close()
+    with pytest.raises(StoreError, match="this client is closed"):
+        client.archive_search(session_ids=["oauth"])
+
+
+def test_an_unknown_session_is_a_config_error(archived: Settings) -> None:
+    with Archivist(archived) as client:
+        for view in (client.state, client.history):
+            with pytest.raises(SessionNotArchivedError, match="session nope has no archived"):
+                view("nope")
+    assert issubclass(SessionNotArchivedError, ConfigError)
 
 
 def test_a_database_gone_is_said_at_once_not_as_a_timeout(

@@ -197,7 +197,7 @@ def test_a_session_id_too_long_is_refused_and_never_echoed(
     assert any("1 session has an id over 1024 bytes" in r for r in verdict["reasons"])
     assert not any("run archivist archive" in r for r in verdict["reasons"])  # it cannot help
     for read in shown:
-        assert read.returncode == 1 and SHORT_ID in read.stderr, read.stderr
+        assert read.returncode == 2 and SHORT_ID in read.stderr, read.stderr
     for output in (done, cron, refused, check, *shown):
         assert "x" * 100 not in output.stdout + output.stderr
 

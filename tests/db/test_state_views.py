@@ -130,7 +130,7 @@ def test_state_and_history_commands(source: SourceDB, settings: Settings) -> Non
 def test_unknown_session_is_one_clear_line() -> None:
     for command in ("state", "history"):
         result = invoke(command, "nope")
-        assert result.exit_code == 1
+        assert result.exit_code == 2  # as archive --session-id with an id that has no messages
         assert "session nope has no archived version yet" in result.stderr
         assert "Traceback" not in result.output
 
