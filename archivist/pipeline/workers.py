@@ -75,7 +75,15 @@ class SharedLimits:
 
     @property
     def stopped(self) -> bool:
-        return self._stopped.is_set()
+        """A worker raised the stop, or the parent is gone (killed: `kill -9`, the OOM killer),
+        so nobody would collect this worker's report: it stops before its next session."""
+        return self._stopped.is_set() or _orphaned()
+
+
+def _orphaned() -> bool:
+    """Whether this is a worker process whose parent has ended (never the parent itself)."""
+    parent = multiprocessing.parent_process()
+    return parent is not None and not parent.is_alive()
 
 
 class _Relay:
@@ -109,6 +117,9 @@ def _work(
     logging.getLogger("archivist").setLevel(job.log_level)
     try:
         report = job.run(_Relay(messages), limits)
+        if _orphaned():  # nobody reads the queue: do not wait at exit to hand the report over
+            messages.cancel_join_thread()
+            return
     except ArchivistError as exc:
         limits.stop()  # the run ends with this error: the others stop too
         messages.put(("error", _picklable(exc)))

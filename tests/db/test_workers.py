@@ -185,6 +185,38 @@ def test_ctrl_c_stops_every_worker_with_exit_130(corpus: Conn, db_url: str, tmp_
     assert held == (0,)  # the workers have ended and let go of everything
 
 
+def test_workers_whose_parent_was_killed_stop_at_their_next_session(
+    corpus: Conn, db_url: str, tmp_path: Path
+) -> None:
+    """`kill -9` of the parent (the OOM killer): its workers went on archiving with nobody to
+    collect their reports, then hung at exit. They stop before their next session and end."""
+    env = archivist_env(db_url, tmp_path, delay_ms="100")
+    process = start_archive(env, "--workers", "2")
+    deadline = time.monotonic() + 60
+    while _archived(corpus) == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    workers = [
+        int(p) for p in Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+    ]
+    assert len(workers) >= 2
+    process.kill()
+    process.communicate(timeout=10)
+
+    def running(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return False
+        return state != "Z"
+
+    deadline = time.monotonic() + 30
+    while any(running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(running(pid) for pid in workers)
+    assert 1 <= _archived(corpus) < SESSIONS  # each stopped at its next session
+    assert violations(corpus, complete=False) == []
+
+
 def _archived(conn: Conn) -> int:
     row = conn.execute("SELECT count(*) FROM jarvis_archive").fetchone()
     return int(row[0]) if row else 0
