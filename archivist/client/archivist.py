@@ -18,7 +18,8 @@ from archivist.doctor import DoctorReport, run_doctor
 from archivist.embed.base import Embedder, probe
 from archivist.embed.configured import make_embedder
 from archivist.embed.hashing import HashEmbedder, hash_model
-from archivist.errors import ConfigError, DimensionMismatchError
+from archivist.errors import ConfigError, DimensionMismatchError, SessionNotArchivedError
+from archivist.failures import shortened
 from archivist.forget import ForgetReport, ForgetRequest, forget_in_database, scrub_report_files
 from archivist.models import RunReport
 from archivist.pipeline import ArchiveRequest, Progress
@@ -224,6 +225,8 @@ class Archivist:
         """The compact state block of a session's latest version."""
         q = parse_query(SessionQuery, {"session_id": session_id})
         latest = self._ready().versions(q.session_id, 1)
+        if not latest:
+            self._refuse_forgotten(q.session_id)
         return state_view(q.session_id, latest[0] if latest else None)
 
     def history(self, session_id: str) -> History:
@@ -231,10 +234,20 @@ class Archivist:
         q = parse_query(SessionQuery, {"session_id": session_id})
         # One version before the window, so the window's first version has a diff too.
         versions = self._ready().versions(q.session_id, HISTORY_MAX_VERSIONS + 1)
+        if not versions:
+            self._refuse_forgotten(q.session_id)
         shown = history(q.session_id, versions)
         if len(versions) > HISTORY_MAX_VERSIONS:
             shown.versions = shown.versions[1:]
         return shown
+
+    def _refuse_forgotten(self, session_id: str) -> None:
+        """A session with no version that `forget` erased says so, not "not archived yet"."""
+        if self._ready().session_forgotten(session_id):
+            raise SessionNotArchivedError(
+                f"session {shortened(session_id)} was forgotten on request (archivist forget): "
+                "it is never archived again"
+            )
 
     def current_state(
         self,

@@ -575,6 +575,8 @@ class Archiver:
                 read = self._read(session_id, rebuild=False)  # still held: taken again
             if read.state is None and outcome.status == "unchanged":
                 outcome.reason = f"{NO_MESSAGES} {session_id}"  # a typo in --session-id?
+                if self.store.session_forgotten(session_id):  # (its source rows are left out)
+                    outcome.reason += ": it was forgotten on request (archivist forget)"
             return outcome
         finally:
             if not handed_over:

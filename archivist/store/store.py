@@ -550,6 +550,10 @@ class Store:
     def archived_session_count(self) -> int:
         return int(self.call("archivist_archived_session_count"))
 
+    def session_forgotten(self, session_id: str) -> bool:
+        """Whether `forget` erased the session: no run archives it again."""
+        return bool(self.call("archivist_session_forgotten", p_session_id=session_id))
+
     # -- chunks and commits -----------------------------------------------------------------
 
     def multi_user_sessions(self, limit: int) -> tuple[int, list[str]]:

@@ -13,6 +13,15 @@ AS $$
                                     'UTF8')), 'hex')
 $$;
 
+-- Whether `archivist forget` erased a session (its tombstone): no run archives it again, so a
+-- command that names it says so rather than that it has no messages or no version.
+CREATE OR REPLACE FUNCTION archivist_session_forgotten(p_session_id text) RETURNS boolean
+LANGUAGE sql STABLE
+AS $$
+    SELECT EXISTS (SELECT 1 FROM archivist_forgotten
+                   WHERE kind = 'session' AND key = archivist_forget_key(p_session_id))
+$$;
+
 -- Whether a JSON value names one of p_ids: is one of them (a string), or an object with one
 -- of them as a direct value (a session's entry in a run's failures, say).
 CREATE OR REPLACE FUNCTION archivist_forget_names(p_value jsonb, p_ids text[]) RETURNS boolean

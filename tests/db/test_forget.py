@@ -149,7 +149,10 @@ def test_forget_a_session_everywhere_for_good(
     named_again = invoke("archive", "--session-id", OLIVE, "--json")
     assert named_again.exit_code == 2, named_again.output
     assert archived(json.loads(named_again.stdout)) == []
-    assert f"no messages for session {OLIVE}" in named_again.output
+    assert f"no messages for session {OLIVE}: it was forgotten on request" in named_again.output
+    for view in ("state", "history"):  # not "no archived version yet": it never will have one
+        said = invoke(view, OLIVE)
+        assert said.exit_code == 2 and "was forgotten on request" in said.stderr, said.output
     assert traces(url, "zanzibarquokka") == {}
 
     check = invoke("prune-check", "--older-than", "1h", "--json")
