@@ -317,6 +317,11 @@ class RunReport(BaseModel):
         None, description="why the run stopped before it could finish (set only then)"
     )
     workers: int = Field(1, description="worker processes that shared the run (--workers)")
+    interrupted: bool = Field(
+        False,
+        description="Ctrl-C or SIGTERM stopped the run before it finished; what it committed "
+        "is kept (the run log's counts say `interrupted: 1`)",
+    )
     passed_over: PassedOver = Field(default_factory=PassedOver)
     text_left_out: bool = Field(
         False,

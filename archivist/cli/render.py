@@ -255,12 +255,15 @@ def status_result(out: Output, result: Status) -> None:
         out.out.print("last runs: none yet (archivist archive)")
     table = _table("last runs (times UTC)", "started", "finished", "counts", "failures")
     for run in result.last_runs:
-        counts = ", ".join(f"{k} {v}" for k, v in (run.counts or {}).items() if v) or (
-            "nothing to do" if run.finished_at and not run.failures else ""
+        tally = dict(run.counts or {})
+        stopped = tally.pop("interrupted", 0)  # Ctrl-C or SIGTERM: what it committed is kept
+        counts = ", ".join(f"{k} {v}" for k, v in tally.items() if v) or (
+            "nothing to do" if run.finished_at and not run.failures and not stopped else ""
         )
+        finished = people_time(run.finished_at) if run.finished_at else "[red]never[/]"
         table.add_row(
             people_time(run.started_at),
-            people_time(run.finished_at) if run.finished_at else "[red]never[/]",
+            finished + (" [yellow]interrupted[/]" if stopped else ""),
             counts,
             str(len(run.failures or {})),
         )

@@ -17,7 +17,7 @@ from archivist.embed.base import Embedder
 from archivist.errors import ArchivistError
 from archivist.extract.configured import make_extractor
 from archivist.models import RunReport
-from archivist.pipeline import ArchiveRequest, Progress
+from archivist.pipeline import ArchiveRequest, Progress, RunInterrupted
 from archivist.pipeline.claims import RunLimits
 from archivist.pipeline.run import Archiver, log_run_end, log_run_start
 from archivist.pipeline.workers import WorkerJob, run_workers
@@ -86,12 +86,20 @@ def run_in_workers(
     )
     store.check_ready()
     run_id = log_run_start(store, request, workers)
-    report = run_workers(job, workers, request.selection.limit, progress)
+    try:
+        report = run_workers(job, workers, request.selection.limit, progress)
+    except RunInterrupted as exc:  # what the workers committed, as one run that was stopped
+        _log_end(store, run_id, exc.report)
+        raise
+    _log_end(store, run_id, report)
+    return report
+
+
+def _log_end(store: Store, run_id: int, report: RunReport) -> None:
     try:
         log_run_end(store, run_id, report)
     except ArchivistError as exc:  # the database went away: the report says so
         log.warning("could not record the run's end in the run log: %s", exc)
-    return report
 
 
 @dataclass(frozen=True)

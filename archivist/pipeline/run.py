@@ -203,6 +203,7 @@ class Archiver:
             self._loop(queue, request, report, progress)
         except KeyboardInterrupt:
             report.finished_at = datetime.now(UTC)
+            report.interrupted = True
             report.notes.append("interrupted: committed sessions are kept")
             if run_id is not None and not self._broken:
                 with suppress(ArchivistError, DatabaseError):  # (a connection cut mid-call)
@@ -784,5 +785,7 @@ def log_run_start(store: Store, request: ArchiveRequest, workers: int = 1) -> in
 def log_run_end(store: Store, run_id: int, report: RunReport) -> None:
     """Record the run's end in the run log: its counts and each failed session's reason."""
     counts = {status: report.count(status) for status in get_args(SessionStatus)}
+    if report.interrupted:
+        counts["interrupted"] = 1  # (status shows it beside the time it ended)
     failures = {s.session_id: s.reason or "" for s in report.failed}
     store.finish_run(run_id, counts, failures)

@@ -27,7 +27,7 @@ from typing import Any
 from archivist.errors import ArchivistError
 from archivist.models import PassedOver, RunReport, SessionOutcome
 from archivist.pipeline.claims import RunLimits
-from archivist.pipeline.request import Progress
+from archivist.pipeline.request import Progress, RunInterrupted
 
 log = logging.getLogger(__name__)
 
@@ -124,9 +124,10 @@ def _work(
         limits.stop()  # the run ends with this error: the others stop too
         messages.put(("error", _picklable(exc)))
         return
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         limits.stop()
-        messages.put(("interrupted",))
+        done = exc.report.model_dump(mode="json") if isinstance(exc, RunInterrupted) else None
+        messages.put(("interrupted", done))  # with what it committed
         return
     messages.put(("report", report.model_dump(mode="json")))
 
@@ -146,7 +147,8 @@ def run_workers(
     """Run `job` in `workers` processes and merge their reports into one.
 
     The first worker error (a configuration error, say) is raised once all workers have
-    stopped; Ctrl-C stops them all, each letting go of what it holds.
+    stopped; Ctrl-C stops them all, each letting go of what it holds, and raises
+    `RunInterrupted` with the merged report of what they committed.
     """
     context = multiprocessing.get_context("spawn")
     limits = SharedLimits(context, limit)
@@ -160,8 +162,8 @@ def run_workers(
     reports: list[RunReport] = []
     errors: list[BaseException] = []
     total = 0
+    finished = 0
     try:
-        finished = 0
         while finished < workers:
             try:
                 message = messages.get(timeout=_POLL_S)
@@ -190,15 +192,44 @@ def run_workers(
                     errors.append(message[1])
                 else:
                     errors.append(KeyboardInterrupt())
+                    if message[1] is not None:
+                        reports.append(RunReport.model_validate(message[1]))
     except KeyboardInterrupt:
         limits.stop()
         errors.append(KeyboardInterrupt())
+        reports += _last_reports(messages, processes, workers - finished)
     finally:
         for process in processes:
             _join(process)
+    if errors and isinstance(errors[0], KeyboardInterrupt) and reports:
+        merged = merge_reports(reports, workers)
+        merged.interrupted = True
+        if not any(n.startswith("interrupted") for n in merged.notes):
+            merged.notes.append("interrupted: committed sessions are kept")
+        raise RunInterrupted(merged)
     if errors:
         raise errors[0]
     return merge_reports(reports, workers)
+
+
+def _last_reports(
+    messages: multiprocessing.Queue[tuple[Any, ...]], processes: list[SpawnProcess], left: int
+) -> list[RunReport]:
+    """After Ctrl-C in the parent: the reports of the `left` workers still running, which
+    stop at their next session (a second Ctrl-C stops the wait)."""
+    reports = []
+    while left > 0:
+        try:
+            message = messages.get(timeout=_POLL_S)
+        except queue.Empty:
+            if all(not p.is_alive() for p in processes) and messages.empty():
+                break
+            continue
+        if message[0] in ("report", "interrupted", "error"):
+            left -= 1
+            if message[0] != "error" and message[1] is not None:
+                reports.append(RunReport.model_validate(message[1]))
+    return reports
 
 
 def _crashed(processes: list[SpawnProcess], finished: int) -> bool:
@@ -240,6 +271,7 @@ def merge_reports(reports: list[RunReport], workers: int) -> RunReport:
         held=list(held.values()),
         unarchivable=max((r.unarchivable for r in reports), key=lambda u: u.count),
         workers=workers,
+        interrupted=any(r.interrupted for r in reports),
         passed_over=PassedOver(
             held=sum(r.passed_over.held for r in reports),
             gone=sum(r.passed_over.gone for r in reports),

@@ -223,6 +223,10 @@ def test_exit_130_interrupted(source: SourceDB, tmp_path: Path) -> None:
         "SELECT finished_at, counts FROM archivist_runs"
     ).fetchall()
     assert finished is not None and counts["archived"] == len(archived)
+    assert counts["interrupted"] == 1 and report["interrupted"] is True
+    # status does not pass it off as a run that finished its work
+    shown = run_archivist(["status"], env)
+    assert " interrupted " in shown.stdout and f"archived {len(archived)}" in shown.stdout
 
 
 def _inherited() -> dict[str, str]:

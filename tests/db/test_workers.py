@@ -180,6 +180,10 @@ def test_ctrl_c_stops_every_worker_with_exit_130(corpus: Conn, db_url: str, tmp_
     assert process.returncode == 130, stderr
     assert stderr.strip().splitlines()[-1].startswith("interrupted:"), stderr
     assert 1 <= _archived(corpus) < SESSIONS
+    # one run in the log, ended, with what the workers committed (it showed "never", no counts)
+    [(finished, counts)] = corpus.execute("SELECT finished_at, counts FROM archivist_runs")
+    assert finished is not None and counts["interrupted"] == 1
+    assert counts["archived"] == _archived(corpus)
     assert violations(corpus, complete=False) == []
     held = corpus.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").fetchone()
     assert held == (0,)  # the workers have ended and let go of everything
