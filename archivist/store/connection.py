@@ -103,6 +103,11 @@ def _check_url(url: str, secrets: list[str]) -> None:
         # libpq splits at the first "@", so the rest of the password would be its host name,
         # and printed in its errors
         raise ConfigError("DATABASE_URL has an '@' in its user name or password; write it as %40")
+    if not sep and "=" not in url:  # (libpq's own words would quote it: a secret, redacted)
+        raise ConfigError(
+            "DATABASE_URL is not a connection URL: write postgresql://host:5432/dbname, with "
+            "the user and password before the host (or libpq's host=... dbname=... settings)"
+        )
     try:
         params = conninfo_to_dict(url)
     except psycopg.Error as exc:

@@ -150,7 +150,9 @@ class Store:
             return exc
         holders = self._lock_holders(args.get("p_session_id"))
         return LockTimeoutError(
-            f"waiting for a lock held by {holders}: gave up at lock_timeout_s", exc.code
+            f"waiting for a lock held by {holders}: gave up after lock_timeout_s "
+            "(ARCHIVIST_LOCK_TIMEOUT_S, 10 s unless set)",
+            exc.code,
         )
 
     def _lock_holders(self, session_id: Any) -> str:

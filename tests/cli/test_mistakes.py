@@ -232,6 +232,12 @@ def test_a_config_file_that_is_not_utf8_is_one_line_and_exit_2(tmp_path: Path) -
             "postgresql://bob:***@localhost:5432/db?sslmode=bogus",
         ),
         (" ", "error: DATABASE_URL is blank: unset it, or set a postgresql:// URL"),
+        (  # libpq's words quote the value, which is redacted whole: 'missing "=" after "***"'
+            "db.example.com",
+            "error: DATABASE_URL is not a connection URL: write postgresql://host:5432/dbname, "
+            "with the user and password before the host (or libpq's host=... dbname=... "
+            "settings)",
+        ),
     ],
 )
 def test_a_value_libpq_cannot_use_is_a_settings_error(url: str, message: str) -> None:

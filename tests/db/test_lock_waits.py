@@ -67,7 +67,8 @@ def test_a_session_behind_a_row_lock_fails_naming_the_pid_and_the_run_goes_on(
     assert outcomes["free"].status == "archived"
     assert outcomes["held"].status == "failed"
     assert outcomes["held"].reason == (
-        f"waiting for a lock held by pid {holder.info.backend_pid}: gave up at lock_timeout_s"
+        f"waiting for a lock held by pid {holder.info.backend_pid}: gave up after lock_timeout_s "
+        "(ARCHIVIST_LOCK_TIMEOUT_S, 10 s unless set)"
     )
     assert outcomes["held"].failures == 0  # a lock is not the session's fault: no backoff
     holder.rollback()
@@ -98,7 +99,9 @@ def test_a_locked_archive_table_ends_the_cli_run_with_each_session_failed(
     reasons = {s["session_id"]: s["reason"] for s in report["sessions"]}
     pid = holder.info.backend_pid
     assert reasons == dict.fromkeys(
-        "ab", f"waiting for a lock held by pid {pid}: gave up at lock_timeout_s"
+        "ab",
+        f"waiting for a lock held by pid {pid}: gave up after lock_timeout_s "
+        "(ARCHIVIST_LOCK_TIMEOUT_S, 10 s unless set)",
     )
 
 
