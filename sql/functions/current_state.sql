@@ -364,31 +364,35 @@ BEGIN
     ), disagree AS MATERIALIZED (
         -- live items of different sessions on the same subject whose values differ, and how
         -- the pair stands: a resolution settles the disagreements said by the time it was made
-        -- (`by_other`: the other item's, `by_self`: this one's); a later statement that
-        -- disagrees with an item a person kept or dropped is a disagreement anew.
-        SELECT r.x, r.y, o.uid, o.session_id, o.became_at, o.resolution,
-               o.resolution IS NOT NULL AND NOT l.became_at > o.resolved_at AS by_other,
-               l.resolution IS NOT NULL AND NOT o.became_at > l.resolved_at AS by_self
+        -- (`by_other`: the other item's, `by_self`: this one's; an item without a time counts
+        -- as said before); a later statement that disagrees with an item a person kept or
+        -- dropped is a disagreement anew. Of two keeps that settle a pair, the later stands.
+        SELECT r.x, o.uid, o.session_id, o.became_at, o.resolution,
+               o.resolution IS NOT NULL
+                   AND NOT coalesce(l.became_at > o.resolved_at, false) AS by_other,
+               l.resolution IS NOT NULL
+                   AND NOT coalesce(o.became_at > l.resolved_at, false) AS by_self,
+               o.resolution = 'keep'
+                   AND NOT coalesce(l.became_at > o.resolved_at, false)
+                   AND NOT coalesce(l.resolution = 'keep' AND l.resolved_at > o.resolved_at,
+                                    false) AS kept_over
         FROM related r JOIN live l ON l.rid = r.x JOIN live o ON o.rid = r.y
         WHERE l.stop IS NULL AND o.stop IS NULL AND o.session_id <> l.session_id
           AND cardinality(l.value_key) > 0 AND cardinality(o.value_key) > 0
           AND NOT archivist_same_key(l.value_key, o.value_key)
           AND coalesce(l.value_side = o.value_side, true)
-    ), away AS MATERIALIZED (
-        -- the items a kept item takes out: those it disagreed with when it was kept
-        SELECT d.x FROM disagree d WHERE d.resolution = 'keep' AND d.by_other GROUP BY d.x
     ), judged AS (
         -- An item of its session it conflicts with (session_conflicts) that a person kept takes
         -- it out, as one of another session does; the conflict is open while one of them is
         -- neither settled by a person nor kept out so (a row that names none keeps its
         -- session's flag). Its session's rows are read by the primary key.
         SELECT l.*, coalesce(d.uids, '{}') AS conflict_uids,
-               (coalesce(d.kept_away, false)
-                OR (cardinality(l.session_conflicts) > 0
-                    AND EXISTS (SELECT 1 FROM resolved r
-                                WHERE r.uid = ANY (l.session_conflicts) AND r.action = 'keep'
-                                  AND r.user_id IS NOT DISTINCT FROM l.user_id)))
-               AND l.resolution IS DISTINCT FROM 'keep' AS kept_away,
+               coalesce(d.kept_away, false)
+               OR (cardinality(l.session_conflicts) > 0
+                   AND EXISTS (SELECT 1 FROM resolved r
+                               WHERE r.uid = ANY (l.session_conflicts) AND r.action = 'keep'
+                                 AND r.user_id IS NOT DISTINCT FROM l.user_id)
+                   AND l.resolution IS DISTINCT FROM 'keep') AS kept_away,
                -- (subqueries, not lateral joins: nested loops are off here; and read only for
                -- an item that names a partner)
                CASE WHEN cardinality(l.session_conflicts) = 0 THEN '{}'::text[] ELSE ARRAY(
@@ -405,10 +409,8 @@ BEGIN
         LEFT JOIN (SELECT d.x,
                           array_agg(d.uid ORDER BY d.became_at DESC, d.session_id, d.uid)
                               FILTER (WHERE NOT d.by_other AND NOT d.by_self
-                                        AND d.resolution IS DISTINCT FROM 'drop'
-                                        AND NOT EXISTS (SELECT 1 FROM away a WHERE a.x = d.y))
-                              AS uids,
-                          EXISTS (SELECT 1 FROM away a WHERE a.x = d.x) AS kept_away
+                                        AND d.resolution IS DISTINCT FROM 'drop') AS uids,
+                          bool_or(d.kept_over) AS kept_away
                    FROM disagree d GROUP BY d.x) d ON d.x = l.rid
     )
     SELECT j.rid, j.session_id, j.user_id, j.uid, j.type, j.text, j.status, j.subject, j.value,

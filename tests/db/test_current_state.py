@@ -668,9 +668,15 @@ def test_disagreement_without_a_change_is_a_conflict_a_person_resolves(
     assert invoke("archive").exit_code == 0
     listed = as_json("conflicts")["items"]
     assert [i["session_id"] for i in listed] == ["c", "b"]
-    assert listed[0]["conflict_with"] == [vercel["uid"]]
+    cloudflare = listed[0]
+    assert vercel["uid"] in cloudflare["conflict_with"]
     current = as_json("state", "--current")["items"]
     assert {i["session_id"] for i in current if i["type"] == "decision"} == {"b", "c"}
+    # ... which a later keep settles: the later of two keeps stands
+    assert as_json("resolve", cloudflare["uid"], "--keep")["action"] == "keep"
+    assert as_json("conflicts")["items"] == []
+    current = as_json("state", "--current")["items"]
+    assert [i["uid"] for i in current if i["type"] == "decision"] == [cloudflare["uid"]]
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import random
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +171,9 @@ def test_random_commits_forgets_and_resolutions_keep_the_stored_state_exact(
     rng = random.Random(seed)
     sessions = {f"s{n:02d}": rng.choice(USERS) for n in range(36)}
     starts = {s: T0 + timedelta(hours=rng.randint(0, 2000)) for s in sessions}
+    # a third said after every resolution (made now): disagreements anew with items kept or dropped
+    later = datetime.now(UTC) + timedelta(days=1)
+    starts.update({s: later + timedelta(hours=rng.randint(0, 200)) for s in list(sessions)[::3]})
     order = list(sessions)
     rng.shuffle(order)  # archived in no particular time order, or as a cron run meets them
     if in_time_order:
