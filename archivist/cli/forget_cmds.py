@@ -97,8 +97,8 @@ def forget(
         # The cron line names its folder as a flag: a forget run by hand would leave the ids
         # in the reports it wrote and say nothing of it.
         out.note(
-            "no run reports were cleaned: no folder was given; if archive runs write reports "
-            "(--report-dir), run this again with --report-dir DIR"
+            "no run report folder was looked at: if archive runs write reports "
+            "(--report-dir), give it here too with --report-dir DIR"
         )
     raise typer.Exit(EXIT_FAILED if report.failed else EXIT_OK)
 

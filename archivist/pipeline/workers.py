@@ -117,9 +117,6 @@ def _work(
     logging.getLogger("archivist").setLevel(job.log_level)
     try:
         report = job.run(_Relay(messages), limits)
-        if _orphaned():  # nobody reads the queue: do not wait at exit to hand the report over
-            messages.cancel_join_thread()
-            return
     except ArchivistError as exc:
         limits.stop()  # the run ends with this error: the others stop too
         messages.put(("error", _picklable(exc)))
@@ -129,6 +126,9 @@ def _work(
         done = exc.report.model_dump(mode="json") if isinstance(exc, RunInterrupted) else None
         messages.put(("interrupted", done))  # with what it committed
         return
+    finally:
+        if _orphaned():  # nobody reads the queue: do not wait at exit to hand anything over
+            messages.cancel_join_thread()
     messages.put(("report", report.model_dump(mode="json")))
 
 

@@ -14,6 +14,7 @@ pool retrying in the background until its timeout.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
@@ -40,7 +41,7 @@ class PooledRpc:
 
     def __init__(self, url: str, settings: Settings) -> None:
         connect(url, settings).close()
-        self._idle_since: dict[int, float] = {}
+        self._idle_since: weakref.WeakKeyDictionary[Conn, float] = weakref.WeakKeyDictionary()
         self._pool: ConnectionPool[Conn] = ConnectionPool(
             url,
             kwargs=CONNECT_OPTIONS,
@@ -67,13 +68,13 @@ class PooledRpc:
         try:
             yield conn
         finally:
-            self._idle_since[id(conn)] = monotonic()
+            self._idle_since[conn] = monotonic()
             self._pool.putconn(conn)
 
     def _check_idle(self, conn: Conn) -> None:
         """Raise if a connection that sat idle for IDLE_CHECK_S or more no longer answers: the
         pool then discards it and lends another."""
-        since = self._idle_since.pop(id(conn), None)
+        since = self._idle_since.pop(conn, None)
         if since is None or monotonic() - since >= IDLE_CHECK_S:
             ConnectionPool.check_connection(conn)
 

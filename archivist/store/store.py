@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from archivist.config import DatabaseTimeouts, SourceTables
+from archivist.config import DatabaseTimeouts, Settings, SourceTables
 from archivist.embed.base import Vector
 from archivist.embed.hashing import hash_model
 from archivist.errors import ConcurrentUpdateError, ConfigError, StoreError
@@ -38,6 +38,8 @@ from archivist.store.protocol import (
 )
 
 INVALID_PARAMETER = "22023"  # SQLSTATE the functions raise for a request they refuse
+
+_LOCK_TIMEOUT_DEFAULT: float = Settings.model_fields["lock_timeout_s"].default
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,7 @@ class Store:
         holders = self._lock_holders(args.get("p_session_id"))
         return LockTimeoutError(
             f"waiting for a lock held by {holders}: gave up after lock_timeout_s "
-            "(ARCHIVIST_LOCK_TIMEOUT_S, 10 s unless set)",
+            f"(ARCHIVIST_LOCK_TIMEOUT_S, {_LOCK_TIMEOUT_DEFAULT:g} s unless set)",
             exc.code,
         )
 

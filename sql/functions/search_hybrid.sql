@@ -112,21 +112,6 @@ BEGIN
 END;
 $$;
 
--- Whether a chunk is a state item that is not current now: a later session of its scope
--- replaced it, or a resolution dropped it (jarvis_state_items.current, kept at commit time).
--- Such an item is what was true, not what is: a search "now" does not serve it as context, as
--- an item its own session replaced has no chunk at all (the turns that said it are still found).
--- `now` false (a search as of a time) keeps it: it may have been current then.
-CREATE OR REPLACE FUNCTION archivist_stale_item(
-    p_session_id text, p_source text, p_metadata jsonb, p_now boolean
-) RETURNS boolean
-LANGUAGE sql STABLE
-AS $$
-    SELECT p_now AND p_source = 'state_item' AND EXISTS (
-        SELECT 1 FROM jarvis_state_items i
-        WHERE i.session_id = p_session_id AND i.uid = p_metadata ->> 'uid' AND NOT i.current)
-$$;
-
 -- Ranks chunks for a query and picks match_count (at most 10) of them: the evidence first.
 -- Candidates: the 50 nearest turn windows and the 20 nearest chunks of any source
 -- (archivist_vector_candidates; if vector_weight > 0 and a query vector is given) and the 50

@@ -70,6 +70,8 @@ BEGIN
 END;
 $$;
 
+-- A state item no longer current is left out, as in the hybrid (archivist_stale_item): the
+-- nearest 20 are read for the 10 places.
 CREATE OR REPLACE FUNCTION match_jarvis_memory_chunks(
     query_embedding vector,
     match_count     integer DEFAULT 10,
@@ -78,8 +80,12 @@ CREATE OR REPLACE FUNCTION match_jarvis_memory_chunks(
                  similarity double precision, created_at timestamptz)
 LANGUAGE sql
 AS $$
-    SELECT * FROM archivist_nearest_chunks(
-        query_embedding, least(greatest(coalesce(match_count, 10), 1), 10), filter)
+    SELECT n.* FROM archivist_nearest_chunks(
+        query_embedding, 2 * least(greatest(coalesce(match_count, 10), 1), 10), filter) n
+    WHERE NOT archivist_stale_item(n.session_id, n.source, n.metadata,
+                                   filter ->> 'as_of' IS NULL AND filter ->> 'until' IS NULL)
+    ORDER BY n.similarity DESC, n.id
+    LIMIT least(greatest(coalesce(match_count, 10), 1), 10)
 $$;
 
 -- The hybrid's candidates by meaning: the `turns` nearest turn windows and the `others`

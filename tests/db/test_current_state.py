@@ -86,7 +86,7 @@ def test_a_later_sessions_change_supersedes_the_earlier_item_linked_both_ways(
 
 
 def test_memory_search_serves_no_item_a_later_session_replaced_but_does_as_of_then(
-    changed: dict[str, list[Any]],
+    changed: dict[str, list[Any]], source: SourceDB
 ) -> None:
     """A bot asking memory "now" got the replaced decision as a state-item hit, unmarked:
     what was true, served as what is. The turn that said it is still found."""
@@ -103,6 +103,12 @@ def test_memory_search_serves_no_item_a_later_session_replaced_but_does_as_of_th
     assert any("Let's use Redis for the session cache." in text for text in said)
     then = hits("--source", "state_item", "--as-of", (T0 + DAY / 2).isoformat())
     assert "Use Redis for the session cache" in then
+    # the plain nearest-chunk search (over RPC) too, asked with the old item's own vector
+    nearest = source.conn.execute(
+        "SELECT m.content FROM jarvis_memory_chunks c, match_jarvis_memory_chunks(c.embedding, 10)"
+        " m WHERE c.source = 'state_item' AND c.content = 'Use Redis for the session cache'"
+    ).fetchall()
+    assert nearest and ("Use Redis for the session cache",) not in nearest
 
 
 def test_a_choice_taken_back_leaves_the_decisions_and_the_summary_for_the_new_one(

@@ -178,8 +178,8 @@ def test_forget_a_session_everywhere_for_good(
     twice = invoke("forget", "--session-id", OLIVE, "--json")
     assert twice.exit_code == 0, twice.output
     # no folder named: the reports of a cron line's --report-dir were not looked at, and it says so
-    assert "no run reports were cleaned: no folder was given" in " ".join(twice.stderr.split())
-    assert "no run reports were cleaned" not in done.stderr
+    assert "no run report folder was looked at" in " ".join(twice.stderr.split())
+    assert "no run report folder" not in done.stderr
     assert {t: n for t, n in json.loads(twice.stdout)["tables"].items() if n} == {
         "archivist_runs": 1
     }
