@@ -177,7 +177,8 @@ def archive_search(
 
     Example: archivist archive-search --type action --status open --since 7d
 
-    --status active means current: an item a later session replaced is left out.
+    --status active means current: an item a later session replaced is left out, and shown
+    as superseded with --status superseded.
     """
     out = begin(json_output, quiet, verbose)
     settings = settings_for(out, {}, reading=True)

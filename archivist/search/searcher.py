@@ -157,9 +157,20 @@ class Searcher:
         deadline = deadline or Deadline(self.settings.search_timeout_s)
         clamped: dict[str, Clamp] = {}
         limit = _clamp("limit", q.limit, self.settings.archive_search_max_rows, clamped)
-        rows = self._timed(deadline, "search_jarvis_archive", q.as_arguments(limit, q.all_versions))
+        asked = q
+        if (
+            not q.all_versions
+            and "superseded" in q.item_statuses
+            and "active" not in q.item_statuses
+        ):
+            # an item a later session replaced is still active in its own session's version
+            asked = q.model_copy(update={"item_statuses": [*q.item_statuses, "active"]})
+        rows = self._timed(
+            deadline, "search_jarvis_archive", asked.as_arguments(limit, q.all_versions)
+        )
         hits = [archive_hit(r) for r in rows]
-        if not q.all_versions and ("active" in q.item_statuses or q.as_of is not None):
+        now_or_then = {"active", "superseded"} & set(q.item_statuses) or q.as_of is not None
+        if not q.all_versions and now_or_then:
             hits = self._current_only(q, hits, deadline)
         return ArchiveSearchResult(limit=limit, hits=hits, clamped=clamped, truncated=bool(clamped))
 
@@ -167,8 +178,9 @@ class Searcher:
         self, filters: ArchiveFilters, hits: list[ArchiveHit], deadline: Deadline
     ) -> list[ArchiveHit]:
         """`active` means current in the item's scope (a later session may have replaced it),
-        and `as_of` the state as it stood then (sql/functions/current_state.sql): the items
-        that are not, go; a hit its filter found by its items goes with its last one."""
+        `superseded` no longer current there (replaced in its session or a later one), and
+        `as_of` the state as it stood then (sql/functions/current_state.sql): the items that
+        are not, go; a hit its filter found by its items goes with its last one."""
         if not hits:
             return hits
         currency: dict[str, dict[str, bool]] = self._timed_value(
@@ -193,8 +205,9 @@ class Searcher:
                     then = default_status(item.type)  # as it stood: nothing replaced it yet
                     item = item.model_copy(update={"status": then, "replaced_by": None})
                 if current is False and item.status in ("active", "superseded"):
-                    if "active" in filters.item_statuses or filters.as_of is not None:
-                        continue
+                    if filters.as_of is not None:
+                        continue  # not true then
+                    item = item.model_copy(update={"status": "superseded"})  # nor now
                 if filters.item_statuses and item.status not in filters.item_statuses:
                     continue
                 items.append(item)

@@ -726,6 +726,14 @@ def test_archive_search_status_active_means_current_in_its_scope(
         "s2": ["Use Memcached for session cache instead of Redis"],
         "s3": ["Use Redis for job queue"],
     }
+    # and superseded: no longer true in its scope, replaced in its session or a later one
+    gone = as_json("archive-search", "--type", "decision", "--status", "superseded")
+    assert [
+        (h["session_id"], [(i["text"], i["status"]) for i in h["state_items"]])
+        for h in gone["hits"]
+    ] == [("s1", [("Use Redis for the session cache", "superseded")])]
+    both = as_json("archive-search", "--status", "superseded", "--status", "active")
+    assert {h["session_id"] for h in both["hits"]} == {"s1", "s2", "s3"}
     then = as_json("archive-search", "--type", "decision", "--as-of", (T0 + DAY / 2).isoformat())
     assert [(h["session_id"], [i["status"] for i in h["state_items"]]) for h in then["hits"]] == [
         ("s1", ["active"])
