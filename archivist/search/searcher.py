@@ -33,6 +33,7 @@ from archivist.search.results import (
     memory_hit,
 )
 from archivist.snippets import excerpt, query_terms
+from archivist.state.current import status_as_of
 from archivist.state.items import default_status
 from archivist.store import Json, QueryTimeoutError, Store, vector_text
 
@@ -204,6 +205,9 @@ class Searcher:
                 if current and filters.as_of is not None and item.status == "superseded":
                     then = default_status(item.type)  # as it stood: nothing replaced it yet
                     item = item.model_copy(update={"status": then, "replaced_by": None})
+                if filters.as_of is not None:  # done or answered only later: open then
+                    then = status_as_of(item.type, item.status, item.last_seen_at, filters.as_of)
+                    item = item.model_copy(update={"status": then})
                 if current is False and item.status in ("active", "superseded"):
                     if filters.as_of is not None:
                         continue  # not true then

@@ -66,6 +66,7 @@ class CurrentState(BaseModel):
             if item.current and item.status == "superseded":
                 item.status = default_status(cast(ItemType, item.type))
                 item.superseded_by = item.superseded_by_session = item.trigger = None
+            item.status = status_as_of(item.type, item.status, item.last_seen_at, self.as_of)
         return self
 
     @property
@@ -114,6 +115,17 @@ class CurrentStateQuery(BaseModel):
 
 
 _UID = re.compile(r"[a-z]_[0-9a-f]{1,62}")
+
+
+def status_as_of(
+    item_type: str, status: str, last_seen_at: datetime | None, as_of: datetime
+) -> str:
+    """An item's status as it stood at `as_of`: an action done or a question answered by a
+    message after it was still open then. The message that settled it is the item's last
+    (`last_seen_at`); one said again after it was settled reads as settled later too."""
+    if status in ("done", "answered") and last_seen_at is not None and last_seen_at > as_of:
+        return default_status(cast(ItemType, item_type))
+    return status
 
 
 def _not_blank(user_id: str | None) -> str | None:

@@ -717,6 +717,26 @@ def test_bad_arguments_are_one_line_and_exit_2(
         assert "Invalid value for '--as-of': 'yesterday-ish' is not a duration" in done.stderr
 
 
+def test_as_of_an_action_done_later_was_open_then(source: SourceDB, env: dict[str, str]) -> None:
+    """As of a time before the message that said it was done, the action showed done."""
+    source.add(
+        "mig",
+        ["I'll write the migration script tomorrow.", "Ok.", "I wrote the migration script."],
+        start=T0,
+        step=timedelta(hours=1),
+    )
+    assert invoke("archive").exit_code == 0
+
+    def statuses(*args: str) -> list[str]:
+        then = as_json("state", "--current", *args)["items"]
+        found = as_json("archive-search", "--type", "action", *args)["hits"]
+        return [i["status"] for i in then] + [i["status"] for h in found for i in h["state_items"]]
+
+    assert statuses("--as-of", (T0 + timedelta(hours=1)).isoformat()) == ["open", "open"]
+    assert statuses("--as-of", (T0 + timedelta(hours=3)).isoformat()) == ["done", "done"]
+    assert statuses() == ["done", "done"]
+
+
 def test_archive_search_status_active_means_current_in_its_scope(
     changed: dict[str, list[Any]],
 ) -> None:
