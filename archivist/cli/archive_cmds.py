@@ -218,8 +218,8 @@ def archive(
         bool,
         typer.Option(
             "--rebuild",
-            help="Recompute the sessions this run takes (those with new messages, or those "
-            "named with --session-id) from each session's start.",
+            help="Recompute sessions from their start: those named with --session-id, else "
+            "every archived one (by session id, up to --max-sessions).",
         ),
     ] = False,
     report_dir: Annotated[

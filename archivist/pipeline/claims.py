@@ -188,8 +188,13 @@ class SessionQueue:
                 return None
 
     def _list(self, limit: int) -> None:
-        """List the pending sessions not seen yet (up to `limit` in all, seen ones included)."""
-        found, self.unarchivable = self.store.pending_claims(replace(self.selection, limit=limit))
+        """List the pending sessions not seen yet (up to `limit` in all, seen ones included);
+        for a rebuild, the archived ones: it recomputes them whether or not they have news."""
+        selection = replace(self.selection, limit=limit)
+        if self.reading.rebuild:
+            found = self.store.archived_claims(selection)
+        else:
+            found, self.unarchivable = self.store.pending_claims(selection)
         self._listed_full = len(found) >= limit
         self.candidates = [(s, v) for s, v in found if s not in self._seen]
 

@@ -351,6 +351,16 @@ class Store:
         sessions, unstorable = _storable_ids(list(versions))
         return [(s, versions[s]) for s in sessions], _unarchivable(found, unstorable)
 
+    def archived_claims(self, selection: SessionSelection) -> list[tuple[str, int]]:
+        """The archived sessions (of `selection`'s activity window, up to its limit) with their
+        latest versions: the candidates of a rebuild of every archived session."""
+        found = self.call(
+            "archivist_archived_claims",
+            p_active_days=selection.active_within_days,
+            p_limit=selection.limit,
+        )
+        return [(str(s), int(v)) for s, v in found["sessions"]]
+
     def claim_next(self, candidates: Sequence[tuple[str, int]]) -> Claim:
         """Take the first candidate nobody holds that still has its work, without reading it
         (`claim_read` without the read)."""

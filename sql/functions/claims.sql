@@ -36,6 +36,24 @@ BEGIN
 END;
 $$;
 
+-- The archived sessions as claim candidates, for `archive --rebuild` without named sessions
+-- (it recomputes every archived session, not only those with new messages): {sessions:
+-- [[session_id, latest_version], ...]}, by session id, at most p_limit; with p_active_days,
+-- only those whose archived messages reach into the last p_active_days days.
+CREATE OR REPLACE FUNCTION archivist_archived_claims(p_active_days integer, p_limit integer)
+RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT jsonb_build_object('sessions', coalesce(jsonb_agg(
+               jsonb_build_array(w.session_id, w.latest_version) ORDER BY w.session_id), '[]'))
+    FROM (SELECT s.session_id, s.latest_version FROM jarvis_archive_sessions s
+          WHERE s.latest_version > 0
+            AND (p_active_days IS NULL
+                 OR s.watermark_at >= now() - make_interval(days => p_active_days))
+          ORDER BY s.session_id
+          LIMIT greatest(coalesce(p_limit, 50), 0)) w
+$$;
+
 -- Takes the first session of p_candidates ([[session_id, listed_version], ...], in order) that
 -- nobody else holds and that still has its work (see above); lets go at once of one it took
 -- that has not. Returns {session_id (null: none left), position (1-based, of the one taken, or

@@ -236,6 +236,34 @@ def test_rebuild_recomputes_from_the_first_message_and_keeps_nothing_stale(
     assert embedder.calls == 0  # same content, same chunk ids: nothing re-embedded
 
 
+def test_rebuild_without_named_sessions_recomputes_every_archived_one(
+    source: SourceDB, settings: Settings
+) -> None:
+    """Per-user memory switched on after the archive was made: `archive --rebuild` is how its
+    sessions get their users at once. It listed only the sessions with new messages, so with
+    none it rebuilt nothing ("nothing to archive")."""
+    source.conn.execute("ALTER TABLE session_messages ADD COLUMN user_id text")
+    for n in range(3):
+        ids = source.add(f"s{n}", [f"Let's use tool{n} for the deploys.", "Ok."])
+        source.conn.execute("UPDATE session_messages SET user_id = 'alice' WHERE id = %s", [ids[0]])
+    run(settings)
+    scoped = settings.model_copy(
+        update={"sources": settings.sources.model_copy(update={"message_user_id": "user_id"})}
+    )
+    assert run(scoped).sessions == []  # no news: an archive run does nothing
+
+    report = run(scoped, rebuild=True, limit=2)  # up to --max-sessions, by session id
+
+    assert [(s.session_id, s.status) for s in report.sessions] == [
+        ("s0", "archived"),
+        ("s1", "archived"),
+    ]
+    users = source.conn.execute(
+        "SELECT session_id, user_id FROM jarvis_archive_sessions ORDER BY session_id"
+    ).fetchall()
+    assert users == [("s0", "alice"), ("s1", "alice"), ("s2", None)]
+
+
 def test_a_cut_message_archived_whole_later_adds_only_what_was_cut(
     source: SourceDB, settings: Settings
 ) -> None:
