@@ -80,7 +80,7 @@ class ArchiveFilters(BaseModel):
     """Structured filters over the archive; every one optional."""
 
     topics: list[str] = Field(default_factory=list)
-    all_topics: bool = False
+    all_topics: bool = Field(False, strict=True)
     decision: str | None = None
     entity: str | None = None
     action: str | None = None
@@ -152,7 +152,7 @@ class MemoryQuery(BaseModel):
     model_config = _STRICT
 
     query: str = Field(description=_QUERY)
-    limit: int = Field(MEMORY_MAX_RESULTS, ge=1, description=_CHUNKS)
+    limit: int = Field(MEMORY_MAX_RESULTS, ge=1, strict=True, description=_CHUNKS)
     session_ids: list[str] = Field(default_factory=list)
     source: ChunkSource | None = Field(None, description="Only chunks of this kind.")
     since: Moment | None = None
@@ -160,7 +160,10 @@ class MemoryQuery(BaseModel):
     mode: SearchMode | None = Field(None, description=_MODE)
     user_id: str | None = None
     min_score: float | None = Field(
-        None, ge=0, description="Leave out hits whose relevance is under this (0 to 1)."
+        None,
+        ge=0,
+        strict=True,
+        description="Leave out hits whose relevance is under this (0 to 1).",
     )
     as_of: Moment | None = None
 
@@ -195,8 +198,10 @@ class ArchiveQuery(_Filtered):
 
     model_config = _STRICT
 
-    limit: int = Field(ARCHIVE_MAX_ROWS, ge=1, description=_ROWS)
-    all_versions: bool = Field(False, description="Every version, not only each latest.")
+    limit: int = Field(ARCHIVE_MAX_ROWS, ge=1, strict=True, description=_ROWS)
+    all_versions: bool = Field(
+        False, strict=True, description="Every version, not only each latest."
+    )
 
 
 class HybridQuery(_Filtered):
@@ -205,7 +210,7 @@ class HybridQuery(_Filtered):
     model_config = _STRICT
 
     query: str = Field(description=_QUERY)
-    limit: int = Field(MEMORY_MAX_RESULTS, ge=1, description=_CHUNKS)
+    limit: int = Field(MEMORY_MAX_RESULTS, ge=1, strict=True, description=_CHUNKS)
     mode: SearchMode | None = Field(None, description=_MODE)
 
 

@@ -97,7 +97,9 @@ class CurrentStateQuery(BaseModel):
         max_length=200,
         description="How one subject changed over time (words, or an entity key like tool:redis).",
     )
-    limit: int = Field(200, ge=1, le=CURRENT_MAX_ITEMS, description="Items wanted, at most 1000.")
+    limit: int = Field(
+        200, ge=1, le=CURRENT_MAX_ITEMS, strict=True, description="Items wanted, at most 1000."
+    )
 
     @field_validator("user_id")
     @classmethod

@@ -217,6 +217,16 @@ def test_limits_are_clamped_and_bad_calls_are_tool_errors(
             ("archive_search", "invalid argument topic"): {"topic": "oauth"},  # misspelt
             ("memory_search", "invalid argument query"): {"limit": 3},
             ("memory_search", "invalid argument limit"): {"query": "x", "limit": 0},
+            # not what the published schema says: coerced before ("5" -> 5, true -> 1)
+            ("memory_search", "invalid argument limit: must be a valid integer"): {
+                "query": "x",
+                "limit": "5",
+            },
+            ("archive_search", "invalid argument limit: must be a valid integer"): {
+                "limit": True
+            },
+            ("archive_search", "invalid argument all_versions"): {"all_versions": "yes"},
+            ("memory_search", "invalid argument min_score"): {"query": "x", "min_score": "0.5"},
             ("session_state", "session nowhere has no archived version"): {"session_id": "nowhere"},
             ("delete_everything", "unknown tool 'delete_everything'"): {},
         }
