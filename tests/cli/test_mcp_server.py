@@ -222,9 +222,7 @@ def test_limits_are_clamped_and_bad_calls_are_tool_errors(
                 "query": "x",
                 "limit": "5",
             },
-            ("archive_search", "invalid argument limit: must be a valid integer"): {
-                "limit": True
-            },
+            ("archive_search", "invalid argument limit: must be a valid integer"): {"limit": True},
             ("archive_search", "invalid argument all_versions"): {"all_versions": "yes"},
             ("memory_search", "invalid argument min_score"): {"query": "x", "min_score": "0.5"},
             ("session_state", "session nowhere has no archived version"): {"session_id": "nowhere"},
